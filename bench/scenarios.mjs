@@ -1,0 +1,50 @@
+// Benchmark scenarios. To add one (e.g. `edit`, `bash`), append an entry:
+//   name     – label used in tables, --only and targets
+//   tool     – tool name for POST /api/tools/{tool}; null = the bare baseline
+//   setup    – async (ctx) => void, runs once against a fresh server before
+//              warm-up; ctx.call(tool, body) invokes a tool and throws on error
+//   bodyFor  – (i) => request body object; i is unique per request within a
+//              load-generator run, so bodies can differ per request
+// The bare scenario is always run (it is the baseline for the ratios).
+
+export const FILE_1K = 1024;
+
+// 1 KB of printable filler; written content is `${i}:` + filler, cut to 1 KB,
+// so every write carries different content (a new version) of the same size.
+const filler = 'abcdefghijklmnopqrstuvwxyz0123456789\n'.repeat(Math.ceil(FILE_1K / 37)).slice(0, FILE_1K);
+export const content1k = (i) => (`${i}:` + filler).slice(0, FILE_1K);
+
+const READ_PATH = '/bench/read-1k.txt';
+const WRITE_FILES = 4; // rotate among a few paths so no single file's history dominates
+
+export const scenarios = [
+  {
+    name: 'bare',
+    tool: null,
+    setup: async () => {},
+    // Same request shape as `read`, so the baseline pays the same parsing cost.
+    bodyFor: () => ({ path: READ_PATH }),
+  },
+  {
+    name: 'read',
+    tool: 'read',
+    setup: async (ctx) => {
+      await ctx.call('write', { path: READ_PATH, content: content1k(0) });
+    },
+    bodyFor: () => ({ path: READ_PATH }),
+  },
+  {
+    name: 'write',
+    tool: 'write',
+    setup: async () => {},
+    bodyFor: (i) => ({ path: `/bench/write-${i % WRITE_FILES}.txt`, content: content1k(i) }),
+  },
+];
+
+// Targets: minimum req/s as a fraction of bare (same run), per backend.
+// Every tool scenario must also have p99 below P99_TARGET_MS and zero errors.
+export const RATIO_TARGETS = {
+  sqlite: { read: 0.6, write: 0.3 },
+  postgres: { read: 0.35, write: 0.15 },
+};
+export const P99_TARGET_MS = 20;

@@ -1,0 +1,135 @@
+/**
+ * Settings come from the environment, are validated once at start, and a bad value stops the
+ * server with a one-line reason. The README's settings table documents exactly these.
+ */
+import { z } from 'zod';
+
+const int = (name: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return def;
+      const n = Number(v);
+      if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const bool = (name: string, def: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return def;
+      if (/^(1|true|yes|on)$/i.test(v)) return true;
+      if (/^(0|false|no|off)$/i.test(v)) return false;
+      ctx.addIssue({ code: 'custom', message: `${name} must be true or false (got ${JSON.stringify(v)})` });
+      return z.NEVER;
+    });
+
+const oneOf = <T extends string>(name: string, values: readonly T[], def: T) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return def;
+      if ((values as readonly string[]).includes(v)) return v as T;
+      ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')} (got ${JSON.stringify(v)})` });
+      return z.NEVER;
+    });
+
+const url = (name: string, protocols: string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      let parsed: URL;
+      try {
+        parsed = new URL(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a URL (got ${JSON.stringify(v)})` });
+        return z.NEVER;
+      }
+      if (!protocols.includes(parsed.protocol)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must start with ${protocols.map((p) => p + '//').join(' or ')} (got ${JSON.stringify(v)})` });
+        return z.NEVER;
+      }
+      return v.replace(/\/+$/, '');
+    });
+
+const MiB = 1024 * 1024;
+
+const EnvSchema = z.object({
+  PORT: int('PORT', 3000, 0, 65535),
+  HOST: z.string().optional().transform((v) => v || '127.0.0.1'),
+  DATA_DIR: z.string().optional().transform((v) => v || './data'),
+  DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+  BASE_URL: url('BASE_URL', ['http:', 'https:']),
+  LOG_LEVEL: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  MAX_FILE_BYTES: int('MAX_FILE_BYTES', 10 * MiB, 1),
+  STORAGE_QUOTA_BYTES: int('STORAGE_QUOTA_BYTES', 1024 * MiB, 1),
+  MAX_BODY_BYTES: int('MAX_BODY_BYTES', 16 * MiB, 1024),
+  READ_PAGE_LINES: int('READ_PAGE_LINES', 2000, 1),
+  READ_PAGE_BYTES: int('READ_PAGE_BYTES', 256 * 1024, 1024),
+  REGISTRATIONS_PER_IP_PER_HOUR: int('REGISTRATIONS_PER_IP_PER_HOUR', 20, 0),
+  RATE_LIMIT_PER_MINUTE: int('RATE_LIMIT_PER_MINUTE', 1200, 1),
+  SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
+  PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
+  TRUST_PROXY: bool('TRUST_PROXY', false),
+  SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  baseUrl: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  maxFileBytes: number;
+  storageQuotaBytes: number;
+  maxBodyBytes: number;
+  readPageLines: number;
+  readPageBytes: number;
+  registrationsPerIpPerHour: number;
+  rateLimitPerMinute: number;
+  sqliteSynchronous: 'normal' | 'full';
+  pgPoolSize: number;
+  trustProxy: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError with one line per bad setting. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => i.message).join('; '));
+  }
+  const e = parsed.data;
+  const displayHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    baseUrl: e.BASE_URL ?? `http://${displayHost}:${e.PORT}`,
+    logLevel: e.LOG_LEVEL,
+    maxFileBytes: e.MAX_FILE_BYTES,
+    storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    readPageLines: e.READ_PAGE_LINES,
+    readPageBytes: e.READ_PAGE_BYTES,
+    registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    pgPoolSize: e.PG_POOL_SIZE,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Path rules (contract §3): absolute, '/'-separated, UTF-8, NFC, case-sensitive.
+ * '.' and '//' collapse, '..' resolves lexically and may not rise above '/', a trailing '/'
+ * is dropped. Everything is checked here so no other layer ever sees a raw client path.
+ */
+import { ToolError } from './errors.js';
+
+export const MAX_PATH_BYTES = 1024;
+export const MAX_SEGMENT_BYTES = 255;
+
+// C0 controls, DEL and C1 controls: never part of a valid name.
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
+function invalid(input: string, reason: string, hint: string): ToolError {
+  return new ToolError('INVALID_PATH', `Invalid path ${JSON.stringify(input)}: ${reason}. ${hint}`, {
+    path: input,
+    reason,
+  });
+}
+
+/** Normalizes a client path, or throws INVALID_PATH saying exactly which rule it broke. */
+export function normalizePath(input: string, field = 'path'): string {
+  if (typeof input !== 'string' || input.length === 0) {
+    throw invalid(String(input ?? ''), 'empty', `Give an absolute path such as "/notes/todo.md" in '${field}'.`);
+  }
+  const controlMatch = CONTROL_CHARS.exec(input);
+  if (controlMatch) {
+    const cp = controlMatch[0].codePointAt(0)!;
+    const what = cp === 0 ? 'NUL character' : `control character U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+    throw invalid(input, `contains a ${what}`, 'Remove control characters from the path.');
+  }
+  if (input.startsWith('~')) {
+    throw invalid(input, "'~' expansion is not supported", 'There is no home directory: use an absolute path starting with "/".');
+  }
+  if (!input.startsWith('/')) {
+    throw invalid(input, 'not absolute', `Paths start with "/", e.g. "/${input}".`);
+  }
+  if (input.includes('\\')) {
+    throw invalid(input, 'contains a backslash', 'Separate directories with "/", not "\\".');
+  }
+  const nfc = input.normalize('NFC');
+  const out: string[] = [];
+  for (const segment of nfc.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (out.length === 0) throw invalid(input, "'..' rises above '/'", 'Remove the extra "..": nothing exists above the root.');
+      out.pop();
+      continue;
+    }
+    if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
+      throw invalid(input, `a name is longer than ${MAX_SEGMENT_BYTES} bytes`, 'Shorten that file or directory name.');
+    }
+    out.push(segment);
+  }
+  const normalized = '/' + out.join('/');
+  if (Buffer.byteLength(normalized, 'utf8') > MAX_PATH_BYTES) {
+    throw invalid(input, `longer than ${MAX_PATH_BYTES} bytes`, 'Use a shorter path.');
+  }
+  return normalized;
+}
+
+export function parentOf(path: string): string {
+  if (path === '/') return '/';
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
+
+export function baseName(path: string): string {
+  return path === '/' ? '/' : path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** Every proper ancestor, outermost first, excluding '/'. ('/a/b/c' → ['/a', '/a/b']) */
+export function ancestorsOf(path: string): string[] {
+  const parts = path.split('/').filter(Boolean);
+  const result: string[] = [];
+  for (let i = 1; i < parts.length; i++) result.push('/' + parts.slice(0, i).join('/'));
+  return result;
+}
+
+/** Component-wise containment: '/a/b' contains '/a/b' and '/a/b/c', never '/a/bc'. */
+export function isWithin(path: string, folder: string): boolean {
+  if (folder === '/') return true;
+  return path === folder || path.startsWith(folder + '/');
+}
+
+/** Upper bound for a byte-ordered range scan of everything strictly below `dir`. */
+export function subtreeRange(dir: string): { lo: string; hi: string } {
+  const prefix = dir === '/' ? '/' : dir + '/';
+  // '0' is the character right after '/', so [prefix, prefix-with-'/'-bumped) is the subtree.
+  return { lo: prefix, hi: prefix.slice(0, -1) + '0' };
+}
+
+/** True if the reserved /shared mount (or something under it) is named. */
+export function isReservedPath(path: string): boolean {
+  return isWithin(path, '/shared');
+}

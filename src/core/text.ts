@@ -1,0 +1,92 @@
+/** Content helpers: hashing, text detection, line counting and paging. Pure. */
+import { createHash } from 'node:crypto';
+
+export function contentHash(bytes: Uint8Array): string {
+  return 'sha256:' + createHash('sha256').update(bytes).digest('hex');
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The text of a buffer, or null when it is binary (invalid UTF-8 or containing NUL). */
+export function decodeText(bytes: Uint8Array): string | null {
+  if (bytes.includes(0)) return null;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** Number of lines as `wc -l` would count them, plus one for a final line without '\n'. */
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.endsWith('\n') ? n : n + 1;
+}
+
+export interface LinePage {
+  content: string;
+  start: number; // first line returned (1-based); 0 when nothing was returned
+  end: number; // last line returned (inclusive); 0 when nothing was returned
+  total: number;
+  truncated: boolean;
+  /** Present when more lines remain. */
+  nextOffset: number | null;
+  /** A single line longer than maxBytes was cut to fit (reported, never silent). */
+  cutLine: number | null;
+}
+
+/**
+ * Lines [offset, offset+limit) of `text`, capped at maxBytes of UTF-8 (whole lines only,
+ * except a single over-long first line, which is cut and reported). Line endings are kept.
+ */
+export function pageLines(text: string, offset: number, limit: number, maxBytes: number): LinePage {
+  const total = countLines(text);
+  if (offset > total) {
+    return { content: '', start: 0, end: 0, total, truncated: total > 0, nextOffset: null, cutLine: null };
+  }
+  // Find the character index where line `offset` starts.
+  let pos = 0;
+  for (let line = 1; line < offset; line++) pos = text.indexOf('\n', pos) + 1;
+  const startPos = pos;
+  let bytes = 0;
+  let line = offset - 1;
+  let endPos = startPos;
+  let cutLine: number | null = null;
+  while (line < total && line - (offset - 1) < limit) {
+    const nl = text.indexOf('\n', endPos);
+    const next = nl === -1 ? text.length : nl + 1;
+    const lineBytes = Buffer.byteLength(text.slice(endPos, next), 'utf8');
+    if (bytes + lineBytes > maxBytes) {
+      if (line === offset - 1) {
+        // One line alone exceeds the page: return its first maxBytes and say so.
+        const cut = Buffer.from(text.slice(endPos, next), 'utf8').subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+        return {
+          content: cut,
+          start: offset,
+          end: offset,
+          total,
+          truncated: true,
+          nextOffset: offset < total ? offset + 1 : null,
+          cutLine: offset,
+        };
+      }
+      break;
+    }
+    bytes += lineBytes;
+    endPos = next;
+    line++;
+  }
+  const end = line;
+  const whole = offset === 1 && end === total;
+  return {
+    content: text.slice(startPos, endPos),
+    start: end >= offset ? offset : 0,
+    end: end >= offset ? end : 0,
+    total,
+    truncated: !whole,
+    nextOffset: end < total ? end + 1 : null,
+    cutLine,
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The Fastify application: body parsing, the tool endpoint, registration, health checks and
+ * the mapping of every failure to the contract's envelope. No business logic lives here.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { TransportError } from '../core/errors.js';
+import type { Store } from '../store/types.js';
+import { callTool, type DispatchDeps } from '../tools/dispatch.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { Authenticator } from './auth.js';
+import { errorBody, errorEnvelope, successEnvelope } from './envelope.js';
+import { registerRoutes } from './register.js';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  registry: ToolRegistry;
+  /** A pino destination stream (tests capture logs through it). */
+  logStream?: NodeJS.WritableStream;
+}
+
+const TOOL_PREFIX = '/api/tools/';
+
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const { config, store, registry } = opts;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+      ...(opts.logStream ? { stream: opts.logStream } : {}),
+    },
+    bodyLimit: config.maxBodyBytes,
+    trustProxy: config.trustProxy,
+    genReqId: () => randomUUID(),
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+  });
+
+  // One parser for every content type: agents forget Content-Type, and an empty body means {}.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(new TransportError('INVALID_JSON', `The body is not valid JSON (${(err as Error).message}). Send a JSON object.`), undefined);
+    }
+  });
+
+  const deps: DispatchDeps = { registry, store, config };
+  const auth = new Authenticator(store, config.baseUrl);
+
+  app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    const identity = await auth.authenticate(req.headers.authorization);
+    const body = req.body ?? {};
+    if (typeof body !== 'object' || Array.isArray(body) || body === null) {
+      throw new TransportError('INVALID_JSON', `The body must be a JSON object holding the tool's input, got ${Array.isArray(body) ? 'an array' : typeof body}.`);
+    }
+    const outcome = await callTool(deps, req.params.toolName, body as Record<string, unknown>, identity, req.id);
+    if (outcome.ok) return successEnvelope(outcome.result);
+    const e = outcome.error;
+    return errorEnvelope(e.code, e.message, e.details);
+  });
+
+  registerRoutes(app, { store, config });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await Promise.race([store.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+      return { status: 'ready', store: store.kind };
+    } catch (err) {
+      return reply.code(503).send({ status: 'unavailable', store: store.kind, reason: (err as Error).message });
+    }
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.header('x-request-id', req.id);
+    if (req.url.startsWith(TOOL_PREFIX)) {
+      return reply.code(405).header('allow', 'POST').send(errorEnvelope('METHOD_NOT_ALLOWED', `Tools are called with POST ${req.url.split('?')[0]}.`));
+    }
+    return reply.code(404).send(errorBody('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}. Tools are called with POST /api/tools/{toolName}.`));
+  });
+
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', req.id);
+    let status: number;
+    let code: string;
+    let message: string;
+    let details: Record<string, unknown> | undefined;
+    if (err instanceof TransportError) {
+      ({ status, code, message, details } = err);
+      for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+    } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      status = 413;
+      code = 'PAYLOAD_TOO_LARGE';
+      message = `The request body is larger than ${config.maxBodyBytes} bytes. Split the content (files are limited to ${config.maxFileBytes} bytes).`;
+      details = { limit: config.maxBodyBytes };
+    } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      status = 400;
+      code = 'INVALID_JSON';
+      message = `The request could not be read: ${err.message}.`;
+    } else {
+      status = 500;
+      code = 'INTERNAL_ERROR';
+      message = `Internal error (request id ${req.id}). Nothing was half-written; retry, and report the request id if it persists.`;
+      details = { requestId: req.id };
+      req.log.error({ err }, 'internal error');
+    }
+    const onTools = req.url.startsWith(TOOL_PREFIX);
+    return reply.code(status).send(onTools ? errorEnvelope(code, message, details) : errorBody(code, message, details));
+  });
+
+  return app;
+}

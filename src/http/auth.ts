@@ -1,0 +1,73 @@
+/**
+ * Bearer authentication for tool calls. Each failure says which rule failed (missing header,
+ * wrong scheme, malformed key, unknown, revoked, expired) without revealing anything about
+ * other agents' keys, and always carries the redirect hint.
+ */
+import { TransportError } from '../core/errors.js';
+import { KEY_PATTERN, hashApiKey } from '../core/keys.js';
+import type { Store } from '../store/types.js';
+import type { AuthContext } from '../tools/registry.js';
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+export class Authenticator {
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly baseUrl: string,
+  ) {}
+
+  private fail(reason: string, message: string): TransportError {
+    return new TransportError(
+      'UNAUTHORIZED',
+      `${message} If you were redirected from another host, your client dropped the Authorization header: ` +
+        `call ${this.baseUrl} directly.`,
+      { details: { reason } },
+    );
+  }
+
+  async authenticate(header: string | undefined): Promise<AuthContext> {
+    if (!header) {
+      throw this.fail('missing', 'Missing Authorization header. Send "Authorization: Bearer mk_…" with the key from registration.');
+    }
+    const space = header.indexOf(' ');
+    const scheme = space === -1 ? header : header.slice(0, space);
+    if (scheme.toLowerCase() !== 'bearer') {
+      throw this.fail('wrong_scheme', `Authorization scheme must be Bearer (got "${scheme.slice(0, 20)}"). Send "Authorization: Bearer mk_…".`);
+    }
+    const key = header.slice(space + 1).trim();
+    if (!KEY_PATTERN.test(key)) {
+      throw this.fail('malformed', 'Malformed API key: keys are "mk_" followed by 43 letters and digits. Check for truncation or extra characters.');
+    }
+    const found = await this.store.findKeyByHash(hashApiKey(key));
+    if (!found) throw this.fail('unknown', 'Unknown API key. Check that you saved the whole key from registration, or register again.');
+    const now = Date.now();
+    if (found.key.revokedAtMs !== null && found.key.revokedAtMs <= now) {
+      throw this.fail('revoked', `This API key was revoked at ${new Date(found.key.revokedAtMs).toISOString()}. Use another key.`);
+    }
+    if (found.key.expiresAtMs !== null && found.key.expiresAtMs <= now) {
+      throw this.fail('expired', `This API key expired at ${new Date(found.key.expiresAtMs).toISOString()}. Use another key.`);
+    }
+    this.touch(found.key.id, now);
+    return {
+      keyId: found.key.id,
+      label: found.key.label,
+      agentId: found.agent.id,
+      agentSlug: found.agent.slug,
+      agentName: found.agent.name,
+      scopes: found.key.scopes,
+      folder: found.key.folder,
+      expiresAtMs: found.key.expiresAtMs,
+    };
+  }
+
+  /** lastUsedAt is kept to the minute, so a hot key costs no write per request. */
+  private touch(keyId: string, now: number): void {
+    const last = this.touched.get(keyId);
+    if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
+    this.touched.set(keyId, now);
+    if (this.touched.size > 100_000) this.touched.clear();
+    this.store.touchKey(keyId, now).catch(() => this.touched.delete(keyId));
+  }
+}

@@ -1,0 +1,17 @@
+/** The MCP-compatible response envelope (contract §1): the result is a JSON string in content[0].text. */
+export interface Envelope {
+  content: [{ type: 'text'; text: string }];
+  isError?: true;
+}
+
+export function successEnvelope(result: object): Envelope {
+  return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+}
+
+export function errorBody(code: string, message: string, details?: Record<string, unknown>) {
+  return { error: details ? { code, message, details } : { code, message } };
+}
+
+export function errorEnvelope(code: string, message: string, details?: Record<string, unknown>): Envelope {
+  return { content: [{ type: 'text', text: JSON.stringify(errorBody(code, message, details)) }], isError: true };
+}

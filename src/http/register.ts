@@ -1,0 +1,88 @@
+/** POST /api/users/register: creates an agent and its first (full-scope) key, shown once. */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
+import { PRESETS } from '../core/scopes.js';
+import { baseSlug, slugCandidate } from '../core/slug.js';
+import { iso } from '../core/time.js';
+import { StoreSlugTaken, type Store } from '../store/types.js';
+import { errorBody } from './envelope.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export function validateName(body: unknown): { name: string } | { error: string } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    return { error: 'The body must be a JSON object such as {"name": "my-agent"}.' };
+  }
+  const extra = Object.keys(body).filter((k) => k !== 'name');
+  if (extra.length) return { error: `Unknown field '${extra[0]}'; the only field is 'name'.` };
+  const raw = (body as { name?: unknown }).name;
+  if (raw === undefined) return { error: "'name' is required: a string of 1 to 64 characters." };
+  if (typeof raw !== 'string') return { error: `'name' must be a string, got ${raw === null ? 'null' : typeof raw}.` };
+  const name = raw.trim();
+  if (name.length === 0) return { error: "'name' is empty; give 1 to 64 characters." };
+  if ([...name].length > 64) return { error: `'name' is ${[...name].length} characters; the limit is 64.` };
+  if (CONTROL.test(name)) return { error: "'name' contains control characters; use printable characters only." };
+  return { name: name.normalize('NFC') };
+}
+
+export function registerRoutes(app: FastifyInstance, deps: { store: Store; config: Config }): void {
+  const { store, config } = deps;
+
+  app.post('/api/users/register', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    const parsed = validateName(req.body);
+    if ('error' in parsed) return reply.code(400).send(errorBody('INVALID_INPUT', parsed.error));
+
+    const limit = config.registrationsPerIpPerHour;
+    if (limit > 0) {
+      const now = Date.now();
+      const windowStart = now - (now % HOUR_MS);
+      const count = await store.hitCounter(`register:${req.ip}`, windowStart, windowStart + HOUR_MS);
+      if (count > limit) {
+        const retryAfter = Math.ceil((windowStart + HOUR_MS - now) / 1000);
+        return reply
+          .code(429)
+          .header('retry-after', String(retryAfter))
+          .send(errorBody('RATE_LIMITED', `Too many registrations from this address (${limit} per hour). Retry in ${retryAfter} s, or reuse the key you already have.`, { retryAfterSeconds: retryAfter }));
+      }
+    }
+
+    const createdAtMs = Date.now();
+    const apiKey = generateApiKey();
+    const agentId = newId('agt');
+    const key = {
+      id: newId('key'),
+      agentId,
+      hash: hashApiKey(apiKey),
+      label: 'default',
+      scopes: PRESETS.full!,
+      folder: null,
+      preview: keyPreview(apiKey),
+      createdAtMs,
+      lastUsedAtMs: null,
+      expiresAtMs: null,
+      revokedAtMs: null,
+      createdByKeyId: null,
+    };
+    const base = baseSlug(parsed.name);
+    for (let n = 1; ; n++) {
+      const slug = slugCandidate(base, n);
+      try {
+        await store.createAgent({ id: agentId, name: parsed.name, slug, createdAtMs, storageBytes: 0 }, key);
+        return reply.code(201).send({
+          success: true,
+          id: agentId,
+          name: parsed.name,
+          slug,
+          createdAt: iso(createdAtMs),
+          apiKey,
+          important: 'Save apiKey now: it is shown only once.',
+        });
+      } catch (err) {
+        if (!(err instanceof StoreSlugTaken) || n >= 10_000) throw err;
+      }
+    }
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * Entry point: validate settings, open the store, migrate, serve; on SIGTERM/SIGINT stop
+ * accepting, let in-flight calls finish, close the store.
+ */
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { openStore } from './store/open.js';
+import { buildRegistry } from './tools/index.js';
+
+function fatal(message: string): never {
+  process.stderr.write(`agent-file-service: ${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fatal(`invalid configuration: ${err.message}`);
+    throw err;
+  }
+
+  const store = openStore(config);
+  try {
+    await store.migrate();
+  } catch (err) {
+    fatal(`cannot prepare the ${store.kind} store: ${(err as Error).message}`);
+  }
+
+  const app = buildApp({ config, store, registry: buildRegistry() });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await store.close().catch(() => {});
+    fatal(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+  }
+  app.log.info({ store: store.kind, baseUrl: config.baseUrl }, 'agent-file-service ready');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight calls');
+    const force = setTimeout(() => {
+      app.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    try {
+      await app.close();
+      await store.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => fatal((err as Error).message));

@@ -1,0 +1,213 @@
+/**
+ * Schema migrations, one entry per step, each written for both dialects. Applied in order
+ * under a lock (SQLite: an IMMEDIATE transaction; PostgreSQL: an advisory lock), so starting
+ * two instances at once is safe. Never edit a released step: add a new one.
+ *
+ * Times are epoch milliseconds in BIGINT columns (never database now()): updatedAt must
+ * round-trip exactly. Paths use byte order ("C" collation) so prefix range scans work.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sqlite: `
+      CREATE TABLE agents (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        slug TEXT NOT NULL UNIQUE,
+        created_at_ms INTEGER NOT NULL,
+        storage_bytes INTEGER NOT NULL DEFAULT 0,
+        last_seq INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL REFERENCES agents(id),
+        key_hash TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        folder TEXT,
+        preview TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        last_used_at_ms INTEGER,
+        expires_at_ms INTEGER,
+        revoked_at_ms INTEGER,
+        created_by_key_id TEXT
+      );
+      CREATE INDEX api_keys_agent ON api_keys(agent_id);
+      CREATE TABLE blobs (
+        agent_id TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        content BLOB NOT NULL,
+        PRIMARY KEY (agent_id, hash)
+      );
+      CREATE TABLE nodes (
+        agent_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        parent TEXT NOT NULL,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL,
+        file_id TEXT NOT NULL,
+        blob_hash TEXT,
+        size INTEGER NOT NULL DEFAULT 0,
+        lines INTEGER,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL,
+        updated_by_key_id TEXT,
+        updated_by_label TEXT,
+        PRIMARY KEY (agent_id, path)
+      ) WITHOUT ROWID;
+      CREATE INDEX nodes_parent ON nodes(agent_id, parent, path);
+      CREATE INDEX nodes_name ON nodes(agent_id, name);
+      CREATE TABLE versions (
+        agent_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        op TEXT NOT NULL,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        file_id TEXT NOT NULL,
+        blob_hash TEXT,
+        size INTEGER NOT NULL DEFAULT 0,
+        lines INTEGER,
+        updated_at_ms INTEGER NOT NULL,
+        changeset_id TEXT NOT NULL,
+        key_id TEXT,
+        key_label TEXT,
+        PRIMARY KEY (agent_id, path, version)
+      ) WITHOUT ROWID;
+      CREATE INDEX versions_file ON versions(agent_id, file_id);
+      CREATE TABLE changesets (
+        agent_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        id TEXT NOT NULL UNIQUE,
+        created_at_ms INTEGER NOT NULL,
+        key_id TEXT,
+        key_label TEXT,
+        tool TEXT NOT NULL,
+        entries TEXT NOT NULL,
+        PRIMARY KEY (agent_id, seq)
+      );
+      CREATE TABLE idempotency (
+        agent_id TEXT NOT NULL,
+        idem_key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        response TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (agent_id, idem_key)
+      );
+      CREATE TABLE rate_counters (
+        bucket TEXT NOT NULL,
+        window_start_ms INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (bucket, window_start_ms)
+      );
+    `,
+    postgres: `
+      CREATE TABLE agents (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        slug TEXT NOT NULL UNIQUE,
+        created_at_ms BIGINT NOT NULL,
+        storage_bytes BIGINT NOT NULL DEFAULT 0,
+        last_seq BIGINT NOT NULL DEFAULT 0
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL REFERENCES agents(id),
+        key_hash TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        folder TEXT COLLATE "C",
+        preview TEXT NOT NULL,
+        created_at_ms BIGINT NOT NULL,
+        last_used_at_ms BIGINT,
+        expires_at_ms BIGINT,
+        revoked_at_ms BIGINT,
+        created_by_key_id TEXT
+      );
+      CREATE INDEX api_keys_agent ON api_keys(agent_id);
+      CREATE TABLE blobs (
+        agent_id TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        content BYTEA NOT NULL,
+        PRIMARY KEY (agent_id, hash)
+      );
+      CREATE TABLE nodes (
+        agent_id TEXT NOT NULL,
+        path TEXT COLLATE "C" NOT NULL,
+        parent TEXT COLLATE "C" NOT NULL,
+        name TEXT COLLATE "C" NOT NULL,
+        kind TEXT NOT NULL,
+        deleted BOOLEAN NOT NULL DEFAULT FALSE,
+        version INTEGER NOT NULL,
+        file_id TEXT NOT NULL,
+        blob_hash TEXT,
+        size BIGINT NOT NULL DEFAULT 0,
+        lines INTEGER,
+        created_at_ms BIGINT NOT NULL,
+        updated_at_ms BIGINT NOT NULL,
+        updated_by_key_id TEXT,
+        updated_by_label TEXT,
+        PRIMARY KEY (agent_id, path)
+      );
+      CREATE INDEX nodes_parent ON nodes(agent_id, parent, path);
+      CREATE INDEX nodes_name ON nodes(agent_id, name);
+      CREATE TABLE versions (
+        agent_id TEXT NOT NULL,
+        path TEXT COLLATE "C" NOT NULL,
+        version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        op TEXT NOT NULL,
+        deleted BOOLEAN NOT NULL DEFAULT FALSE,
+        file_id TEXT NOT NULL,
+        blob_hash TEXT,
+        size BIGINT NOT NULL DEFAULT 0,
+        lines INTEGER,
+        updated_at_ms BIGINT NOT NULL,
+        changeset_id TEXT NOT NULL,
+        key_id TEXT,
+        key_label TEXT,
+        PRIMARY KEY (agent_id, path, version)
+      );
+      CREATE INDEX versions_file ON versions(agent_id, file_id);
+      CREATE TABLE changesets (
+        agent_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        id TEXT NOT NULL UNIQUE,
+        created_at_ms BIGINT NOT NULL,
+        key_id TEXT,
+        key_label TEXT,
+        tool TEXT NOT NULL,
+        entries TEXT NOT NULL,
+        PRIMARY KEY (agent_id, seq)
+      );
+      CREATE TABLE idempotency (
+        agent_id TEXT NOT NULL,
+        idem_key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        response TEXT NOT NULL,
+        created_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (agent_id, idem_key)
+      );
+      CREATE TABLE rate_counters (
+        bucket TEXT NOT NULL,
+        window_start_ms BIGINT NOT NULL,
+        count INTEGER NOT NULL,
+        expires_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (bucket, window_start_ms)
+      );
+    `,
+  },
+];

@@ -1,0 +1,314 @@
+/** SQLite implementation (better-sqlite3, WAL). Synchronous under the hood; prepared statements only. */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { subtreeRange } from '../core/paths.js';
+import { commitProgram, runSync, type CommitStep } from './commit-program.js';
+import { MIGRATIONS } from './migrations.js';
+import {
+  KEY_INSERT_COLUMNS,
+  NODE_COLUMNS,
+  keyParams,
+  splitPath,
+  stateColumns,
+  toAgent,
+  toAuth,
+  toNode,
+  toVersion,
+} from './rows.js';
+import {
+  IDEMPOTENCY_TTL_MS,
+  StoreSlugTaken,
+  type AgentRecord,
+  type AuthRecord,
+  type ChangesetRecord,
+  type CommitInput,
+  type IdempotentResult,
+  type KeyRecord,
+  type ListPage,
+  type NodeRecord,
+  type NodeWithContent,
+  type Store,
+  type VersionRecord,
+} from './types.js';
+
+type Row = Record<string, unknown>;
+
+export interface SqliteOptions {
+  dataDir: string;
+  synchronous: 'normal' | 'full';
+  fileName?: string;
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly stmts = new Map<string, Database.Statement>();
+
+  constructor(opts: SqliteOptions) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    this.file = join(opts.dataDir, opts.fileName ?? 'afs.sqlite');
+    this.db = new Database(this.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  async migrate(): Promise<number> {
+    const run = this.db.transaction(() => {
+      this.db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)',
+      );
+      const row = this.db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number };
+      let applied = 0;
+      for (const m of MIGRATIONS) {
+        if (m.version <= row.v) continue;
+        this.db.exec(m.sqlite);
+        this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+        applied++;
+      }
+      return applied;
+    });
+    return run.immediate();
+  }
+
+  async ping(): Promise<void> {
+    this.stmt('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Runs PRAGMA integrity_check; 'ok' when the file is sound. */
+  integrityCheck(): string {
+    const rows = this.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+    return rows.map((r) => r.integrity_check).join('\n');
+  }
+
+  async createAgent(agent: AgentRecord, key: KeyRecord & { hash: string }): Promise<void> {
+    const tx = this.db.transaction(() => {
+      try {
+        this.stmt('INSERT INTO agents (id, name, slug, created_at_ms, storage_bytes, last_seq) VALUES (?, ?, ?, ?, 0, 0)').run(
+          agent.id, agent.name, agent.slug, agent.createdAtMs,
+        );
+      } catch (err) {
+        if (String((err as Error).message).includes('UNIQUE constraint failed: agents.slug')) throw new StoreSlugTaken(agent.slug);
+        throw err;
+      }
+      this.insertKeySync(key);
+    });
+    tx.immediate();
+  }
+
+  async getAgent(agentId: string): Promise<AgentRecord | null> {
+    const r = this.stmt('SELECT * FROM agents WHERE id = ?').get(agentId) as Row | undefined;
+    return r ? toAgent(r) : null;
+  }
+
+  private insertKeySync(key: KeyRecord & { hash: string }): void {
+    this.stmt(`INSERT INTO api_keys (${KEY_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...keyParams(key));
+  }
+
+  async insertKey(key: KeyRecord & { hash: string }): Promise<void> {
+    this.insertKeySync(key);
+  }
+
+  async findKeyByHash(hash: string): Promise<AuthRecord | null> {
+    const r = this.stmt(
+      'SELECT k.*, a.name AS agent_name, a.slug AS agent_slug FROM api_keys k JOIN agents a ON a.id = k.agent_id WHERE k.key_hash = ?',
+    ).get(hash) as Row | undefined;
+    return r ? toAuth(r) : null;
+  }
+
+  async touchKey(keyId: string, atMs: number): Promise<void> {
+    this.stmt('UPDATE api_keys SET last_used_at_ms = ? WHERE id = ?').run(atMs, keyId);
+  }
+
+  async hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number): Promise<number> {
+    const r = this.stmt(
+      `INSERT INTO rate_counters (bucket, window_start_ms, count, expires_at_ms) VALUES (?, ?, 1, ?)
+       ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = rate_counters.count + 1 RETURNING count`,
+    ).get(bucket, windowStartMs, expiresAtMs) as { count: number };
+    if (r.count === 1) this.stmt('DELETE FROM rate_counters WHERE expires_at_ms < ?').run(Date.now());
+    return r.count;
+  }
+
+  async getNode(agentId: string, path: string): Promise<NodeRecord | null> {
+    const r = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`).get(agentId, path) as Row | undefined;
+    return r ? toNode(r) : null;
+  }
+
+  async getNodes(agentId: string, paths: string[]): Promise<Map<string, NodeRecord>> {
+    const out = new Map<string, NodeRecord>();
+    const s = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`);
+    for (const p of paths) {
+      const r = s.get(agentId, p) as Row | undefined;
+      if (r) out.set(p, toNode(r));
+    }
+    return out;
+  }
+
+  async readNode(agentId: string, path: string): Promise<NodeWithContent | null> {
+    const r = this.stmt(
+      `SELECT n.path, n.kind, n.deleted, n.version, n.file_id, n.blob_hash, n.size, n.lines, n.created_at_ms, n.updated_at_ms,
+              n.updated_by_key_id, n.updated_by_label, b.content
+         FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
+        WHERE n.agent_id = ? AND n.path = ?`,
+    ).get(agentId, path) as Row | undefined;
+    if (!r) return null;
+    return { ...toNode(r), content: (r.content as Buffer | null) ?? null };
+  }
+
+  async getBlob(agentId: string, hash: string): Promise<Buffer | null> {
+    const r = this.stmt('SELECT content FROM blobs WHERE agent_id = ? AND hash = ?').get(agentId, hash) as Row | undefined;
+    return r ? (r.content as Buffer) : null;
+  }
+
+  private page(rows: Row[], limit: number): ListPage {
+    const more = rows.length > limit;
+    const nodes = rows.slice(0, limit).map(toNode);
+    return { nodes, nextAfter: more && nodes.length ? nodes[nodes.length - 1]!.path : null };
+  }
+
+  async listChildren(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage> {
+    const rows = this.stmt(
+      `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND parent = ? AND deleted = 0 AND path > ? ORDER BY path LIMIT ?`,
+    ).all(agentId, dir, after ?? '', limit + 1) as Row[];
+    return this.page(rows, limit);
+  }
+
+  async listSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage> {
+    const { lo, hi } = subtreeRange(dir);
+    const from = after && after > lo ? after : lo;
+    const op = after && after >= lo ? '>' : '>=';
+    const rows = this.stmt(
+      `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path ${op} ? AND path < ? AND deleted = 0 ORDER BY path LIMIT ?`,
+    ).all(agentId, from, hi, limit + 1) as Row[];
+    return this.page(rows, limit);
+  }
+
+  async countLiveChildren(agentId: string, dir: string): Promise<number> {
+    const r = this.stmt('SELECT COUNT(*) AS c FROM nodes WHERE agent_id = ? AND parent = ? AND deleted = 0').get(agentId, dir) as { c: number };
+    return r.c;
+  }
+
+  async findByName(agentId: string, name: string, limit: number): Promise<NodeRecord[]> {
+    const rows = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND name = ? AND deleted = 0 LIMIT ?`).all(
+      agentId, name, limit,
+    ) as Row[];
+    return rows.map(toNode);
+  }
+
+  async getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null> {
+    const r = this.stmt('SELECT * FROM versions WHERE agent_id = ? AND path = ? AND version = ?').get(agentId, path, version) as Row | undefined;
+    return r ? toVersion(r) : null;
+  }
+
+  async countVersions(agentId: string, path: string): Promise<number> {
+    const r = this.stmt('SELECT COUNT(*) AS c FROM versions WHERE agent_id = ? AND path = ?').get(agentId, path) as { c: number };
+    return r.c;
+  }
+
+  async getIdempotent(agentId: string, key: string): Promise<IdempotentResult | null> {
+    const r = this.stmt('SELECT request_hash, response, created_at_ms FROM idempotency WHERE agent_id = ? AND idem_key = ?').get(
+      agentId, key,
+    ) as Row | undefined;
+    if (!r) return null;
+    return { requestHash: String(r.request_hash), response: JSON.parse(String(r.response)), createdAtMs: Number(r.created_at_ms) };
+  }
+
+  async commit(input: CommitInput): Promise<ChangesetRecord> {
+    const tx = this.db.transaction(() => runSync(commitProgram(input, Date.now()), (step) => this.execStep(step)));
+    return tx.immediate();
+  }
+
+  private execStep(step: CommitStep): unknown {
+    switch (step.op) {
+      case 'insertBlob': {
+        const r = this.stmt('INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
+          step.agentId, step.blob.hash, step.blob.size, step.blob.bytes,
+        );
+        return r.changes === 1;
+      }
+      case 'applyNode': {
+        const { change, agentId } = step;
+        const c = stateColumns(change.state);
+        let r: Row | undefined;
+        if (change.expectVersion === 0) {
+          const { parent, name } = splitPath(change.path);
+          r = this.stmt(
+            `INSERT INTO nodes (agent_id, path, parent, name, kind, deleted, version, file_id, blob_hash, size, lines,
+                                created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label)
+             VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING version, updated_at_ms`,
+          ).get(
+            agentId, change.path, parent, name, c.kind, c.deleted ? 1 : 0, c.fileId ?? '', c.blobHash, c.size, c.lines,
+            step.nowMs, step.nowMs, step.keyId, step.keyLabel,
+          ) as Row | undefined;
+        } else {
+          r = this.stmt(
+            `UPDATE nodes SET kind = ?, deleted = ?, version = version + 1, file_id = COALESCE(?, file_id), blob_hash = ?,
+                    size = ?, lines = ?,
+                    created_at_ms = CASE WHEN deleted = 1 AND ? = 0 THEN max(?, updated_at_ms + 1) ELSE created_at_ms END,
+                    updated_at_ms = max(?, updated_at_ms + 1), updated_by_key_id = ?, updated_by_label = ?
+              WHERE agent_id = ? AND path = ? AND version = ? RETURNING version, updated_at_ms`,
+          ).get(
+            c.kind, c.deleted ? 1 : 0, c.fileId, c.blobHash, c.size, c.lines, c.deleted ? 1 : 0, step.nowMs, step.nowMs,
+            step.keyId, step.keyLabel, agentId, change.path, change.expectVersion,
+          ) as Row | undefined;
+        }
+        if (!r) return null;
+        this.stmt(
+          `INSERT INTO versions (agent_id, path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms,
+                                 changeset_id, key_id, key_label)
+           SELECT agent_id, path, version, kind, ?, deleted, file_id, blob_hash, size, lines, updated_at_ms, ?,
+                  updated_by_key_id, updated_by_label
+             FROM nodes WHERE agent_id = ? AND path = ?`,
+        ).run(change.op, step.changesetId, agentId, change.path);
+        return { version: Number(r.version), updatedAtMs: Number(r.updated_at_ms) };
+      }
+      case 'getNode': {
+        const r = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`).get(step.agentId, step.path) as Row | undefined;
+        return r ? toNode(r) : null;
+      }
+      case 'bumpAgent': {
+        const r = this.stmt(
+          `UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + ?
+            WHERE id = ? AND (? = 0 OR storage_bytes + ? <= ?) RETURNING last_seq`,
+        ).get(step.addBytes, step.agentId, step.addBytes, step.addBytes, step.quotaBytes) as Row | undefined;
+        return r ? Number(r.last_seq) : null;
+      }
+      case 'getAgent': {
+        const r = this.stmt('SELECT * FROM agents WHERE id = ?').get(step.agentId) as Row | undefined;
+        return r ? toAgent(r) : null;
+      }
+      case 'insertChangeset': {
+        const cs = step.changeset;
+        this.stmt(
+          'INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(step.agentId, cs.seq, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries));
+        return undefined;
+      }
+      case 'insertIdempotency': {
+        const r = this.stmt(
+          `INSERT INTO idempotency (agent_id, idem_key, request_hash, response, created_at_ms) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (agent_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
+                  created_at_ms = excluded.created_at_ms
+            WHERE idempotency.created_at_ms < ?`,
+        ).run(step.agentId, step.key, step.requestHash, step.response, step.createdAtMs, step.createdAtMs - IDEMPOTENCY_TTL_MS);
+        return r.changes === 1;
+      }
+    }
+  }
+}

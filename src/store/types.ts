@@ -1,0 +1,216 @@
+/**
+ * The one persistence interface. Two implementations (SQLite, PostgreSQL) share it and one
+ * test suite. Every table is keyed by agent so data can later be sharded by agent.
+ *
+ * Writes go through `commit`: the caller plans changes against the head versions it read,
+ * and the store applies them atomically only if every head is still at the expected version
+ * (compare-and-swap), recording one changeset. The store holds no product rules beyond that.
+ */
+import type { Scope } from '../core/scopes.js';
+
+export interface AgentRecord {
+  id: string;
+  name: string;
+  slug: string;
+  createdAtMs: number;
+  storageBytes: number;
+}
+
+export interface KeyRecord {
+  id: string;
+  agentId: string;
+  label: string;
+  scopes: Scope[];
+  folder: string | null;
+  preview: string;
+  createdAtMs: number;
+  lastUsedAtMs: number | null;
+  expiresAtMs: number | null;
+  revokedAtMs: number | null;
+  createdByKeyId: string | null;
+}
+
+export interface AuthRecord {
+  key: KeyRecord;
+  agent: { id: string; name: string; slug: string };
+}
+
+export type NodeKind = 'file' | 'dir';
+export type ChangeOp = 'create' | 'update' | 'delete' | 'move' | 'restore';
+
+/** The head state of a path; tombstones (deleted: true) stay so versions are never reused. */
+export interface NodeRecord {
+  path: string;
+  kind: NodeKind;
+  deleted: boolean;
+  version: number;
+  fileId: string;
+  blobHash: string | null;
+  size: number;
+  lines: number | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  updatedByKeyId: string | null;
+  updatedByLabel: string | null;
+}
+
+export interface NodeWithContent extends NodeRecord {
+  content: Buffer | null;
+}
+
+export interface VersionRecord {
+  path: string;
+  version: number;
+  kind: NodeKind;
+  op: ChangeOp;
+  deleted: boolean;
+  fileId: string;
+  blobHash: string | null;
+  size: number;
+  lines: number | null;
+  updatedAtMs: number;
+  changesetId: string;
+  keyId: string | null;
+  keyLabel: string | null;
+}
+
+export interface BlobInput {
+  hash: string; // 'sha256:<hex>'
+  size: number;
+  bytes: Buffer;
+}
+
+/** fileId: the identity of the incarnation (kept by updates, new on create). */
+export type PlannedState =
+  | { kind: 'file'; blob: BlobInput; lines: number | null; fileId: string }
+  | { kind: 'dir'; fileId: string }
+  | { kind: 'deleted'; was: NodeKind };
+
+export interface PlannedChange {
+  path: string;
+  /** Head version the change was computed from; 0 means "no node at this path". */
+  expectVersion: number;
+  op: ChangeOp;
+  state: PlannedState;
+}
+
+export interface ChangesetEntry {
+  path: string;
+  op: ChangeOp;
+  kind: NodeKind;
+  fromVersion: number | null;
+  toVersion: number;
+  updatedAtMs: number;
+}
+
+export interface ChangesetRecord {
+  id: string;
+  seq: number;
+  createdAtMs: number;
+  keyId: string | null;
+  keyLabel: string | null;
+  tool: string;
+  entries: ChangesetEntry[];
+}
+
+export interface CommitInput {
+  agentId: string;
+  keyId: string;
+  keyLabel: string;
+  tool: string;
+  changes: PlannedChange[];
+  /** Storage quota in bytes; new distinct blobs may not push the agent past it. */
+  quotaBytes: number;
+  /** Saved in the same transaction so a retry returns exactly the first result. */
+  idempotency?: { key: string; requestHash: string; respond: (cs: ChangesetRecord) => unknown };
+}
+
+/** A retry with the same idempotencyKey within this window returns the first result. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface IdempotentResult {
+  requestHash: string;
+  response: unknown;
+  createdAtMs: number;
+}
+
+/** Thrown by commit when a head moved since it was read; nothing was written. */
+export class StoreConflict extends Error {
+  constructor(
+    readonly path: string,
+    readonly expectedVersion: number,
+    readonly current: NodeRecord | null,
+  ) {
+    super(`head of ${path} is no longer at version ${expectedVersion}`);
+    this.name = 'StoreConflict';
+  }
+}
+
+/** Thrown by commit when new content would exceed the agent's storage quota. */
+export class StoreQuotaExceeded extends Error {
+  constructor(
+    readonly usedBytes: number,
+    readonly addBytes: number,
+    readonly limitBytes: number,
+  ) {
+    super('storage quota exceeded');
+    this.name = 'StoreQuotaExceeded';
+  }
+}
+
+/** Thrown by commit when the idempotency key was already used (possibly concurrently). */
+export class StoreIdempotencyTaken extends Error {
+  constructor(readonly key: string) {
+    super('idempotency key already used');
+    this.name = 'StoreIdempotencyTaken';
+  }
+}
+
+/** Thrown by createAgent when the slug is taken. */
+export class StoreSlugTaken extends Error {
+  constructor(readonly slug: string) {
+    super(`slug ${slug} taken`);
+    this.name = 'StoreSlugTaken';
+  }
+}
+
+export interface ListPage {
+  nodes: NodeRecord[];
+  /** The last path returned when more remain. */
+  nextAfter: string | null;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  migrate(): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // agents and keys
+  createAgent(agent: AgentRecord, key: KeyRecord & { hash: string }): Promise<void>;
+  getAgent(agentId: string): Promise<AgentRecord | null>;
+  insertKey(key: KeyRecord & { hash: string }): Promise<void>;
+  findKeyByHash(hash: string): Promise<AuthRecord | null>;
+  touchKey(keyId: string, atMs: number): Promise<void>;
+
+  // rate counters shared by every instance using the same database
+  hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number): Promise<number>;
+
+  // file tree
+  getNode(agentId: string, path: string): Promise<NodeRecord | null>;
+  getNodes(agentId: string, paths: string[]): Promise<Map<string, NodeRecord>>;
+  readNode(agentId: string, path: string): Promise<NodeWithContent | null>;
+  getBlob(agentId: string, hash: string): Promise<Buffer | null>;
+  /** Live children of `dir`, ordered by path, after `after` (exclusive). */
+  listChildren(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
+  /** Live nodes strictly below `dir`, ordered by path, after `after` (exclusive). */
+  listSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
+  countLiveChildren(agentId: string, dir: string): Promise<number>;
+  /** Live nodes named `name` anywhere (for "did you mean" suggestions). */
+  findByName(agentId: string, name: string, limit: number): Promise<NodeRecord[]>;
+  getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null>;
+  countVersions(agentId: string, path: string): Promise<number>;
+
+  commit(input: CommitInput): Promise<ChangesetRecord>;
+  getIdempotent(agentId: string, key: string): Promise<IdempotentResult | null>;
+}

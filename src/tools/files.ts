@@ -1,0 +1,528 @@
+/** The core file tools: write, read, stat, list, mkdir, delete (contract §5). */
+import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
+import { newId } from '../core/keys.js';
+import { ancestorsOf, baseName, isReservedPath, isWithin } from '../core/paths.js';
+import { contentHash, countLines, decodeText, pageLines } from '../core/text.js';
+import { iso } from '../core/time.js';
+import type { NodeRecord, PlannedChange } from '../store/types.js';
+import { checkPreconditions, expectedFields, isLive, notFound, pathField, updatedBy, versionField } from './common.js';
+import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+
+const ROOT = '/';
+
+function rejectReserved(path: string): void {
+  if (isReservedPath(path)) {
+    throw new ToolError(
+      'INVALID_PATH',
+      `${path} is inside /shared, the read-only mount of files other agents shared with you. Write somewhere else.`,
+      { path, reason: 'reserved' },
+    );
+  }
+}
+
+/**
+ * Checks that every ancestor of `path` is (or can become) a directory and plans the creation
+ * of the missing ones. A live file on the way → NOT_A_DIRECTORY.
+ */
+function planAncestors(path: string, nodes: Map<string, NodeRecord>): PlannedChange[] {
+  const changes: PlannedChange[] = [];
+  for (const anc of ancestorsOf(path)) {
+    const node = nodes.get(anc);
+    if (isLive(node) && node.kind === 'file') {
+      throw new ToolError('NOT_A_DIRECTORY', `${anc} is a file, so ${path} cannot be created below it. Choose another path or move ${anc}.`, {
+        path,
+        blockingPath: anc,
+      });
+    }
+    if (!isLive(node)) {
+      changes.push({ path: anc, expectVersion: node?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
+    }
+  }
+  return changes;
+}
+
+function decodeContent(content: string, encoding: 'utf8' | 'base64'): Buffer {
+  if (encoding === 'utf8') return Buffer.from(content, 'utf8');
+  const clean = content.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
+    throw new ToolError('INVALID_INPUT', "'content' is not valid base64. Send standard base64, or use encoding \"utf8\" for text.", {
+      field: 'content',
+    });
+  }
+  return Buffer.from(clean, 'base64');
+}
+
+function checkSize(ctx: ToolContext, path: string, size: number): void {
+  const limit = ctx.config.maxFileBytes;
+  if (size > limit) {
+    throw new ToolError('FILE_TOO_LARGE', `${path} would be ${size} bytes; the limit is ${limit} bytes per file. Split the content into several files.`, {
+      path,
+      size,
+      limit,
+    });
+  }
+}
+
+const write = defineTool({
+  name: 'write',
+  family: 'files',
+  scopes: ['files:write'],
+  summary: 'Create a file or replace its whole content (a new version).',
+  description:
+    'Creates the file (and any missing parent directories) or replaces its entire content, recording a new version. ' +
+    'Writing identical content returns unchanged: true and creates no version. Use mode "create" to fail if the file exists, ' +
+    'and expectedVersion/expectedUpdatedAt to fail with EDIT_CONFLICT if someone changed it since you read it.',
+  input: z.strictObject({
+    path: pathField,
+    content: z.string().describe('The full new content (text, or base64 when encoding is "base64").'),
+    encoding: z.enum(['utf8', 'base64']).default('utf8'),
+    mode: z.enum(['overwrite', 'create']).default('overwrite').describe('"create" fails with ALREADY_EXISTS if the file exists.'),
+    ...expectedFields,
+  }),
+  mutating: true,
+  annotations: { readOnly: false, destructive: true, idempotent: true },
+  errors: ['ALREADY_EXISTS', 'EDIT_CONFLICT', 'IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'FILE_TOO_LARGE', 'QUOTA_EXCEEDED'],
+  examples: [{ title: 'Write a note', input: { path: '/notes/todo.md', content: '# Todo\n- ship it\n' } }],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    rejectReserved(path);
+    if (path === ROOT) throw new ToolError('IS_A_DIRECTORY', '/ is the root directory; write to a file path such as /notes.md.', { path });
+    const bytes = decodeContent(input.content, input.encoding);
+    checkSize(ctx, path, bytes.length);
+
+    const nodes = await ctx.store.getNodes(ctx.auth.agentId, [...ancestorsOf(path), path]);
+    const current = nodes.get(path);
+    const changes = planAncestors(path, nodes);
+    if (isLive(current) && current.kind === 'dir') {
+      throw new ToolError('IS_A_DIRECTORY', `${path} is a directory. Write to a file inside it, e.g. ${path}/file.md.`, { path });
+    }
+    checkPreconditions(path, input, current);
+    if (input.mode === 'create' && isLive(current)) {
+      throw new ToolError('ALREADY_EXISTS', `${path} already exists (version ${current.version}). Drop mode "create" to overwrite it, or pick another path.`, {
+        path,
+        version: current.version,
+        updatedAt: iso(current.updatedAtMs),
+      });
+    }
+    const hash = contentHash(bytes);
+    if (isLive(current) && current.blobHash === hash) {
+      return {
+        success: true,
+        path,
+        version: current.version,
+        updatedAt: iso(current.updatedAtMs),
+        size: current.size,
+        contentHash: hash,
+        created: false,
+        unchanged: true,
+        changesetId: null,
+      };
+    }
+    const text = decodeText(bytes);
+    const created = !isLive(current);
+    changes.push({
+      path,
+      expectVersion: current?.version ?? 0,
+      op: created ? 'create' : 'update',
+      state: {
+        kind: 'file',
+        blob: { hash, size: bytes.length, bytes },
+        lines: text === null ? null : countLines(text),
+        fileId: created ? newId('f') : current.fileId,
+      },
+    });
+    return ctx.commit(changes, (cs) => {
+      const entry = cs.entries.find((e) => e.path === path)!;
+      return {
+        success: true,
+        path,
+        version: entry.toVersion,
+        updatedAt: iso(entry.updatedAtMs),
+        size: bytes.length,
+        contentHash: hash,
+        created,
+        unchanged: false,
+        changesetId: cs.id,
+      };
+    });
+  },
+});
+
+const read = defineTool({
+  name: 'read',
+  family: 'files',
+  scopes: ['files:read'],
+  summary: 'Read a file (or a range of its lines, or an earlier version).',
+  description:
+    `Returns the file's content with its version and updatedAt (pass them back as expectedVersion/expectedUpdatedAt). ` +
+    'Large files come in pages: when truncated is true, call read again with the offset given in next. ' +
+    'Binary files (invalid UTF-8 or containing NUL bytes) come back base64-encoded with encoding "base64".',
+  input: z.strictObject({
+    path: pathField,
+    offset: z.number().int().min(1).optional().describe('First line to return (1-based).'),
+    limit: z.number().int().min(1).optional().describe('Maximum number of lines (default and cap: the read page size).'),
+    version: versionField.optional().describe('Read this earlier version instead of the current one.'),
+    encoding: z.enum(['utf8', 'base64']).optional().describe('Force "base64" to get exact bytes; default: utf8 for text.'),
+  }),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: ['NOT_FOUND', 'IS_A_DIRECTORY', 'VERSION_NOT_FOUND'],
+  examples: [
+    { title: 'Read a file', input: { path: '/notes/todo.md' } },
+    { title: 'Read lines 100-149', input: { path: '/notes/todo.md', offset: 100, limit: 50 } },
+  ],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    const agentId = ctx.auth.agentId;
+    let meta: { version: number; updatedAtMs: number; size: number; blobHash: string | null };
+    let bytes: Buffer;
+    if (input.version !== undefined) {
+      const [node, v] = await Promise.all([ctx.store.getNode(agentId, path), ctx.store.getVersion(agentId, path, input.version)]);
+      if (!node) throw await notFound(ctx, path, node);
+      if (!v) throw versionNotFound(path, input.version, node);
+      if (v.kind === 'dir') throw isADirectory(path);
+      if (v.deleted) {
+        throw new ToolError('VERSION_NOT_FOUND', `Version ${v.version} of ${path} is a delete marker with no content; read version ${v.version - 1}.`, {
+          path,
+          version: v.version,
+          latestVersion: node.version,
+        });
+      }
+      bytes = (await ctx.store.getBlob(agentId, v.blobHash!)) ?? Buffer.alloc(0);
+      meta = v;
+    } else {
+      const node = await ctx.store.readNode(agentId, path);
+      if (path === ROOT || (isLive(node) && node.kind === 'dir')) throw isADirectory(path);
+      if (!isLive(node)) throw await notFound(ctx, path, node);
+      bytes = node.content ?? Buffer.alloc(0);
+      meta = node;
+    }
+    const base = {
+      success: true,
+      path,
+      version: meta.version,
+      updatedAt: iso(meta.updatedAtMs),
+      size: meta.size,
+      contentHash: meta.blobHash,
+    };
+    const text = input.encoding === 'base64' ? null : decodeText(bytes);
+    if (text === null) {
+      if (input.offset !== undefined || input.limit !== undefined) {
+        throw new ToolError('INVALID_INPUT', `${path} is ${input.encoding === 'base64' ? 'requested as base64' : 'binary'}; offset/limit apply to text only. Drop them to get the whole content.`, {
+          field: input.offset !== undefined ? 'offset' : 'limit',
+        });
+      }
+      return { ...base, content: bytes.toString('base64'), encoding: 'base64', lines: null, truncated: false };
+    }
+    const limit = Math.min(input.limit ?? ctx.config.readPageLines, ctx.config.readPageLines);
+    const page = pageLines(text, input.offset ?? 1, limit, ctx.config.readPageBytes);
+    const result: Record<string, unknown> = {
+      ...base,
+      content: page.content,
+      encoding: 'utf8',
+      lines: { start: page.start, end: page.end, total: page.total },
+      truncated: page.truncated,
+    };
+    if (page.nextOffset !== null) result.next = { offset: page.nextOffset };
+    if (page.cutLine !== null) {
+      result.note = `Line ${page.cutLine} is longer than ${ctx.config.readPageBytes} bytes and was cut; read with encoding "base64" for the exact bytes.`;
+    } else if (page.truncated && page.nextOffset !== null) {
+      result.note = `Showing lines ${page.start}-${page.end} of ${page.total}. Call read with offset ${page.nextOffset} to continue.`;
+    } else if ((input.offset ?? 1) > page.total && page.total >= 0 && input.offset !== undefined) {
+      result.note = `${path} has ${page.total} lines; offset ${input.offset} is past the end.`;
+    }
+    return result;
+  },
+});
+
+function isADirectory(path: string): ToolError {
+  return new ToolError('IS_A_DIRECTORY', `${path} is a directory. Use list (or bash \`ls\`) to see its entries.`, { path });
+}
+
+function versionNotFound(path: string, version: number, node: NodeRecord): ToolError {
+  return new ToolError('VERSION_NOT_FOUND', `${path} has no version ${version}; its versions run from 1 to ${node.version}.`, {
+    path,
+    version,
+    latestVersion: node.version,
+  });
+}
+
+const stat = defineTool({
+  name: 'stat',
+  family: 'files',
+  scopes: ['files:read'],
+  summary: 'Metadata of a file or directory (no content).',
+  description: 'Returns type, size, line count, version, timestamps, content hash, number of versions and the key that last changed it.',
+  input: z.strictObject({ path: pathField, version: versionField.optional() }),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: ['NOT_FOUND', 'VERSION_NOT_FOUND'],
+  examples: [{ title: 'Stat a file', input: { path: '/notes/todo.md' } }],
+  async handler(input, ctx) {
+    const path = navigablePath(ctx, input.path);
+    const agentId = ctx.auth.agentId;
+    if (path === ROOT) {
+      const [agent, children] = await Promise.all([ctx.store.getAgent(agentId), ctx.store.countLiveChildren(agentId, ROOT)]);
+      const at = iso(agent?.createdAtMs ?? 0);
+      return {
+        success: true, path, type: 'directory', size: 0, lines: null, version: 0, updatedAt: at, createdAt: at,
+        contentHash: null, versionCount: 0, updatedBy: null, entries: children,
+      };
+    }
+    const node = await ctx.store.getNode(agentId, path);
+    if (!node) throw await notFound(ctx, path, node, 'file or directory');
+    if (input.version !== undefined) {
+      const v = await ctx.store.getVersion(agentId, path, input.version);
+      if (!v) throw versionNotFound(path, input.version, node);
+      return {
+        success: true, path, type: v.kind === 'dir' ? 'directory' : 'file', size: v.size, lines: v.lines, version: v.version,
+        updatedAt: iso(v.updatedAtMs), createdAt: iso(node.createdAtMs), contentHash: v.blobHash, deleted: v.deleted,
+        op: v.op, changesetId: v.changesetId, updatedBy: { keyId: v.keyId, label: v.keyLabel },
+      };
+    }
+    if (node.deleted) throw await notFound(ctx, path, node, 'file or directory');
+    const [versionCount, entries] = await Promise.all([
+      ctx.store.countVersions(agentId, path),
+      node.kind === 'dir' ? ctx.store.countLiveChildren(agentId, path) : Promise.resolve(undefined),
+    ]);
+    return {
+      success: true,
+      path,
+      type: node.kind === 'dir' ? 'directory' : 'file',
+      size: node.size,
+      lines: node.lines,
+      version: node.version,
+      updatedAt: iso(node.updatedAtMs),
+      createdAt: iso(node.createdAtMs),
+      contentHash: node.blobHash,
+      versionCount,
+      updatedBy: updatedBy(node),
+      ...(entries !== undefined ? { entries } : {}),
+    };
+  },
+});
+
+/**
+ * Like ctx.path, but a folder-scoped key may also name the ancestors of its folder: they
+ * appear as directories so the folder can be reached by browsing from '/'.
+ */
+function navigablePath(ctx: ToolContext, input: string): string {
+  const folder = ctx.auth.folder;
+  if (!folder) return ctx.path(input);
+  try {
+    return ctx.path(input);
+  } catch (err) {
+    if (err instanceof ToolError && err.code === 'OUTSIDE_KEY_FOLDER' && isWithin(folder, err.details!.path as string)) {
+      return err.details!.path as string;
+    }
+    throw err;
+  }
+}
+
+function encodeCursor(after: string, path: string, recursive: boolean): string {
+  return Buffer.from(JSON.stringify({ a: after, p: path, r: recursive })).toString('base64url');
+}
+
+function decodeCursor(cursor: string, path: string, recursive: boolean): string {
+  try {
+    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { a: string; p: string; r: boolean };
+    if (typeof c.a === 'string' && c.p === path && c.r === recursive) return c.a;
+  } catch {
+    /* fall through */
+  }
+  throw new ToolError('INVALID_INPUT', "'cursor' does not belong to this listing. Pass back the nextCursor of the same path and recursive values.", {
+    field: 'cursor',
+  });
+}
+
+const list = defineTool({
+  name: 'list',
+  family: 'files',
+  scopes: ['files:read'],
+  summary: 'List a directory (optionally its whole subtree), paged.',
+  description:
+    'Entries are sorted by path (byte order). When nextCursor is not null, call again with cursor set to it for the next page.',
+  input: z.strictObject({
+    path: pathField.default('/'),
+    recursive: z.boolean().default(false),
+    limit: z.number().int().min(1).max(1000).default(1000),
+    cursor: z.string().optional(),
+  }),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: ['NOT_FOUND', 'NOT_A_DIRECTORY'],
+  examples: [
+    { title: 'List the root', input: { path: '/' } },
+    { title: 'Everything under /notes', input: { path: '/notes', recursive: true } },
+  ],
+  async handler(input, ctx) {
+    const path = navigablePath(ctx, input.path);
+    const agentId = ctx.auth.agentId;
+    if (path !== ROOT) {
+      const node = await ctx.store.getNode(agentId, path);
+      if (!isLive(node)) throw await notFound(ctx, path, node, 'directory');
+      if (node.kind !== 'dir') {
+        throw new ToolError('NOT_A_DIRECTORY', `${path} is a file, not a directory. Use read or stat for files.`, { path, blockingPath: path });
+      }
+    }
+    const after = input.cursor !== undefined ? decodeCursor(input.cursor, path, input.recursive) : null;
+    const folder = ctx.auth.folder;
+    let nodes: NodeRecord[];
+    let nextAfter: string | null;
+    if (folder && path !== folder && isWithin(folder, path)) {
+      // Browsing above the key's folder: only the directories leading to it, then the folder itself.
+      ({ nodes, nextAfter } = await listTowardFolder(ctx, path, folder, input.recursive, input.limit, after));
+    } else {
+      const page = input.recursive
+        ? await ctx.store.listSubtree(agentId, path, input.limit, after)
+        : await ctx.store.listChildren(agentId, path, input.limit, after);
+      ({ nodes, nextAfter } = page);
+    }
+    return {
+      success: true,
+      path,
+      entries: nodes.map((n) => ({
+        name: baseName(n.path),
+        path: n.path,
+        type: n.kind === 'dir' ? 'directory' : 'file',
+        size: n.size,
+        version: n.version,
+        updatedAt: iso(n.updatedAtMs),
+      })),
+      nextCursor: nextAfter ? encodeCursor(nextAfter, path, input.recursive) : null,
+    };
+  },
+});
+
+async function listTowardFolder(
+  ctx: ToolContext,
+  path: string,
+  folder: string,
+  recursive: boolean,
+  limit: number,
+  after: string | null,
+): Promise<{ nodes: NodeRecord[]; nextAfter: string | null }> {
+  const chain = [...ancestorsOf(folder), folder].filter((p) => isWithin(p, path) && p !== path);
+  const wanted = recursive ? chain : chain.slice(0, 1);
+  const found = await ctx.store.getNodes(ctx.auth.agentId, wanted);
+  const head = wanted.map((p) => found.get(p)).filter((n): n is NodeRecord => isLive(n) && (after === null || n.path > after));
+  if (!recursive || !isLive(found.get(folder))) {
+    const page = head.slice(0, limit);
+    return { nodes: page, nextAfter: head.length > limit ? page[page.length - 1]!.path : null };
+  }
+  const rest = await ctx.store.listSubtree(ctx.auth.agentId, folder, limit, after && after > folder ? after : null);
+  const all = [...head, ...rest.nodes];
+  const page = all.slice(0, limit);
+  const more = all.length > limit || rest.nextAfter !== null;
+  return { nodes: page, nextAfter: more ? page[page.length - 1]!.path : null };
+}
+
+const mkdir = defineTool({
+  name: 'mkdir',
+  family: 'files',
+  scopes: ['files:write'],
+  summary: 'Create a directory (and its parents). An existing directory is fine.',
+  description: 'Creates the directory and any missing parents, like `mkdir -p`. If it already exists, returns created: false.',
+  input: z.strictObject({ path: pathField }),
+  mutating: true,
+  annotations: { readOnly: false, destructive: false, idempotent: true },
+  errors: ['NOT_A_DIRECTORY'],
+  examples: [{ title: 'Create a directory', input: { path: '/projects/alpha' } }],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    rejectReserved(path);
+    if (path === ROOT) return { success: true, path, created: false, version: 0, updatedAt: null, changesetId: null };
+    const nodes = await ctx.store.getNodes(ctx.auth.agentId, [...ancestorsOf(path), path]);
+    const changes = planAncestors(path, nodes);
+    const current = nodes.get(path);
+    if (isLive(current)) {
+      if (current.kind === 'file') {
+        throw new ToolError('NOT_A_DIRECTORY', `${path} already exists as a file. Choose another name, or move the file away first.`, {
+          path,
+          blockingPath: path,
+        });
+      }
+      return { success: true, path, created: false, version: current.version, updatedAt: iso(current.updatedAtMs), changesetId: null };
+    }
+    changes.push({ path, expectVersion: current?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
+    return ctx.commit(changes, (cs) => {
+      const entry = cs.entries.find((e) => e.path === path)!;
+      return {
+        success: true,
+        path,
+        created: true,
+        createdPaths: cs.entries.map((e) => e.path),
+        version: entry.toVersion,
+        updatedAt: iso(entry.updatedAtMs),
+        changesetId: cs.id,
+      };
+    });
+  },
+});
+
+const del = defineTool({
+  name: 'delete',
+  family: 'files',
+  scopes: ['files:delete'],
+  summary: 'Delete a file or directory (recoverable: a tombstone version is recorded).',
+  description:
+    'Deletes a file, an empty directory, or with recursive: true a directory and everything below it, as one changeset. ' +
+    'Nothing is lost: every deleted path keeps its history and can be restored until it is purged.',
+  input: z.strictObject({ path: pathField, recursive: z.boolean().default(false), ...expectedFields }),
+  mutating: true,
+  annotations: { readOnly: false, destructive: true, idempotent: false },
+  errors: ['NOT_FOUND', 'DIRECTORY_NOT_EMPTY', 'EDIT_CONFLICT'],
+  examples: [{ title: 'Delete a file', input: { path: '/notes/old.md' } }],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    rejectReserved(path);
+    if (path === ROOT) {
+      throw new ToolError('INVALID_PATH', 'The root directory cannot be deleted. Delete the entries inside it instead.', { path, reason: 'root' });
+    }
+    const agentId = ctx.auth.agentId;
+    const node = await ctx.store.getNode(agentId, path);
+    if (!isLive(node)) {
+      if (input.expectedVersion !== undefined || input.expectedUpdatedAt !== undefined) checkPreconditions(path, input, node);
+      throw await notFound(ctx, path, node, 'file or directory');
+    }
+    checkPreconditions(path, input, node);
+    const targets: NodeRecord[] = [node];
+    if (node.kind === 'dir') {
+      const children = await ctx.store.countLiveChildren(agentId, path);
+      if (children > 0 && !input.recursive) {
+        throw new ToolError(
+          'DIRECTORY_NOT_EMPTY',
+          `${path} has ${children} entr${children === 1 ? 'y' : 'ies'}. Pass recursive: true to delete it with everything below it.`,
+          { path, childCount: children },
+        );
+      }
+      for (let after: string | null = null; ; ) {
+        const page = await ctx.store.listSubtree(agentId, path, 1000, after);
+        targets.push(...page.nodes);
+        if (!page.nextAfter) break;
+        after = page.nextAfter;
+      }
+    }
+    const changes: PlannedChange[] = targets.map((n) => ({
+      path: n.path,
+      expectVersion: n.version,
+      op: 'delete',
+      state: { kind: 'deleted', was: n.kind },
+    }));
+    return ctx.commit(changes, (cs) => {
+      const entry = cs.entries.find((e) => e.path === path)!;
+      return {
+        success: true,
+        path,
+        version: entry.toVersion,
+        updatedAt: iso(entry.updatedAtMs),
+        deleted: cs.entries.map((e) => ({ path: e.path, type: e.kind === 'dir' ? 'directory' : 'file', version: e.toVersion })),
+        restorable: true,
+        changesetId: cs.id,
+      };
+    });
+  },
+});
+
+export const fileTools: AnyTool[] = [write, read, stat, list, mkdir, del] as unknown as AnyTool[];

@@ -1,0 +1,8 @@
+/** Every tool family, registered once. Adding a tool = adding its definition to its family's file. */
+import { agentTools } from './agents.js';
+import { fileTools } from './files.js';
+import { ToolRegistry } from './registry.js';
+
+export function buildRegistry(): ToolRegistry {
+  return new ToolRegistry().register(...fileTools, ...agentTools);
+}

@@ -1,0 +1,106 @@
+/**
+ * Turning a raw JSON body into a tool's typed input: well-known aliases, unknown-field
+ * rejection with the closest valid name, and zod issues rewritten as INVALID_INPUT messages
+ * that name the field.
+ */
+import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
+import { closest } from '../core/suggest.js';
+
+/** Names agents commonly send, mapped to ours (contract §1). */
+const ALIASES: Record<string, string> = {
+  file_path: 'path',
+  filePath: 'path',
+  oldString: 'old_string',
+  newString: 'new_string',
+  replaceAll: 'replace_all',
+};
+
+/** Names that mean a field we have under another name; used for "did you mean". */
+const SYNONYMS: Record<string, string[]> = {
+  path: ['file', 'filename', 'file_name', 'fileName', 'filepath', 'name', 'dir', 'directory', 'folder', 'target'],
+  content: ['text', 'data', 'body', 'contents', 'value'],
+  new_string: ['replacement', 'new', 'newText', 'new_text'],
+  old_string: ['old', 'oldText', 'old_text', 'search', 'find'],
+  command: ['cmd', 'script', 'shell'],
+};
+
+function suggestField(key: string, known: Set<string>): string | undefined {
+  for (const [target, words] of Object.entries(SYNONYMS)) {
+    if (known.has(target) && words.some((w) => w.toLowerCase() === key.toLowerCase())) return target;
+  }
+  return closest(key, known, 1)[0];
+}
+
+export function applyAliases(raw: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const [alias, target] of Object.entries(ALIASES)) {
+    if (!(alias in raw) || !known.has(target) || known.has(alias)) continue;
+    if (target in raw) {
+      throw new ToolError('INVALID_INPUT', `Both '${alias}' and '${target}' were given; send only '${target}'.`, { field: alias });
+    }
+    out ??= { ...raw };
+    out[target] = out[alias];
+    delete out[alias];
+  }
+  return out ?? raw;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = input;
+  for (const k of path) {
+    if (cur == null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[k];
+  }
+  return cur;
+}
+
+function fieldName(path: PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+}
+
+/** Validates and returns the typed input, or throws INVALID_INPUT naming the field. */
+export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, tool: string): z.output<S> {
+  const known = new Set(Object.keys(schema.shape));
+  const input = applyAliases(raw, known);
+  for (const key of Object.keys(input)) {
+    if (known.has(key)) continue;
+    const suggestion = suggestField(key, known);
+    const allowed = [...known].join(', ');
+    throw new ToolError(
+      'INVALID_INPUT',
+      `Unknown field '${key}' for ${tool}` +
+        (suggestion ? `; did you mean '${suggestion}'?` : '.') +
+        ` Valid fields: ${allowed || '(none)'}.`,
+      { field: key, suggestion: suggestion ?? null, allowed: [...known] },
+    );
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => {
+    const field = fieldName(issue.path);
+    const value = valueAt(input, issue.path);
+    let message: string;
+    if (issue.code === 'invalid_type' && value === undefined) {
+      message = `'${field}' is required (${issue.expected}).`;
+    } else if (issue.code === 'invalid_type') {
+      message = `'${field}' must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, got ${describeType(value)}.`;
+    } else if (issue.code === 'unrecognized_keys') {
+      message = `Unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')} in '${field}'.`;
+    } else {
+      message = `'${field || 'input'}' ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}.`.replace(/\.\.$/, '.');
+    }
+    return { field, message };
+  });
+  const first = issues[0]!;
+  throw new ToolError('INVALID_INPUT', `${first.message} See the ${tool} input schema in /skill.md.`, {
+    field: first.field,
+    issues,
+  });
+}

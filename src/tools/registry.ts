@@ -1,0 +1,96 @@
+/**
+ * The tool registry: each tool is defined once (name, family, scopes, input schema,
+ * description, examples, handler). The HTTP route, the MCP endpoint, the generated docs and
+ * the scope checks all derive from these definitions.
+ */
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import type { Scope } from '../core/scopes.js';
+import type { ChangesetRecord, PlannedChange, Store } from '../store/types.js';
+
+export type ToolFamily = 'files' | 'versions' | 'bash' | 'agents' | 'shares' | 'social' | 'community' | 'search';
+
+export interface AuthContext {
+  keyId: string;
+  label: string;
+  agentId: string;
+  agentSlug: string;
+  agentName: string;
+  scopes: Scope[];
+  folder: string | null;
+  expiresAtMs: number | null;
+}
+
+export interface ToolContext {
+  store: Store;
+  config: Config;
+  auth: AuthContext;
+  requestId: string;
+  tool: string;
+  /** Normalizes a client path and checks it against the key's folder (the one place this happens). */
+  path(input: string, field?: string): string;
+  /**
+   * Commits planned changes as one changeset. `respond` builds the tool's result from the
+   * changeset; with an idempotencyKey it is stored in the same transaction.
+   */
+  commit<R extends object>(changes: PlannedChange[], respond: (cs: ChangesetRecord) => R): Promise<R>;
+}
+
+export interface ToolExample<I> {
+  title: string;
+  input: I;
+}
+
+export interface ToolAnnotations {
+  readOnly: boolean;
+  destructive: boolean;
+  idempotent: boolean;
+}
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  family: ToolFamily;
+  /** Exactly the scopes the tool needs; empty = none (get_key_info). */
+  scopes: Scope[];
+  summary: string;
+  description: string;
+  input: S;
+  /** Mutating tools accept idempotencyKey and record changesets. */
+  mutating: boolean;
+  annotations: ToolAnnotations;
+  /** Error codes the tool can return besides scope/input/path errors. */
+  errors: string[];
+  examples: ToolExample<z.input<S>>[];
+  handler(input: z.output<S>, ctx: ToolContext): Promise<object>;
+}
+
+/** Identity function that keeps the schema's types flowing into handler and examples. */
+export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}
+
+export type AnyTool = ToolDefinition<z.ZodObject>;
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, AnyTool>();
+
+  register(...defs: AnyTool[]): this {
+    for (const def of defs) {
+      if (this.tools.has(def.name)) throw new Error(`tool ${def.name} registered twice`);
+      this.tools.set(def.name, def);
+    }
+    return this;
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  all(): AnyTool[] {
+    return [...this.tools.values()];
+  }
+}
