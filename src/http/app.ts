@@ -56,7 +56,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {
     reply.header('x-request-id', req.id);
     const identity = await auth.authenticate(req.headers.authorization);
-    const body = req.body ?? {};
+    const body = req.body === undefined ? {} : req.body;
     if (typeof body !== 'object' || Array.isArray(body) || body === null) {
       throw new TransportError('INVALID_JSON', `The body must be a JSON object holding the tool's input, got ${Array.isArray(body) ? 'an array' : typeof body}.`);
     }

@@ -473,7 +473,7 @@ const del = defineTool({
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND', 'DIRECTORY_NOT_EMPTY', 'EDIT_CONFLICT'],
-  examples: [{ title: 'Delete a file', input: { path: '/notes/old.md' } }],
+  examples: [{ title: 'Delete a directory', input: { path: '/projects/alpha' } }],
   async handler(input, ctx) {
     const path = ctx.path(input.path);
     rejectReserved(path);

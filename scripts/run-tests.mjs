@@ -1,0 +1,41 @@
+// Runs the compiled test files with node's test runner, against both backends by default.
+// Fails loudly (never skips) when PostgreSQL is configured but unreachable.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const backends = (process.env.TEST_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+if (backends.includes('postgres')) {
+  const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    await client.end();
+  } catch (err) {
+    console.error(`FATAL: PostgreSQL is configured for the test suite (${url}) but unreachable: ${err.message}`);
+    console.error('Start PostgreSQL, point TEST_DATABASE_URL at it, or run SQLite only with TEST_BACKENDS=sqlite.');
+    process.exit(1);
+  }
+}
+
+function collect(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...collect(p));
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const filter = process.argv.slice(2);
+let files = collect('dist/test').sort();
+if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

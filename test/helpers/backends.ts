@@ -1,0 +1,74 @@
+/**
+ * Test backends. Every suite runs against SQLite (a real file in a temp dir) and PostgreSQL
+ * (a real server; each test run creates its own database and drops it). If PostgreSQL is
+ * configured but unreachable, tests fail loudly — they never skip silently.
+ *
+ * TEST_BACKENDS=sqlite,postgres (default both) picks backends explicitly;
+ * TEST_DATABASE_URL points at the PostgreSQL server's maintenance database.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/config.js';
+
+export type Backend = 'sqlite' | 'postgres';
+
+export function backends(): Backend[] {
+  const raw = process.env.TEST_BACKENDS ?? 'sqlite,postgres';
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const b of list) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`TEST_BACKENDS: unknown backend ${b}`);
+  return list as Backend[];
+}
+
+export const PG_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A fresh, empty database location for one server (or several sharing it). */
+export interface TestDatabase {
+  backend: Backend;
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'afs-test-'));
+    return { backend, env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `afs_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (err) {
+    throw new Error(
+      `PostgreSQL is configured for tests (${PG_ADMIN_URL}) but unreachable: ${(err as Error).message}. ` +
+        'Start it, set TEST_DATABASE_URL, or run only SQLite explicitly with TEST_BACKENDS=sqlite.',
+    );
+  }
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    backend,
+    env: { DATABASE_URL: url.toString() },
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** A validated Config for an in-process server on a test database. */
+export function testConfig(db: TestDatabase, overrides: Record<string, string> = {}): Config {
+  return loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', REGISTRATIONS_PER_IP_PER_HOUR: '0', ...db.env, ...overrides });
+}

@@ -1,0 +1,202 @@
+/**
+ * Running the real server for tests: in-process (buildApp + listen on a free port) for most
+ * suites, or as a child process (`node dist/src/server.js`) where a test kills it or reads its
+ * logs. Every call goes over real HTTP with fetch and returns what a client sees.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../../src/http/app.js';
+import { generateApiKey, hashApiKey, keyPreview, newId } from '../../src/core/keys.js';
+import { expandScopes } from '../../src/core/scopes.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/types.js';
+import { buildRegistry } from '../../src/tools/index.js';
+import type { Config } from '../../src/config.js';
+import { createTestDatabase, testConfig, type Backend, type TestDatabase } from './backends.js';
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  body: any;
+  /** The parsed inner JSON of content[0].text (undefined if the body is not an envelope). */
+  inner: any;
+  isError: boolean;
+}
+
+export interface Registered {
+  id: string;
+  name: string;
+  slug: string;
+  apiKey: string;
+  createdAt: string;
+}
+
+export class Client {
+  constructor(readonly url: string) {}
+
+  async raw(path: string, init: RequestInit = {}): Promise<CallResult> {
+    const res = await fetch(this.url + path, init);
+    const text = await res.text();
+    let body: any;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    let inner: any;
+    if (body && Array.isArray(body.content) && body.content[0]?.type === 'text') inner = JSON.parse(body.content[0].text);
+    return { status: res.status, headers: res.headers, body, inner, isError: body?.isError === true };
+  }
+
+  call(key: string | null, tool: string, input: unknown = {}): Promise<CallResult> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (key) headers.authorization = `Bearer ${key}`;
+    return this.raw(`/api/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(input) });
+  }
+
+  /** Calls a tool and asserts success, returning the inner result. */
+  async ok(key: string, tool: string, input: unknown = {}): Promise<any> {
+    const r = await this.call(key, tool, input);
+    if (r.status !== 200 || r.isError || r.inner?.success !== true) {
+      throw new Error(`${tool} ${JSON.stringify(input).slice(0, 200)} failed: ${r.status} ${JSON.stringify(r.body).slice(0, 500)}`);
+    }
+    return r.inner;
+  }
+
+  /** Calls a tool and asserts a tool-level error, returning inner.error. */
+  async fail(key: string, tool: string, input: unknown, code: string): Promise<any> {
+    const r = await this.call(key, tool, input);
+    if (r.status !== 200 || !r.isError || r.inner?.error?.code !== code) {
+      throw new Error(`${tool} expected ${code}, got ${r.status} ${JSON.stringify(r.body).slice(0, 500)}`);
+    }
+    return r.inner.error;
+  }
+
+  async register(name = 'Test Agent'): Promise<Registered> {
+    const r = await this.raw('/api/users/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    if (r.status !== 201) throw new Error(`register failed: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
+}
+
+export interface TestServer extends Client {
+  backend: Backend;
+  store: Store;
+  config: Config;
+  logs: string[];
+  /** Creates an extra key for an agent with the given scopes/folder (the minting tool is a later issue). */
+  addKey(agentId: string, opts: { scopes: string[]; folder?: string; label?: string; expiresAtMs?: number; revokedAtMs?: number }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startServer(backend: Backend, overrides: Record<string, string> = {}): Promise<TestServer> {
+  const db = await createTestDatabase(backend);
+  const config = testConfig(db, overrides);
+  const store = openStore(config);
+  await store.migrate();
+  const logs: string[] = [];
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
+  const app = buildApp({ config, store, registry: buildRegistry(), logStream });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const client = new Client(`http://127.0.0.1:${port}`);
+  return Object.assign(client, {
+    backend,
+    store,
+    config,
+    logs,
+    async addKey(agentId: string, opts: { scopes: string[]; folder?: string; label?: string; expiresAtMs?: number; revokedAtMs?: number }) {
+      const key = generateApiKey();
+      await store.insertKey({
+        id: newId('key'),
+        agentId,
+        hash: hashApiKey(key),
+        label: opts.label ?? 'test',
+        scopes: expandScopes(opts.scopes),
+        folder: opts.folder ?? null,
+        preview: keyPreview(key),
+        createdAtMs: Date.now(),
+        lastUsedAtMs: null,
+        expiresAtMs: opts.expiresAtMs ?? null,
+        revokedAtMs: opts.revokedAtMs ?? null,
+        createdByKeyId: null,
+      });
+      return key;
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      await db.drop();
+    },
+  });
+}
+
+const SERVER_JS = fileURLToPath(new URL('../../src/server.js', import.meta.url));
+
+export interface ChildServer extends Client {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `node dist/src/server.js` with the given env on a free port and waits until ready. */
+export async function spawnServer(env: Record<string, string>, port: number): Promise<ChildServer> {
+  const child = spawn(process.execPath, [SERVER_JS], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', REGISTRATIONS_PER_IP_PER_HOUR: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const client = new Client(`http://127.0.0.1:${port}`);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${out}`);
+    try {
+      const r = await fetch(`${client.url}/readyz`);
+      if (r.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready in 15 s: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return Object.assign(client, {
+    child,
+    output: () => out,
+    exited,
+    async kill(signal: NodeJS.Signals = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  });
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export { createTestDatabase, type TestDatabase };
