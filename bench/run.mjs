@@ -399,10 +399,14 @@ Throughput and latency of the tool endpoint, measured by \`bench/run.mjs\`.
 Run \`npm run bench\` (builds, then benchmarks SQLite and, if reachable, PostgreSQL),
 \`npm run bench -- --help\` for options, and \`npm run bench -- --write-docs\` to
 refresh the section below. Each scenario gets a fresh server and storage; the load
-comes from a separate process (autocannon, ${'`'}--connections${'`'} keep-alive connections).
+comes from a separate process (autocannon, \`--connections\` keep-alive connections).
 "vs bare" is req/s relative to a bare \`node:http\` JSON server (\`bench/bare-server.mjs\`)
-measured in the same run, so results are comparable across machines.
-Scenarios and targets live in \`bench/scenarios.mjs\`.
+measured in the same run, so results are comparable across machines. The load
+generator shares the CPU with the server; on small machines that caps bare too,
+which the ratio partly absorbs, but absolute req/s are only comparable on the same
+machine. The server runs with its default LOG_LEVEL (\`--quiet-logs\` for warn) and
+the per-key rate limit lifted.
+Scenarios and targets live in \`bench/scenarios.mjs\`; add a scenario there.
 
 `;
 

@@ -47,6 +47,10 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Connections that finish their last request during shutdown would otherwise linger in
+    // keep-alive and hold close() open: drop each as soon as it goes idle.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+    reaper.unref();
     try {
       await app.close();
       await store.close();
