@@ -331,7 +331,7 @@ for (const backend of backends()) {
 
     it('a non-string path is INVALID_INPUT (a type error), not INVALID_PATH', async () => {
       for (const tool of ['write', 'read', 'stat', 'list', 'mkdir', 'delete']) {
-        const err = await s.fail(key, tool, { path: 42, content: 'x', ...(tool === 'write' ? {} : { content: undefined }) }, 'INVALID_INPUT');
+        const err = await s.fail(key, tool, tool === 'write' ? { path: 42, content: 'x' } : { path: 42 }, 'INVALID_INPUT');
         assert.equal(err.details.field, 'path', tool);
       }
     });
