@@ -36,6 +36,16 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     genReqId: () => randomUUID(),
     requestTimeout: 120_000,
     return503OnClosing: true,
+    // One line per request (below) instead of Fastify's two.
+    disableRequestLogging: true,
+  });
+
+  app.addHook('onResponse', (req, reply, done) => {
+    req.log.info(
+      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
+    );
+    done();
   });
 
   // One parser for every content type: agents forget Content-Type, and an empty body means {}.

@@ -5,13 +5,20 @@
  */
 import { TransportError } from '../core/errors.js';
 import { KEY_PATTERN, hashApiKey } from '../core/keys.js';
-import type { Store } from '../store/types.js';
+import type { AuthRecord, Store } from '../store/types.js';
 import type { AuthContext } from '../tools/registry.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
+/**
+ * Key lookups are cached this long. Revocation on this instance clears the entry at once
+ * (`forget`); other instances sharing the database see it within this window (< 1 s).
+ */
+export const AUTH_CACHE_TTL_MS = 500;
+const AUTH_CACHE_MAX = 50_000;
 
 export class Authenticator {
   private readonly touched = new Map<string, number>();
+  private readonly cache = new Map<string, { record: AuthRecord | null; at: number }>();
 
   constructor(
     private readonly store: Store,
@@ -40,7 +47,7 @@ export class Authenticator {
     if (!KEY_PATTERN.test(key)) {
       throw this.fail('malformed', 'Malformed API key: keys are "mk_" followed by 43 letters and digits. Check for truncation or extra characters.');
     }
-    const found = await this.store.findKeyByHash(hashApiKey(key));
+    const found = await this.lookup(hashApiKey(key));
     if (!found) throw this.fail('unknown', 'Unknown API key. Check that you saved the whole key from registration, or register again.');
     const now = Date.now();
     if (found.key.revokedAtMs !== null && found.key.revokedAtMs <= now) {
@@ -60,6 +67,21 @@ export class Authenticator {
       folder: found.key.folder,
       expiresAtMs: found.key.expiresAtMs,
     };
+  }
+
+  private async lookup(hash: string): Promise<AuthRecord | null> {
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && now - hit.at < AUTH_CACHE_TTL_MS) return hit.record;
+    const record = await this.store.findKeyByHash(hash);
+    if (this.cache.size >= AUTH_CACHE_MAX) this.cache.clear();
+    this.cache.set(hash, { record, at: now });
+    return record;
+  }
+
+  /** Drops cached lookups so a revocation takes effect on this instance immediately. */
+  forget(): void {
+    this.cache.clear();
   }
 
   /** lastUsedAt is kept to the minute, so a hot key costs no write per request. */

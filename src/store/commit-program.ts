@@ -64,6 +64,7 @@ export function* commitProgram(input: CommitInput, nowMs: number): Program {
   for (const c of input.changes) if (c.state.kind === 'file') blobs.set(c.state.blob.hash, c.state.blob);
   let addBytes = 0;
   for (const hash of [...blobs.keys()].sort()) {
+    if (!blobs.get(hash)!.bytes) continue; // already stored: move, copy, restore
     const inserted = (yield { op: 'insertBlob', agentId, blob: blobs.get(hash)! }) as StepResults['insertBlob'];
     if (inserted) addBytes += blobs.get(hash)!.size;
   }

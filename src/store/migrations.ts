@@ -210,4 +210,16 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'purge markers and history lookups',
+    sqlite: `
+      ALTER TABLE nodes ADD COLUMN purged_at_ms INTEGER;
+      CREATE INDEX versions_blob ON versions(agent_id, blob_hash);
+    `,
+    postgres: `
+      ALTER TABLE nodes ADD COLUMN purged_at_ms BIGINT;
+      CREATE INDEX versions_blob ON versions(agent_id, blob_hash);
+    `,
+  },
 ];

@@ -18,7 +18,7 @@ const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
 const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
 
 export const NODE_COLUMNS =
-  'path, kind, deleted, version, file_id, blob_hash, size, lines, created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label';
+  'path, kind, deleted, version, file_id, blob_hash, size, lines, created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms';
 
 export function toNode(r: Row): NodeRecord {
   return {
@@ -34,6 +34,7 @@ export function toNode(r: Row): NodeRecord {
     updatedAtMs: num(r.updated_at_ms),
     updatedByKeyId: strOrNull(r.updated_by_key_id),
     updatedByLabel: strOrNull(r.updated_by_label),
+    purged: r.purged_at_ms != null,
   };
 }
 

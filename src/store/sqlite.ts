@@ -13,6 +13,7 @@ import {
   stateColumns,
   toAgent,
   toAuth,
+  toChangeset,
   toNode,
   toVersion,
 } from './rows.js';
@@ -29,6 +30,7 @@ import {
   type NodeRecord,
   type NodeWithContent,
   type Store,
+  type VersionCursor,
   type VersionRecord,
 } from './types.js';
 
@@ -163,7 +165,7 @@ export class SqliteStore implements Store {
   async readNode(agentId: string, path: string): Promise<NodeWithContent | null> {
     const r = this.stmt(
       `SELECT n.path, n.kind, n.deleted, n.version, n.file_id, n.blob_hash, n.size, n.lines, n.created_at_ms, n.updated_at_ms,
-              n.updated_by_key_id, n.updated_by_label, b.content
+              n.updated_by_key_id, n.updated_by_label, n.purged_at_ms, b.content
          FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
         WHERE n.agent_id = ? AND n.path = ?`,
     ).get(agentId, path) as Row | undefined;
@@ -221,6 +223,67 @@ export class SqliteStore implements Store {
     return r.c;
   }
 
+  async listVersions(agentId: string, path: string, fileId: string | null, limit: number, before: VersionCursor | null): Promise<VersionRecord[]> {
+    const b = before ?? { updatedAtMs: Number.MAX_SAFE_INTEGER, path: '', version: 0 };
+    const rows = this.stmt(
+      `SELECT * FROM versions
+        WHERE agent_id = ? AND (path = ? OR file_id = ?)
+          AND (updated_at_ms < ? OR (updated_at_ms = ? AND (path > ? OR (path = ? AND version < ?))))
+        ORDER BY updated_at_ms DESC, path ASC, version DESC LIMIT ?`,
+    ).all(agentId, path, fileId ?? '', b.updatedAtMs, b.updatedAtMs, b.path, b.path, before ? b.version : Number.MAX_SAFE_INTEGER, limit) as Row[];
+    return rows.map(toVersion);
+  }
+
+  async listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]> {
+    const rows =
+      opts.since !== undefined
+        ? (this.stmt('SELECT * FROM changesets WHERE agent_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?').all(agentId, opts.since, opts.limit) as Row[])
+        : (this.stmt('SELECT * FROM changesets WHERE agent_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(
+            agentId, opts.before ?? Number.MAX_SAFE_INTEGER, opts.limit,
+          ) as Row[]);
+    return rows.map(toChangeset);
+  }
+
+  async getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null> {
+    const r = this.stmt('SELECT * FROM changesets WHERE agent_id = ? AND id = ?').get(agentId, id) as Row | undefined;
+    return r ? toChangeset(r) : null;
+  }
+
+  async listDeleted(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage> {
+    const { lo, hi } = subtreeRange(dir);
+    const rows = this.stmt(
+      `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path > ? AND path < ? AND deleted = 1 AND purged_at_ms IS NULL
+        ORDER BY path LIMIT ?`,
+    ).all(agentId, after && after > lo ? after : lo, hi, limit + 1) as Row[];
+    return this.page(rows, limit);
+  }
+
+  async purge(agentId: string, paths: string[]): Promise<{ versions: number; bytesFreed: number }> {
+    const tx = this.db.transaction(() => {
+      let versions = 0;
+      const hashes = new Set<string>();
+      for (const path of paths) {
+        for (const r of this.stmt('SELECT DISTINCT blob_hash FROM versions WHERE agent_id = ? AND path = ? AND blob_hash IS NOT NULL').all(agentId, path) as Row[]) {
+          hashes.add(String(r.blob_hash));
+        }
+        versions += this.stmt('DELETE FROM versions WHERE agent_id = ? AND path = ?').run(agentId, path).changes;
+        this.stmt(
+          `UPDATE nodes SET deleted = 1, blob_hash = NULL, size = 0, lines = NULL, purged_at_ms = ? WHERE agent_id = ? AND path = ?`,
+        ).run(Date.now(), agentId, path);
+      }
+      let bytesFreed = 0;
+      for (const hash of hashes) {
+        const used = this.stmt('SELECT 1 FROM versions WHERE agent_id = ? AND blob_hash = ? LIMIT 1').get(agentId, hash);
+        if (used) continue;
+        const blob = this.stmt('DELETE FROM blobs WHERE agent_id = ? AND hash = ? RETURNING size').get(agentId, hash) as Row | undefined;
+        if (blob) bytesFreed += Number(blob.size);
+      }
+      this.stmt('UPDATE agents SET storage_bytes = storage_bytes - ? WHERE id = ?').run(bytesFreed, agentId);
+      return { versions, bytesFreed };
+    });
+    return tx.immediate();
+  }
+
   async getIdempotent(agentId: string, key: string): Promise<IdempotentResult | null> {
     const r = this.stmt('SELECT request_hash, response, created_at_ms FROM idempotency WHERE agent_id = ? AND idem_key = ?').get(
       agentId, key,
@@ -238,7 +301,7 @@ export class SqliteStore implements Store {
     switch (step.op) {
       case 'insertBlob': {
         const r = this.stmt('INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
-          step.agentId, step.blob.hash, step.blob.size, step.blob.bytes,
+          step.agentId, step.blob.hash, step.blob.size, step.blob.bytes!,
         );
         return r.changes === 1;
       }
@@ -261,7 +324,7 @@ export class SqliteStore implements Store {
             `UPDATE nodes SET kind = ?, deleted = ?, version = version + 1, file_id = COALESCE(?, file_id), blob_hash = ?,
                     size = ?, lines = ?,
                     created_at_ms = CASE WHEN deleted = 1 AND ? = 0 THEN max(?, updated_at_ms + 1) ELSE created_at_ms END,
-                    updated_at_ms = max(?, updated_at_ms + 1), updated_by_key_id = ?, updated_by_label = ?
+                    updated_at_ms = max(?, updated_at_ms + 1), updated_by_key_id = ?, updated_by_label = ?, purged_at_ms = NULL
               WHERE agent_id = ? AND path = ? AND version = ? RETURNING version, updated_at_ms`,
           ).get(
             c.kind, c.deleted ? 1 : 0, c.fileId, c.blobHash, c.size, c.lines, c.deleted ? 1 : 0, step.nowMs, step.nowMs,

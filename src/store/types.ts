@@ -52,6 +52,8 @@ export interface NodeRecord {
   updatedAtMs: number;
   updatedByKeyId: string | null;
   updatedByLabel: string | null;
+  /** Every version was purged; the row only keeps version numbers from being reused. */
+  purged: boolean;
 }
 
 export interface NodeWithContent extends NodeRecord {
@@ -77,7 +79,8 @@ export interface VersionRecord {
 export interface BlobInput {
   hash: string; // 'sha256:<hex>'
   size: number;
-  bytes: Buffer;
+  /** Absent when the content is already stored for this agent (move, copy, restore). */
+  bytes?: Buffer;
 }
 
 /** fileId: the identity of the incarnation (kept by updates, new on create). */
@@ -174,6 +177,12 @@ export class StoreSlugTaken extends Error {
   }
 }
 
+export interface VersionCursor {
+  updatedAtMs: number;
+  path: string;
+  version: number;
+}
+
 export interface ListPage {
   nodes: NodeRecord[];
   /** The last path returned when more remain. */
@@ -210,6 +219,22 @@ export interface Store {
   findByName(agentId: string, name: string, limit: number): Promise<NodeRecord[]>;
   getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null>;
   countVersions(agentId: string, path: string): Promise<number>;
+
+  /**
+   * Versions of `path` plus, when fileId is given, the versions its file had under other
+   * paths (history follows a moved file); newest first, strictly before `before`.
+   */
+  listVersions(agentId: string, path: string, fileId: string | null, limit: number, before: VersionCursor | null): Promise<VersionRecord[]>;
+  /** Changesets newest first (before a seq), or oldest first after `since`. */
+  listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]>;
+  getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null>;
+  /** Tombstones (deleted, not purged) strictly below `dir`, ordered by path. */
+  listDeleted(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
+  /**
+   * Permanently removes every version of the paths and the content no other version uses.
+   * The node rows stay as purged markers so version numbers are never reused.
+   */
+  purge(agentId: string, paths: string[]): Promise<{ versions: number; bytesFreed: number }>;
 
   commit(input: CommitInput): Promise<ChangesetRecord>;
   getIdempotent(agentId: string, key: string): Promise<IdempotentResult | null>;

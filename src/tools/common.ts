@@ -1,10 +1,11 @@
 /** Pieces shared by the file-family tools: schema fragments, preconditions, NOT_FOUND hints. */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
-import { baseName, isWithin, parentOf } from '../core/paths.js';
+import { ancestorsOf, baseName, isReservedPath, isWithin, parentOf } from '../core/paths.js';
 import { closest } from '../core/suggest.js';
 import { iso, parseTimestamp } from '../core/time.js';
-import type { NodeRecord } from '../store/types.js';
+import { newId } from '../core/keys.js';
+import type { NodeRecord, PlannedChange } from '../store/types.js';
 import { editConflict } from './dispatch.js';
 import type { ToolContext } from './registry.js';
 
@@ -53,7 +54,10 @@ export async function notFound(ctx: ToolContext, path: string, node: NodeRecord 
 
   const details: Record<string, unknown> = { path, similar };
   let message = `No ${what} at ${path}.`;
-  if (node?.deleted) {
+  if (node?.purged) {
+    details.purged = true;
+    message += ' Its history was purged, so it cannot be restored.';
+  } else if (node?.deleted) {
     details.deleted = {
       version: node.version,
       deletedAt: iso(node.updatedAtMs),
@@ -63,10 +67,94 @@ export async function notFound(ctx: ToolContext, path: string, node: NodeRecord 
     message += ` It was deleted at ${iso(node.updatedAtMs)} (version ${node.version}); restore version ${node.version - 1} to get it back.`;
   }
   if (similar.length) message += ` Did you mean ${similar.join(', ')}?`;
-  else if (!node?.deleted) message += ' Use list or bash `find` to see what exists.';
+  else if (!node?.deleted || node.purged) message += ' Use list or bash `find` to see what exists.';
   return new ToolError('NOT_FOUND', message, details);
 }
 
 export function updatedBy(node: NodeRecord) {
   return { keyId: node.updatedByKeyId, label: node.updatedByLabel };
+}
+
+export const ROOT = '/';
+
+export function rejectReserved(path: string): void {
+  if (isReservedPath(path)) {
+    throw new ToolError(
+      'INVALID_PATH',
+      `${path} is inside /shared, the read-only mount of files other agents shared with you. Write somewhere else.`,
+      { path, reason: 'reserved' },
+    );
+  }
+}
+
+/**
+ * Checks that every ancestor of `path` is (or can become) a directory and plans the creation
+ * of the missing ones. A live file on the way → NOT_A_DIRECTORY.
+ */
+export function planAncestors(path: string, nodes: Map<string, NodeRecord>): PlannedChange[] {
+  const changes: PlannedChange[] = [];
+  for (const anc of ancestorsOf(path)) {
+    const node = nodes.get(anc);
+    if (isLive(node) && node.kind === 'file') {
+      throw new ToolError('NOT_A_DIRECTORY', `${anc} is a file, so ${path} cannot be created below it. Choose another path or move ${anc}.`, {
+        path,
+        blockingPath: anc,
+      });
+    }
+    if (!isLive(node)) {
+      changes.push({ path: anc, expectVersion: node?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
+    }
+  }
+  return changes;
+}
+
+export function decodeContent(content: string, encoding: 'utf8' | 'base64'): Buffer {
+  if (encoding === 'utf8') return Buffer.from(content, 'utf8');
+  const clean = content.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
+    throw new ToolError('INVALID_INPUT', "'content' is not valid base64. Send standard base64, or use encoding \"utf8\" for text.", {
+      field: 'content',
+    });
+  }
+  return Buffer.from(clean, 'base64');
+}
+
+export function checkSize(ctx: ToolContext, path: string, size: number): void {
+  const limit = ctx.config.maxFileBytes;
+  if (size > limit) {
+    throw new ToolError('FILE_TOO_LARGE', `${path} would be ${size} bytes; the limit is ${limit} bytes per file. Split the content into several files.`, {
+      path,
+      size,
+      limit,
+    });
+  }
+}
+
+export function isADirectory(path: string): ToolError {
+  return new ToolError('IS_A_DIRECTORY', `${path} is a directory. Use list (or bash \`ls\`) to see its entries.`, { path });
+}
+
+export function versionNotFound(path: string, version: number, node: NodeRecord): ToolError {
+  return new ToolError('VERSION_NOT_FOUND', `${path} has no version ${version}; its versions run from 1 to ${node.version}.`, {
+    path,
+    version,
+    latestVersion: node.version,
+  });
+}
+
+/**
+ * Like ctx.path, but a folder-scoped key may also name the ancestors of its folder: they
+ * appear as directories so the folder can be reached by browsing from '/'.
+ */
+export function navigablePath(ctx: ToolContext, input: string): string {
+  const folder = ctx.auth.folder;
+  if (!folder) return ctx.path(input);
+  try {
+    return ctx.path(input);
+  } catch (err) {
+    if (err instanceof ToolError && err.code === 'OUTSIDE_KEY_FOLDER' && isWithin(folder, err.details!.path as string)) {
+      return err.details!.path as string;
+    }
+    throw err;
+  }
 }

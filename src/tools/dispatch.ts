@@ -21,7 +21,35 @@ import {
 import { parseInput } from './input.js';
 import type { AuthContext, ToolContext, ToolRegistry } from './registry.js';
 
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 12;
+
+/**
+ * Mutations of one (agent, path) run one at a time on this instance, so concurrent writers to
+ * a hot file queue instead of failing their compare-and-swap and retrying. Across instances
+ * the store's CAS still decides, with jittered retries.
+ */
+class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await next;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+const mutationQueue = new KeyedQueue();
+
+function mutationKey(agentId: string, input: Record<string, unknown>): string {
+  const target = typeof input.path === 'string' ? input.path : typeof input.from === 'string' ? input.from : '';
+  return `${agentId}\u0000${target}`;
+}
+
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
 
 export interface DispatchDeps {
   registry: ToolRegistry;
@@ -97,19 +125,25 @@ export async function callTool(
       if (replay) return { ok: true, result: replay };
     }
 
-    for (let attempt = 1; ; attempt++) {
-      const ctx = makeContext(deps, auth, requestId, name, idempotency);
-      try {
-        return { ok: true, result: await tool.handler(input, ctx) };
-      } catch (err) {
-        if (err instanceof StoreConflict && attempt < MAX_ATTEMPTS) continue;
-        if (err instanceof StoreIdempotencyTaken && idempotency) {
-          const replay = checkReplay(await deps.store.getIdempotent(auth.agentId, idempotency.key), idempotency);
-          if (replay) return { ok: true, result: replay };
+    const attempt = async (): Promise<ToolOutcome> => {
+      for (let n = 1; ; n++) {
+        const ctx = makeContext(deps, auth, requestId, name, idempotency);
+        try {
+          return { ok: true, result: await tool.handler(input, ctx) };
+        } catch (err) {
+          if (err instanceof StoreConflict && n < MAX_ATTEMPTS) {
+            await backoff(n);
+            continue;
+          }
+          if (err instanceof StoreIdempotencyTaken && idempotency) {
+            const replay = checkReplay(await deps.store.getIdempotent(auth.agentId, idempotency.key), idempotency);
+            if (replay) return { ok: true, result: replay };
+          }
+          throw err;
         }
-        throw err;
       }
-    }
+    };
+    return tool.mutating ? await mutationQueue.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt) : await attempt();
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err };
     if (err instanceof StoreConflict) {

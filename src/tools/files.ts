@@ -2,67 +2,33 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
-import { ancestorsOf, baseName, isReservedPath, isWithin } from '../core/paths.js';
+import { ancestorsOf, baseName, isWithin } from '../core/paths.js';
 import { contentHash, countLines, decodeText, pageLines } from '../core/text.js';
 import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
-import { checkPreconditions, expectedFields, isLive, notFound, pathField, updatedBy, versionField } from './common.js';
+import {
+  ROOT,
+  checkPreconditions,
+  checkSize,
+  decodeContent,
+  expectedFields,
+  isADirectory,
+  isLive,
+  navigablePath,
+  notFound,
+  pathField,
+  planAncestors,
+  rejectReserved,
+  updatedBy,
+  versionField,
+  versionNotFound,
+} from './common.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 
-const ROOT = '/';
 
-function rejectReserved(path: string): void {
-  if (isReservedPath(path)) {
-    throw new ToolError(
-      'INVALID_PATH',
-      `${path} is inside /shared, the read-only mount of files other agents shared with you. Write somewhere else.`,
-      { path, reason: 'reserved' },
-    );
-  }
-}
 
-/**
- * Checks that every ancestor of `path` is (or can become) a directory and plans the creation
- * of the missing ones. A live file on the way → NOT_A_DIRECTORY.
- */
-function planAncestors(path: string, nodes: Map<string, NodeRecord>): PlannedChange[] {
-  const changes: PlannedChange[] = [];
-  for (const anc of ancestorsOf(path)) {
-    const node = nodes.get(anc);
-    if (isLive(node) && node.kind === 'file') {
-      throw new ToolError('NOT_A_DIRECTORY', `${anc} is a file, so ${path} cannot be created below it. Choose another path or move ${anc}.`, {
-        path,
-        blockingPath: anc,
-      });
-    }
-    if (!isLive(node)) {
-      changes.push({ path: anc, expectVersion: node?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
-    }
-  }
-  return changes;
-}
 
-function decodeContent(content: string, encoding: 'utf8' | 'base64'): Buffer {
-  if (encoding === 'utf8') return Buffer.from(content, 'utf8');
-  const clean = content.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
-    throw new ToolError('INVALID_INPUT', "'content' is not valid base64. Send standard base64, or use encoding \"utf8\" for text.", {
-      field: 'content',
-    });
-  }
-  return Buffer.from(clean, 'base64');
-}
 
-function checkSize(ctx: ToolContext, path: string, size: number): void {
-  const limit = ctx.config.maxFileBytes;
-  if (size > limit) {
-    throw new ToolError('FILE_TOO_LARGE', `${path} would be ${size} bytes; the limit is ${limit} bytes per file. Split the content into several files.`, {
-      path,
-      size,
-      limit,
-    });
-  }
-}
 
 const write = defineTool({
   name: 'write',
@@ -236,17 +202,7 @@ const read = defineTool({
   },
 });
 
-function isADirectory(path: string): ToolError {
-  return new ToolError('IS_A_DIRECTORY', `${path} is a directory. Use list (or bash \`ls\`) to see its entries.`, { path });
-}
 
-function versionNotFound(path: string, version: number, node: NodeRecord): ToolError {
-  return new ToolError('VERSION_NOT_FOUND', `${path} has no version ${version}; its versions run from 1 to ${node.version}.`, {
-    path,
-    version,
-    latestVersion: node.version,
-  });
-}
 
 const stat = defineTool({
   name: 'stat',
@@ -303,22 +259,6 @@ const stat = defineTool({
   },
 });
 
-/**
- * Like ctx.path, but a folder-scoped key may also name the ancestors of its folder: they
- * appear as directories so the folder can be reached by browsing from '/'.
- */
-function navigablePath(ctx: ToolContext, input: string): string {
-  const folder = ctx.auth.folder;
-  if (!folder) return ctx.path(input);
-  try {
-    return ctx.path(input);
-  } catch (err) {
-    if (err instanceof ToolError && err.code === 'OUTSIDE_KEY_FOLDER' && isWithin(folder, err.details!.path as string)) {
-      return err.details!.path as string;
-    }
-    throw err;
-  }
-}
 
 function encodeCursor(after: string, path: string, recursive: boolean): string {
   return Buffer.from(JSON.stringify({ a: after, p: path, r: recursive })).toString('base64url');
