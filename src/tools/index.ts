@@ -3,7 +3,9 @@ import { agentTools } from './agents.js';
 import { editTools } from './edit.js';
 import { fileTools } from './files.js';
 import { ToolRegistry } from './registry.js';
+import { treeTools } from './tree-ops.js';
+import { versionTools } from './versions.js';
 
 export function buildRegistry(): ToolRegistry {
-  return new ToolRegistry().register(...fileTools, ...editTools, ...agentTools);
+  return new ToolRegistry().register(...fileTools, ...editTools, ...treeTools, ...versionTools, ...agentTools);
 }

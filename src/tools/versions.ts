@@ -1,0 +1,475 @@
+/** The version history: list_versions, diff, restore, list_changes, revert_changeset, list_deleted, purge. */
+import { z } from 'zod';
+import { unifiedDiff } from '../core/diff.js';
+import { ToolError } from '../core/errors.js';
+import { newId } from '../core/keys.js';
+import { ancestorsOf, isWithin } from '../core/paths.js';
+import { isFullScope, missingScopes } from '../core/scopes.js';
+import { decodeText } from '../core/text.js';
+import { iso } from '../core/time.js';
+import type { ChangesetRecord, NodeRecord, PlannedChange, VersionCursor, VersionRecord } from '../store/types.js';
+import {
+  ROOT,
+  checkPreconditions,
+  expectedFields,
+  isLive,
+  navigablePath,
+  notFound,
+  pathField,
+  planAncestors,
+  rejectReserved,
+  versionField,
+  versionNotFound,
+} from './common.js';
+import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+
+function versionEntry(v: VersionRecord) {
+  return {
+    path: v.path,
+    version: v.version,
+    updatedAt: iso(v.updatedAtMs),
+    type: v.kind === 'dir' ? 'directory' : 'file',
+    deleted: v.deleted,
+    size: v.size,
+    contentHash: v.blobHash,
+    op: v.op,
+    changesetId: v.changesetId,
+    by: { keyId: v.keyId, label: v.keyLabel },
+  };
+}
+
+function encodeToken(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+function decodeToken<T>(token: string, field: string, valid: (v: any) => boolean): T {
+  try {
+    const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (valid(v)) return v as T;
+  } catch {
+    /* fall through */
+  }
+  throw new ToolError('INVALID_INPUT', `'${field}' is not a value this tool returned. Pass back the nextBefore you received, or a version number.`, { field });
+}
+
+async function requireNode(ctx: ToolContext, path: string): Promise<NodeRecord> {
+  const node = await ctx.store.getNode(ctx.auth.agentId, path);
+  if (!node || node.purged) throw await notFound(ctx, path, node, 'file or directory with history');
+  return node;
+}
+
+const listVersions = defineTool({
+  name: 'list_versions',
+  family: 'versions',
+  scopes: ['files:read'],
+  summary: 'The versions of a path, newest first (including deletes, and history from before a move).',
+  description:
+    'Lists every version of the path, newest first, with who made it and how (create, update, delete, move, restore). ' +
+    'A file that was moved here also lists its versions under its earlier path. Page with before: nextBefore.',
+  input: z.strictObject({
+    path: pathField,
+    limit: z.number().int().min(1).max(200).default(50),
+    before: z.union([versionField, z.string()]).optional().describe('A version number of this path, or the nextBefore of the previous page.'),
+  }),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: ['NOT_FOUND'],
+  examples: [{ title: 'History of a file', input: { path: '/notes/done.md' } }],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    const node = await requireNode(ctx, path);
+    let cursor: VersionCursor | null = null;
+    if (typeof input.before === 'number') {
+      const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.before);
+      if (!v) throw versionNotFound(path, input.before, node);
+      cursor = { updatedAtMs: v.updatedAtMs, path: v.path, version: v.version };
+    } else if (typeof input.before === 'string') {
+      cursor = decodeToken<VersionCursor>(input.before, 'before', (v) => typeof v?.updatedAtMs === 'number' && typeof v?.path === 'string');
+    }
+    const rows = await ctx.store.listVersions(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
+    const visible = rows.filter((v) => !ctx.auth.folder || isWithin(v.path, ctx.auth.folder));
+    const page = visible.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      success: true,
+      path,
+      currentVersion: node.version,
+      deleted: node.deleted,
+      versions: page.map(versionEntry),
+      nextBefore: rows.length > input.limit && last ? encodeToken({ updatedAtMs: last.updatedAtMs, path: last.path, version: last.version }) : null,
+    };
+  },
+});
+
+/** The content of a version (null for a delete marker), or throws VERSION_NOT_FOUND / IS_A_DIRECTORY. */
+async function versionContent(ctx: ToolContext, path: string, version: number, node: NodeRecord): Promise<{ v: VersionRecord; bytes: Buffer | null }> {
+  const v = await ctx.store.getVersion(ctx.auth.agentId, path, version);
+  if (!v) throw versionNotFound(path, version, node);
+  if (v.kind === 'dir' && !v.deleted) {
+    throw new ToolError('IS_A_DIRECTORY', `Version ${version} of ${path} is a directory; diff compares file versions.`, { path, version });
+  }
+  if (v.deleted || !v.blobHash) return { v, bytes: null };
+  return { v, bytes: (await ctx.store.getBlob(ctx.auth.agentId, v.blobHash)) ?? Buffer.alloc(0) };
+}
+
+function asText(bytes: Buffer | null): string | null | undefined {
+  if (bytes === null) return null;
+  const t = decodeText(bytes);
+  return t === null ? undefined : t;
+}
+
+const diff = defineTool({
+  name: 'diff',
+  family: 'versions',
+  scopes: ['files:read'],
+  summary: 'Unified diff between two versions of a file.',
+  description: 'Compares version `from` with version `to` (default: the current version). A deleted side renders as /dev/null.',
+  input: z.strictObject({ path: pathField, from: versionField, to: versionField.optional() }),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'IS_A_DIRECTORY'],
+  examples: [{ title: 'What changed since version 1', input: { path: '/notes/done.md', from: 1 } }],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    const node = await requireNode(ctx, path);
+    const to = input.to ?? node.version;
+    const [a, b] = await Promise.all([versionContent(ctx, path, input.from, node), versionContent(ctx, path, to, node)]);
+    const [ta, tb] = [asText(a.bytes), asText(b.bytes)];
+    const base = { success: true, path, from: input.from, to, fromHash: a.v.blobHash, toHash: b.v.blobHash };
+    if (ta === undefined || tb === undefined) {
+      const same = a.v.blobHash === b.v.blobHash;
+      return { ...base, binary: true, identical: same, diff: same ? '' : `Binary files differ (version ${input.from} and version ${to}).\n` };
+    }
+    const d = unifiedDiff(ta, tb, { path, oldLabel: `version ${input.from}`, newLabel: `version ${to}` });
+    return { ...base, identical: d.diff === '' && a.v.deleted === b.v.deleted, diff: d.diff, diffTruncated: d.truncated, diffStats: d.stats };
+  },
+});
+
+/** The planned change that puts `path` back into the state it had at version `v`. */
+function restoreChange(path: string, current: NodeRecord | null | undefined, v: VersionRecord, op: 'restore' | 'delete'): PlannedChange {
+  if (v.deleted) return { path, expectVersion: current?.version ?? 0, op: 'delete', state: { kind: 'deleted', was: v.kind } };
+  const fileId = current?.fileId ?? newId('f');
+  return {
+    path,
+    expectVersion: current?.version ?? 0,
+    op,
+    state: v.kind === 'dir' ? { kind: 'dir', fileId } : { kind: 'file', blob: { hash: v.blobHash!, size: v.size }, lines: v.lines, fileId },
+  };
+}
+
+const restore = defineTool({
+  name: 'restore',
+  family: 'versions',
+  scopes: ['files:write'],
+  summary: 'Make an earlier version current again (also undeletes). History is never rewritten.',
+  description:
+    'Creates a new head version with the content of `version` (a deleted file comes back, with its parent directories). ' +
+    'dryRun: true shows the diff from the current content without writing.',
+  input: z.strictObject({ path: pathField, version: versionField, dryRun: z.boolean().default(false), ...expectedFields }),
+  mutating: true,
+  annotations: { readOnly: false, destructive: false, idempotent: false },
+  errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'NOT_A_DIRECTORY'],
+  examples: [{ title: 'Undelete a moved-away file at its first version', input: { path: '/notes/todo.md', version: 1 } }],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    rejectReserved(path);
+    const agentId = ctx.auth.agentId;
+    const node = await requireNode(ctx, path);
+    const v = await ctx.store.getVersion(agentId, path, input.version);
+    if (!v) throw versionNotFound(path, input.version, node);
+    if (v.deleted) {
+      throw new ToolError('VERSION_NOT_FOUND', `Version ${v.version} of ${path} is a delete marker; restore an earlier version (e.g. ${v.version - 1}).`, {
+        path,
+        version: v.version,
+        latestVersion: node.version,
+      });
+    }
+    checkPreconditions(path, input, node.deleted && input.expectedVersion === undefined && input.expectedUpdatedAt === undefined ? null : node);
+    if (isLive(node) && node.kind === v.kind && node.blobHash === v.blobHash) {
+      throw new ToolError('NO_CHANGE', `${path} already has the content of version ${v.version} (current version ${node.version}). Nothing to restore.`, {
+        path,
+        version: node.version,
+      });
+    }
+    if (isLive(node) && node.kind !== v.kind) {
+      throw new ToolError('NOT_A_DIRECTORY', `${path} is now a ${node.kind === 'dir' ? 'directory' : 'file'} and version ${v.version} is a ${v.kind === 'dir' ? 'directory' : 'file'}. Move the current one away first.`, {
+        path,
+        blockingPath: path,
+      });
+    }
+    const nodes = await ctx.store.getNodes(agentId, ancestorsOf(path));
+    const changes = planAncestors(path, nodes);
+    changes.push(restoreChange(path, node, v, 'restore'));
+
+    const [before, after] = await Promise.all([
+      isLive(node) && node.blobHash ? ctx.store.getBlob(agentId, node.blobHash) : Promise.resolve(null),
+      v.blobHash ? ctx.store.getBlob(agentId, v.blobHash) : Promise.resolve(null),
+    ]);
+    const [tb, ta] = [asText(before), asText(after)];
+    const d =
+      tb === undefined || ta === undefined
+        ? { diff: 'Binary files differ.\n', truncated: false, stats: { hunks: 0, added: 0, removed: 0 } }
+        : unifiedDiff(tb, ta, { path, oldLabel: isLive(node) ? `version ${node.version}` : 'deleted', newLabel: `restored from version ${v.version}` });
+    const base = {
+      success: true, path, restoredFrom: v.version, baseVersion: node.version, undeleted: !isLive(node),
+      diff: d.diff, diffTruncated: d.truncated,
+    };
+    if (input.dryRun) return { ...base, applied: false, note: `Dry run: nothing written. Repeat without dryRun (and with expectedVersion: ${node.version}) to apply.` };
+    return ctx.commit(changes, (cs) => {
+      const entry = cs.entries.find((e) => e.path === path)!;
+      return { ...base, applied: true, version: entry.toVersion, updatedAt: iso(entry.updatedAtMs), size: v.size, contentHash: v.blobHash, changesetId: cs.id };
+    });
+  },
+});
+
+function changesetEntry(cs: ChangesetRecord, folder: string | null, prefix: string | null) {
+  const entries = cs.entries.filter((e) => (!folder || isWithin(e.path, folder)) && (!prefix || isWithin(e.path, prefix)));
+  if (entries.length === 0) return null;
+  return {
+    changesetId: cs.id,
+    seq: cs.seq,
+    createdAt: iso(cs.createdAtMs),
+    tool: cs.tool,
+    by: { keyId: cs.keyId, label: cs.keyLabel },
+    entries: entries.map((e) => ({
+      path: e.path, op: e.op, type: e.kind === 'dir' ? 'directory' : 'file', fromVersion: e.fromVersion, toVersion: e.toVersion,
+    })),
+    ...(entries.length < cs.entries.length ? { partial: true } : {}),
+  };
+}
+
+const SCAN_LIMIT = 2000;
+
+const listChanges = defineTool({
+  name: 'list_changes',
+  family: 'versions',
+  scopes: ['files:read'],
+  summary: 'The changeset feed: every mutation, newest first, or oldest first after `since`.',
+  description:
+    'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool and entries ' +
+    '{path, op, fromVersion, toVersion}. Without since: newest first, page with before: nextBefore. With since: the changesets ' +
+    'after that seq in order; poll again with since: nextSince to follow the feed. path filters to a subtree.',
+  input: z.strictObject({
+    path: pathField.optional().describe('Only changes at or below this path.'),
+    since: z.number().int().min(0).optional(),
+    before: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).max(200).default(50),
+  }),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: [],
+  examples: [
+    { title: 'Recent changes', input: { limit: 10 } },
+    { title: 'Follow the feed', input: { since: 0 } },
+  ],
+  async handler(input, ctx) {
+    if (input.since !== undefined && input.before !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'Give since (oldest first) or before (newest first), not both.', { field: 'before' });
+    }
+    const prefix = input.path !== undefined ? navigablePath(ctx, input.path) : null;
+    const out: NonNullable<ReturnType<typeof changesetEntry>>[] = [];
+    let scanned = 0;
+    let cursor = input.since ?? input.before;
+    let exhausted = false;
+    let lastSeq: number | null = null;
+    while (out.length < input.limit && scanned < SCAN_LIMIT) {
+      const batch = await ctx.store.listChangesets(ctx.auth.agentId, {
+        ...(input.since !== undefined ? { since: cursor! } : cursor !== undefined ? { before: cursor } : {}),
+        limit: Math.min(200, input.limit * 2),
+      });
+      if (batch.length === 0) {
+        exhausted = true;
+        break;
+      }
+      for (const cs of batch) {
+        scanned++;
+        lastSeq = cs.seq;
+        cursor = cs.seq;
+        const e = changesetEntry(cs, ctx.auth.folder, prefix);
+        if (e) out.push(e);
+        if (out.length >= input.limit) break;
+      }
+    }
+    if (input.since !== undefined) {
+      return { success: true, changesets: out, nextSince: lastSeq ?? input.since };
+    }
+    return { success: true, changesets: out, nextBefore: exhausted || lastSeq === null ? null : lastSeq };
+  },
+});
+
+const revertChangeset = defineTool({
+  name: 'revert_changeset',
+  family: 'versions',
+  scopes: ['files:write'],
+  summary: 'Undo one changeset: every path it touched goes back to its version before it, atomically.',
+  description:
+    'Restores each path of the changeset to its fromVersion (paths it created are deleted) as one new changeset. If any of those ' +
+    'paths changed after the changeset, fails with EDIT_CONFLICT listing them, unless force: true. Needs files:delete too when ' +
+    'the revert deletes files. dryRun: true lists what would change.',
+  input: z.strictObject({ changesetId: z.string().min(1), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
+  mutating: true,
+  annotations: { readOnly: false, destructive: true, idempotent: false },
+  errors: ['NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'INSUFFICIENT_SCOPE'],
+  examples: [{ title: 'Preview undoing a changeset', input: { changesetId: 'cs_EXAMPLE', dryRun: true } }],
+  async handler(input, ctx) {
+    const agentId = ctx.auth.agentId;
+    const cs = await ctx.store.getChangeset(agentId, input.changesetId);
+    const folder = ctx.auth.folder;
+    if (!cs || (folder && cs.entries.some((e) => !isWithin(e.path, folder)))) {
+      throw new ToolError('NOT_FOUND', `No changeset ${input.changesetId}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`, {
+        changesetId: input.changesetId,
+      });
+    }
+    const paths = cs.entries.map((e) => e.path);
+    const current = await ctx.store.getNodes(agentId, paths);
+    const conflicts = cs.entries
+      .filter((e) => (current.get(e.path)?.version ?? 0) !== e.toVersion)
+      .map((e) => {
+        const c = current.get(e.path);
+        return { path: e.path, changesetVersion: e.toVersion, currentVersion: c?.version ?? null, currentUpdatedAt: c ? iso(c.updatedAtMs) : null, by: c?.updatedByLabel ?? null };
+      });
+    if (conflicts.length && !input.force) {
+      throw new ToolError(
+        'EDIT_CONFLICT',
+        `${conflicts.length} path(s) changed after changeset ${cs.id}: ${conflicts.slice(0, 5).map((c) => `${c.path} (now version ${c.currentVersion})`).join(', ')}. ` +
+          'Reverting would discard those later changes; pass force: true to revert anyway, or restore files one by one.',
+        { changesetId: cs.id, paths: conflicts },
+      );
+    }
+    const changes: PlannedChange[] = [];
+    for (const e of cs.entries) {
+      const cur = current.get(e.path);
+      if (e.fromVersion === null) {
+        if (isLive(cur)) changes.push({ path: e.path, expectVersion: cur.version, op: 'delete', state: { kind: 'deleted', was: cur.kind } });
+        continue;
+      }
+      const v = await ctx.store.getVersion(agentId, e.path, e.fromVersion);
+      if (!v) continue; // purged since: nothing to go back to
+      if (cur && !cur.deleted === !v.deleted && cur.kind === v.kind && cur.blobHash === v.blobHash) continue;
+      if (v.deleted && !isLive(cur)) continue;
+      changes.push(restoreChange(e.path, cur, v, 'restore'));
+    }
+    // Parents that were deleted after the changeset must exist again for restored files.
+    const restoredPaths = new Set(changes.filter((c) => c.state.kind !== 'deleted').map((c) => c.path));
+    const deletedPaths = new Set(changes.filter((c) => c.state.kind === 'deleted').map((c) => c.path));
+    const ancestorNeeds = [...new Set([...restoredPaths].flatMap((p) => ancestorsOf(p)))].filter((a) => !restoredPaths.has(a));
+    if (ancestorNeeds.length) {
+      const anc = await ctx.store.getNodes(agentId, ancestorNeeds);
+      for (const a of ancestorNeeds.sort()) {
+        const n = anc.get(a);
+        if (deletedPaths.has(a)) {
+          throw new ToolError('EDIT_CONFLICT', `Reverting would both delete ${a} and restore files below it; revert the later changesets first.`, { changesetId: cs.id, path: a });
+        }
+        if (isLive(n) && n.kind === 'file') {
+          throw new ToolError('NOT_A_DIRECTORY', `${a} is now a file, so files below it cannot be restored. Move it away first.`, { path: a, blockingPath: a });
+        }
+        if (!isLive(n)) changes.push({ path: a, expectVersion: n?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
+      }
+    }
+    if (changes.length === 0) {
+      throw new ToolError('NO_CHANGE', `Every path of ${cs.id} is already as it was before it. Nothing to revert.`, { changesetId: cs.id });
+    }
+    if (changes.some((c) => c.state.kind === 'deleted')) {
+      const missing = missingScopes(['files:delete'], ctx.auth.scopes);
+      if (missing.length) {
+        throw new ToolError('INSUFFICIENT_SCOPE', `Reverting ${cs.id} deletes files, which needs files:delete; this key lacks it.`, {
+          required: ['files:write', 'files:delete'],
+          granted: ctx.auth.scopes,
+          missing,
+        });
+      }
+    }
+    const planned = changes.map((c) => ({ path: c.path, op: c.op, fromVersion: c.expectVersion || null }));
+    if (input.dryRun) return { success: true, applied: false, reverted: cs.id, entries: planned, forced: conflicts.length > 0 };
+    return ctx.commit(changes, (out) => ({
+      success: true,
+      applied: true,
+      reverted: cs.id,
+      changesetId: out.id,
+      entries: out.entries.map((e) => ({ path: e.path, op: e.op, fromVersion: e.fromVersion, toVersion: e.toVersion })),
+      forced: conflicts.length > 0,
+    }));
+  },
+});
+
+const listDeleted = defineTool({
+  name: 'list_deleted',
+  family: 'versions',
+  scopes: ['files:read'],
+  summary: 'Deleted paths that can still be restored.',
+  description: 'Tombstones at or below `path` (default /), with when and by whom they were deleted; restore lastVersion to undelete.',
+  input: z.strictObject({ path: pathField.default('/'), limit: z.number().int().min(1).max(1000).default(200), cursor: z.string().optional() }),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: [],
+  examples: [{ title: 'What was deleted', input: {} }],
+  async handler(input, ctx) {
+    const path = navigablePath(ctx, input.path);
+    const after = input.cursor !== undefined ? decodeToken<{ a: string }>(input.cursor, 'cursor', (v) => typeof v?.a === 'string').a : null;
+    const scope = ctx.auth.folder && isWithin(ctx.auth.folder, path) ? ctx.auth.folder : path;
+    const nodes: NodeRecord[] = [];
+    if (scope !== ROOT && scope !== path) {
+      const self = await ctx.store.getNode(ctx.auth.agentId, scope);
+      if (self?.deleted && !self.purged && (after === null || self.path > after)) nodes.push(self);
+    } else if (path !== ROOT) {
+      const self = await ctx.store.getNode(ctx.auth.agentId, path);
+      if (self?.deleted && !self.purged && after === null) nodes.push(self);
+    }
+    const page = await ctx.store.listDeleted(ctx.auth.agentId, scope, input.limit, after);
+    nodes.push(...page.nodes);
+    return {
+      success: true,
+      path,
+      deleted: nodes.slice(0, input.limit).map((n) => ({
+        path: n.path, type: n.kind === 'dir' ? 'directory' : 'file', version: n.version, lastVersion: n.version - 1,
+        deletedAt: iso(n.updatedAtMs), by: { keyId: n.updatedByKeyId, label: n.updatedByLabel },
+      })),
+      nextCursor: page.nextAfter ? encodeToken({ a: page.nextAfter }) : null,
+    };
+  },
+});
+
+const purge = defineTool({
+  name: 'purge',
+  family: 'versions',
+  scopes: ['files:delete'],
+  summary: 'Permanently remove a path and every version of it (the one way to erase a leaked secret).',
+  description:
+    'Irreversible. Removes every version of the path (with recursive handling of directories: everything below it too) and the ' +
+    'stored content no other version uses, freeing quota. Needs the agent\'s full-access key and confirm: true. Version numbers ' +
+    'of the path are never reused afterwards.',
+  input: z.strictObject({ path: pathField, confirm: z.literal(true).describe('Must be true: purge cannot be undone.') }),
+  mutating: true,
+  annotations: { readOnly: false, destructive: true, idempotent: true },
+  errors: ['NOT_FOUND', 'INSUFFICIENT_SCOPE'],
+  examples: [{ title: 'Erase a file and its history', input: { path: '/archive/done.md', confirm: true } }],
+  async handler(input, ctx) {
+    const path = ctx.path(input.path);
+    if (path === ROOT) throw new ToolError('INVALID_PATH', 'The root cannot be purged; purge the entries inside it.', { path, reason: 'root' });
+    if (!isFullScope(ctx.auth.scopes)) {
+      throw new ToolError('INSUFFICIENT_SCOPE', 'purge needs the agent\'s full-access key (every scope), because it cannot be undone.', {
+        required: 'full',
+        granted: ctx.auth.scopes,
+      });
+    }
+    const agentId = ctx.auth.agentId;
+    const node = await ctx.store.getNode(agentId, path);
+    if (!node || node.purged) throw await notFound(ctx, path, node, 'file or directory');
+    const paths = [path];
+    if (node.kind === 'dir') {
+      // Everything ever below it, live or deleted.
+      for (const list of [ctx.store.listSubtree.bind(ctx.store), ctx.store.listDeleted.bind(ctx.store)]) {
+        for (let after: string | null = null; ; ) {
+          const page = await list(agentId, path, 1000, after);
+          paths.push(...page.nodes.map((n) => n.path));
+          if (!page.nextAfter) break;
+          after = page.nextAfter;
+        }
+      }
+    }
+    const result = await ctx.store.purge(agentId, paths);
+    return { success: true, path, purged: paths, versionsRemoved: result.versions, bytesFreed: result.bytesFreed };
+  },
+});
+
+export const versionTools: AnyTool[] = [listVersions, diff, restore, listChanges, revertChangeset, listDeleted, purge] as unknown as AnyTool[];
