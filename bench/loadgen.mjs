@@ -46,7 +46,7 @@ function blast(job, sc, seconds, next) {
             // bare server ignores the path; keep the real URL shape anyway
             path: `/api/tools/${sc.tool ?? 'read'}`,
             headers: { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` },
-            setupRequest: (req) => ({ ...req, body: JSON.stringify(sc.bodyFor(next())) }),
+            setupRequest: (req) => ({ ...req, body: JSON.stringify(sc.bodyFor(...next())) }),
             onResponse: (status, body) => {
               if (status >= 200 && status < 300) {
                 if (TOOL_ERROR.test(body)) { toolErrors++; sample(status, body); }
@@ -85,10 +85,15 @@ async function runJob(job) {
   const sc = scenarios.find((s) => s.name === job.scenario);
   if (!sc) throw new Error(`unknown scenario ${job.scenario}`);
   await sc.setup({ call: (tool, body) => call(job.baseUrl, job.apiKey, tool, body) });
+  // next() → [i, phase, k]: i is unique across warm-up and measured run (write contents never
+  // repeat); k counts requests within the phase, for scenarios that keep per-phase state.
   let i = 1; // setup may use 0
-  const next = () => i++;
-  if (job.warmup > 0) await blast(job, sc, job.warmup, next);
-  return blast(job, sc, job.duration, next);
+  const phaseCounter = (phase) => {
+    let k = 0;
+    return () => [i++, phase, k++];
+  };
+  if (job.warmup > 0) await blast(job, sc, job.warmup, phaseCounter('warmup'));
+  return blast(job, sc, job.duration, phaseCounter('measure'));
 }
 
 process.once('message', (job) => {

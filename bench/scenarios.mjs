@@ -3,8 +3,8 @@
 //   tool     – tool name for POST /api/tools/{tool}; null = the bare baseline
 //   setup    – async (ctx) => void, runs once against a fresh server before
 //              warm-up; ctx.call(tool, body) invokes a tool and throws on error
-//   bodyFor  – (i) => request body object; i is unique per request within a
-//              load-generator run, so bodies can differ per request
+//   bodyFor  – (i, phase, k) => request body object; i is unique per request within a
+//              load-generator run (warm-up included); k counts within the phase
 // The bare scenario is always run (it is the baseline for the ratios).
 
 export const FILE_1K = 1024;
@@ -15,6 +15,8 @@ const filler = 'abcdefghijklmnopqrstuvwxyz0123456789\n'.repeat(Math.ceil(FILE_1K
 export const content1k = (i) => (`${i}:` + filler).slice(0, FILE_1K);
 
 const READ_PATH = '/bench/read-1k.txt';
+const EDIT_FILES = 500;
+const editFile = (rev) => (`rev ${rev}\n` + filler).slice(0, FILE_1K);
 const WRITE_FILES = 4; // rotate among a few paths so no single file's history dominates
 
 export const scenarios = [
@@ -39,12 +41,30 @@ export const scenarios = [
     setup: async () => {},
     bodyFor: (i) => ({ path: `/bench/write-${i % WRITE_FILES}.txt`, content: content1k(i) }),
   },
+  {
+    // One-line edit of a 1 KB file, a new version each time. Request i edits file i % EDIT_FILES,
+    // turning "rev t" into "rev t+1" (t = floor(i / EDIT_FILES)); with 50 connections the previous
+    // edit of a file has long completed when the next one is sent, so every edit matches.
+    name: 'edit',
+    tool: 'edit',
+    // Warm-up and measured run use separate files: requests cut off at the end of the warm-up
+    // would otherwise break the chain of revisions.
+    setup: async (ctx) => {
+      for (const phase of ['warmup', 'measure']) {
+        for (let j = 0; j < EDIT_FILES; j++) await ctx.call('write', { path: `/bench/${phase}/edit-${j}.txt`, content: editFile(0) });
+      }
+    },
+    bodyFor: (_i, phase, k) => {
+      const t = Math.floor(k / EDIT_FILES);
+      return { path: `/bench/${phase}/edit-${k % EDIT_FILES}.txt`, old_string: `rev ${t}\n`, new_string: `rev ${t + 1}\n` };
+    },
+  },
 ];
 
 // Targets: minimum req/s as a fraction of bare (same run), per backend.
 // Every tool scenario must also have p99 below P99_TARGET_MS and zero errors.
 export const RATIO_TARGETS = {
-  sqlite: { read: 0.6, write: 0.3 },
+  sqlite: { read: 0.6, write: 0.3, edit: 0.25 },
   postgres: { read: 0.35, write: 0.15 },
 };
 export const P99_TARGET_MS = 20;

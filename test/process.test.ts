@@ -43,7 +43,9 @@ for (const backend of backends()) {
           }
         }
       });
-      await new Promise((r) => setTimeout(r, 400));
+      // Kill in the middle of the load, once a good number of writes were acknowledged.
+      for (let waited = 0; acked.size < 20 && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, Math.random() * 100));
       await server.kill('SIGKILL');
       stop = true;
       await Promise.all(writers);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
-import { ancestorsOf, baseName, isWithin } from '../core/paths.js';
+import { ancestorsOf, baseName, isWithin, parentOf } from '../core/paths.js';
 import { contentHash, countLines, decodeText, pageLines } from '../core/text.js';
 import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
@@ -219,7 +219,7 @@ const stat = defineTool({
     const path = navigablePath(ctx, input.path);
     const agentId = ctx.auth.agentId;
     if (path === ROOT) {
-      const [agent, children] = await Promise.all([ctx.store.getAgent(agentId), ctx.store.countLiveChildren(agentId, ROOT)]);
+      const [agent, children] = await Promise.all([ctx.store.getAgent(agentId), countVisibleChildren(ctx, ROOT)]);
       const at = iso(agent?.createdAtMs ?? 0);
       return {
         success: true, path, type: 'directory', size: 0, lines: null, version: 0, updatedAt: at, createdAt: at,
@@ -240,7 +240,7 @@ const stat = defineTool({
     if (node.deleted) throw await notFound(ctx, path, node, 'file or directory');
     const [versionCount, entries] = await Promise.all([
       ctx.store.countVersions(agentId, path),
-      node.kind === 'dir' ? ctx.store.countLiveChildren(agentId, path) : Promise.resolve(undefined),
+      node.kind === 'dir' ? countVisibleChildren(ctx, path) : Promise.resolve(undefined),
     ]);
     return {
       success: true,
@@ -259,6 +259,19 @@ const stat = defineTool({
   },
 });
 
+
+/**
+ * Live children of a directory as this key sees them: above a folder-scoped key's folder only
+ * the next directory toward it counts (the count must not reveal what is outside the folder).
+ */
+async function countVisibleChildren(ctx: ToolContext, dir: string): Promise<number> {
+  const folder = ctx.auth.folder;
+  if (folder && dir !== folder && isWithin(folder, dir)) {
+    const next = [...ancestorsOf(folder), folder].find((p) => parentOf(p) === dir);
+    return next && isLive(await ctx.store.getNode(ctx.auth.agentId, next)) ? 1 : 0;
+  }
+  return ctx.store.countLiveChildren(ctx.auth.agentId, dir);
+}
 
 function encodeCursor(after: string, path: string, recursive: boolean): string {
   return Buffer.from(JSON.stringify({ a: after, p: path, r: recursive })).toString('base64url');
