@@ -2,6 +2,7 @@
  * Settings come from the environment, are validated once at start, and a bad value stops the
  * server with a one-line reason. The README's settings table documents exactly these.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const int = (name: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -81,6 +82,19 @@ const EnvSchema = z.object({
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
   TRUST_PROXY: bool('TRUST_PROXY', false),
   SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
+  WORKERS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return 1;
+      if (v === 'auto') return Math.max(1, availableParallelism());
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n < 1 || n > 64) {
+        ctx.addIssue({ code: 'custom', message: `WORKERS must be an integer from 1 to 64 or "auto" (got ${JSON.stringify(v)})` });
+        return z.NEVER;
+      }
+      return n;
+    }),
 });
 
 export interface Config {
@@ -101,6 +115,7 @@ export interface Config {
   pgPoolSize: number;
   trustProxy: boolean;
   shutdownTimeoutMs: number;
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -131,5 +146,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgPoolSize: e.PG_POOL_SIZE,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    workers: e.WORKERS,
   };
 }

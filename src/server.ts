@@ -1,7 +1,9 @@
 /**
  * Entry point: validate settings, open the store, migrate, serve; on SIGTERM/SIGINT stop
- * accepting, let in-flight calls finish, close the store.
+ * accepting, let in-flight calls finish, close the store. With WORKERS > 1 the primary
+ * migrates once and forks that many identical, stateless server processes sharing the port.
  */
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { openStore } from './store/open.js';
@@ -22,10 +24,16 @@ async function main(): Promise<void> {
   }
 
   const store = openStore(config);
-  try {
-    await store.migrate();
-  } catch (err) {
-    fatal(`cannot prepare the ${store.kind} store: ${(err as Error).message}`);
+  if (cluster.isPrimary) {
+    try {
+      await store.migrate();
+    } catch (err) {
+      fatal(`cannot prepare the ${store.kind} store: ${(err as Error).message}`);
+    }
+    if (config.workers > 1) {
+      await store.close();
+      return runPrimary(config);
+    }
   }
 
   const app = buildApp({ config, store, registry: buildRegistry() });
@@ -62,6 +70,29 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Forks the workers, restarts one that dies unexpectedly, and relays shutdown signals. */
+function runPrimary(config: Config): void {
+  let stopping = false;
+  const fork = () => cluster.fork();
+  for (let i = 0; i < config.workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    process.stderr.write(`agent-file-service: worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
+    setTimeout(fork, 200);
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 1000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((err) => fatal((err as Error).message));

@@ -98,6 +98,18 @@ for (const backend of backends()) {
       for (const r of results) if (r.status === 'fulfilled') assert.ok(r.value.status === 200 || r.value.status === 503, String(r.value.status));
     });
 
+    it('WORKERS=2: a cluster of two processes serves the same data and stops cleanly on SIGTERM', async () => {
+      const port = await freePort();
+      const server = await spawnServer({ ...db.env, WORKERS: '2' }, port);
+      const { apiKey } = await server.register('Cluster');
+      const writes = await Promise.all(Array.from({ length: 20 }, (_, i) => server.ok(apiKey, 'write', { path: `/c/${i}.txt`, content: `n${i}` })));
+      assert.equal(writes.length, 20);
+      const listed = await server.ok(apiKey, 'list', { path: '/c' });
+      assert.equal(listed.entries.length, 20);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0, server.output());
+    });
+
     it('migrations: `npm run migrate` twice, and two servers starting at once on one database', async () => {
       for (let i = 0; i < 2; i++) {
         const r = spawnSync(process.execPath, [MIGRATE_JS], { env: { ...process.env, ...db.env }, encoding: 'utf8' });
@@ -129,6 +141,7 @@ describe('settings are validated at start', () => {
     [{ MAX_FILE_BYTES: '-1' }, /MAX_FILE_BYTES must be an integer/],
     [{ SQLITE_SYNCHRONOUS: 'off' }, /SQLITE_SYNCHRONOUS must be one of normal, full/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+    [{ WORKERS: '0' }, /WORKERS must be an integer from 1 to 64 or "auto"/],
   ];
   for (const [env, expected] of cases) {
     it(`${Object.keys(env)[0]}=${Object.values(env)[0]} stops the server with a one-line reason`, () => {

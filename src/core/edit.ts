@@ -117,10 +117,18 @@ function overlaps(regions: Array<[number, number]>, start: number, end: number):
 function shiftRegions(regions: Array<[number, number]>, offsets: number[], oldLen: number, newLen: number): Array<[number, number]> {
   const delta = newLen - oldLen;
   const out: Array<[number, number]> = [];
-  for (const [s, e] of regions) {
-    const before = offsets.filter((o) => o + oldLen <= s).length;
-    const hit = offsets.some((o) => o < e && o + oldLen > s);
-    if (!hit) out.push([s + before * delta, e + before * delta]);
+  for (const region of regions) {
+    // The parts of an inserted region that this edit did not replace stay inserted text.
+    let pieces: Array<[number, number]> = [region];
+    for (const o of offsets) {
+      pieces = pieces.flatMap(([s, e]): Array<[number, number]> =>
+        o < e && o + oldLen > s ? ([[s, o], [o + oldLen, e]] as Array<[number, number]>).filter(([a, b]) => b > a) : [[s, e]],
+      );
+    }
+    for (const [s, e] of pieces) {
+      const before = offsets.filter((o) => o + oldLen <= s).length;
+      out.push([s + before * delta, e + before * delta]);
+    }
   }
   offsets.forEach((o, i) => {
     const start = o + i * delta;

@@ -3,7 +3,7 @@
  * the mapping of every failure to the contract's envelope. No business logic lives here.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { TransportError } from '../core/errors.js';
 import type { Store } from '../store/types.js';
@@ -37,7 +37,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     requestTimeout: 120_000,
     return503OnClosing: true,
     // One line per request (below) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
 
   app.addHook('onResponse', (req, reply, done) => {
