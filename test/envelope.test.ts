@@ -28,6 +28,11 @@ for (const backend of backends()) {
             const latest = (await s.ok(key, 'list_changes', { limit: 1 })).changesets[0].changesetId;
             input = JSON.parse(JSON.stringify(input).replaceAll('cs_EXAMPLE', latest));
           }
+          // ...and key_EXAMPLE stands for the newest key other than the caller's.
+          if (JSON.stringify(input).includes('key_EXAMPLE')) {
+            const keys = (await s.ok(key, 'list_keys')).keys.filter((k: any) => !k.current);
+            input = JSON.parse(JSON.stringify(input).replaceAll('key_EXAMPLE', keys[keys.length - 1].keyId));
+          }
           const r = await s.call(key, tool.name, input);
           assert.equal(r.status, 200, `${tool.name}: ${JSON.stringify(r.body)}`);
           assertEnvelope(r, 'success');

@@ -390,6 +390,7 @@ describe('config: loadConfig', () => {
       pgPoolSize: 10,
       trustProxy: false,
       shutdownTimeoutMs: 10_000,
+      workers: 1,
     });
   });
 

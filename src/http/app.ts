@@ -60,8 +60,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     }
   });
 
-  const deps: DispatchDeps = { registry, store, config };
   const auth = new Authenticator(store, config.baseUrl);
+  const deps: DispatchDeps = { registry, store, config, onKeysChanged: () => auth.forget() };
 
   app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -15,6 +15,7 @@ import {
   toAgent,
   toAuth,
   toChangeset,
+  toKey,
   toNode,
   toVersion,
 } from './rows.js';
@@ -173,6 +174,21 @@ export class PostgresStore implements Store {
       [hash],
     );
     return rows[0] ? toAuth(rows[0]) : null;
+  }
+
+  async listKeys(agentId: string): Promise<KeyRecord[]> {
+    const { rows } = await this.q(this.pool, 'SELECT * FROM api_keys WHERE agent_id = $1 ORDER BY created_at_ms, id', [agentId]);
+    return rows.map(toKey);
+  }
+
+  async revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null> {
+    const { rows } = await this.q(
+      this.pool,
+      `UPDATE api_keys SET revoked_at_ms = CASE WHEN revoked_at_ms IS NULL OR revoked_at_ms > $1 THEN $1 ELSE revoked_at_ms END
+        WHERE agent_id = $2 AND id = $3 RETURNING *`,
+      [atMs, agentId, keyId],
+    );
+    return rows[0] ? toKey(rows[0]) : null;
   }
 
   async touchKey(keyId: string, atMs: number): Promise<void> {

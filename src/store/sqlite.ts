@@ -14,6 +14,7 @@ import {
   toAgent,
   toAuth,
   toChangeset,
+  toKey,
   toNode,
   toVersion,
 } from './rows.js';
@@ -135,6 +136,18 @@ export class SqliteStore implements Store {
       'SELECT k.*, a.name AS agent_name, a.slug AS agent_slug FROM api_keys k JOIN agents a ON a.id = k.agent_id WHERE k.key_hash = ?',
     ).get(hash) as Row | undefined;
     return r ? toAuth(r) : null;
+  }
+
+  async listKeys(agentId: string): Promise<KeyRecord[]> {
+    return (this.stmt('SELECT * FROM api_keys WHERE agent_id = ? ORDER BY created_at_ms, id').all(agentId) as Row[]).map(toKey);
+  }
+
+  async revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null> {
+    const r = this.stmt(
+      `UPDATE api_keys SET revoked_at_ms = CASE WHEN revoked_at_ms IS NULL OR revoked_at_ms > ? THEN ? ELSE revoked_at_ms END
+        WHERE agent_id = ? AND id = ? RETURNING *`,
+    ).get(atMs, atMs, agentId, keyId) as Row | undefined;
+    return r ? toKey(r) : null;
   }
 
   async touchKey(keyId: string, atMs: number): Promise<void> {

@@ -200,6 +200,9 @@ export interface Store {
   getAgent(agentId: string): Promise<AgentRecord | null>;
   insertKey(key: KeyRecord & { hash: string }): Promise<void>;
   findKeyByHash(hash: string): Promise<AuthRecord | null>;
+  listKeys(agentId: string): Promise<KeyRecord[]>;
+  /** Sets revokedAt (now, or later for a rotation's grace period) unless already revoked earlier. */
+  revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null>;
   touchKey(keyId: string, atMs: number): Promise<void>;
 
   // rate counters shared by every instance using the same database

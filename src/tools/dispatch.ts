@@ -55,6 +55,8 @@ export interface DispatchDeps {
   registry: ToolRegistry;
   store: Store;
   config: Config;
+  /** Called after a tool revoked or rotated keys (the HTTP layer drops its auth cache). */
+  onKeysChanged?: () => void;
 }
 
 export type ToolOutcome = { ok: true; result: object } | { ok: false; error: ToolError };
@@ -125,7 +127,12 @@ export async function callTool(
       if (replay) return { ok: true, result: replay };
     }
 
+    const replayIfDone = async () =>
+      idempotency ? checkReplay(await deps.store.getIdempotent(auth.agentId, idempotency.key), idempotency) : null;
     const attempt = async (): Promise<ToolOutcome> => {
+      // A concurrent call with the same idempotencyKey may have finished while this one queued.
+      const done = await replayIfDone();
+      if (done) return { ok: true, result: done };
       for (let n = 1; ; n++) {
         const ctx = makeContext(deps, auth, requestId, name, idempotency);
         try {
@@ -135,8 +142,10 @@ export async function callTool(
             await backoff(n);
             continue;
           }
-          if (err instanceof StoreIdempotencyTaken && idempotency) {
-            const replay = checkReplay(await deps.store.getIdempotent(auth.agentId, idempotency.key), idempotency);
+          // Taken by a concurrent duplicate, or failing because that duplicate already applied
+          // (NOT_FOUND after its delete, NO_MATCH after its edit, …): answer with its result.
+          if ((err instanceof StoreIdempotencyTaken || err instanceof ToolError) && idempotency) {
+            const replay = await replayIfDone();
             if (replay) return { ok: true, result: replay };
           }
           throw err;
@@ -198,6 +207,9 @@ function makeContext(
         );
       }
       return p;
+    },
+    keysChanged() {
+      deps.onKeysChanged?.();
     },
     async commit<R extends object>(changes: PlannedChange[], respond: (cs: ChangesetRecord) => R): Promise<R> {
       try {

@@ -2,10 +2,11 @@
 import { agentTools } from './agents.js';
 import { editTools } from './edit.js';
 import { fileTools } from './files.js';
+import { keyTools } from './keys.js';
 import { ToolRegistry } from './registry.js';
 import { treeTools } from './tree-ops.js';
 import { versionTools } from './versions.js';
 
 export function buildRegistry(): ToolRegistry {
-  return new ToolRegistry().register(...fileTools, ...editTools, ...treeTools, ...versionTools, ...agentTools);
+  return new ToolRegistry().register(...fileTools, ...editTools, ...treeTools, ...versionTools, ...agentTools, ...keyTools);
 }

@@ -1,0 +1,224 @@
+/**
+ * Key management (agents family): create_key, list_keys, revoke_key, rotate_key. A key can
+ * only mint keys narrower than itself (subset of scopes, inside its folder, expiring no later),
+ * and manage itself and the keys it minted; the agent's full-access key manages every key.
+ */
+import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
+import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
+import { isWithin, normalizePath } from '../core/paths.js';
+import { ALL_SCOPES, PRESETS, expandScopes, isFullScope, isReadOnly, missingScopes, type Scope } from '../core/scopes.js';
+import { iso, parseTimestamp } from '../core/time.js';
+import type { KeyRecord } from '../store/types.js';
+import { defineTool, type AnyTool, type AuthContext, type ToolContext } from './registry.js';
+
+function describeKey(k: KeyRecord, callerKeyId: string) {
+  return {
+    keyId: k.id,
+    label: k.label,
+    preview: k.preview,
+    scopes: k.scopes,
+    readOnly: isReadOnly(k.scopes),
+    folder: k.folder,
+    createdAt: iso(k.createdAtMs),
+    lastUsedAt: k.lastUsedAtMs === null ? null : iso(k.lastUsedAtMs),
+    expiresAt: k.expiresAtMs === null ? null : iso(k.expiresAtMs),
+    revokedAt: k.revokedAtMs === null ? null : iso(k.revokedAtMs),
+    createdByKeyId: k.createdByKeyId,
+    current: k.id === callerKeyId,
+  };
+}
+
+/** Keys the caller may see and manage: itself and its descendants; every key for a full-access key. */
+function manageable(keys: KeyRecord[], auth: AuthContext): Set<string> {
+  if (isFullScope(auth.scopes)) return new Set(keys.map((k) => k.id));
+  const out = new Set<string>([auth.keyId]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const k of keys) {
+      if (!out.has(k.id) && k.createdByKeyId && out.has(k.createdByKeyId)) {
+        out.add(k.id);
+        grew = true;
+      }
+    }
+  }
+  return out;
+}
+
+async function mint(
+  ctx: ToolContext,
+  spec: { label: string; scopes: Scope[]; folder: string | null; expiresAtMs: number | null; createdByKeyId: string },
+) {
+  const apiKey = generateApiKey();
+  const record = {
+    id: newId('key'),
+    agentId: ctx.auth.agentId,
+    hash: hashApiKey(apiKey),
+    label: spec.label,
+    scopes: spec.scopes,
+    folder: spec.folder,
+    preview: keyPreview(apiKey),
+    createdAtMs: Date.now(),
+    lastUsedAtMs: null,
+    expiresAtMs: spec.expiresAtMs,
+    revokedAtMs: null,
+    createdByKeyId: spec.createdByKeyId,
+  };
+  await ctx.store.insertKey(record);
+  return { apiKey, record };
+}
+
+const createKey = defineTool({
+  name: 'create_key',
+  family: 'agents',
+  scopes: ['agents:write'],
+  summary: 'Mint a narrower API key: fewer scopes, a folder, an expiry.',
+  description:
+    'Creates a key with a subset of this key\'s scopes (give scopes, or a preset: full, read-only, files, files-read), optionally ' +
+    'restricted to a folder inside this key\'s folder and expiring no later than this key. The new key is shown once.',
+  input: z.strictObject({
+    label: z.string().trim().min(1).max(64),
+    scopes: z.array(z.string()).optional().describe(`Scope names or families: ${ALL_SCOPES.join(', ')}, files, shares, …`),
+    preset: z.enum(['full', 'read-only', 'files', 'files-read']).optional(),
+    folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),
+    expiresIn: z.number().int().min(60).max(10 * 365 * 86400).optional().describe('Lifetime in seconds.'),
+    expiresAt: z.string().optional().describe('Expiry as an ISO timestamp.'),
+  }),
+  mutating: false,
+  annotations: { readOnly: false, destructive: false, idempotent: false },
+  errors: ['INSUFFICIENT_SCOPE', 'INVALID_INPUT', 'INVALID_PATH'],
+  examples: [{ title: 'A read-only key for one folder, valid one day', input: { label: 'reviewer', preset: 'read-only', folder: '/projects', expiresIn: 86400 } }],
+  async handler(input, ctx) {
+    const { auth } = ctx;
+    if ((input.scopes === undefined) === (input.preset === undefined)) {
+      throw new ToolError('INVALID_INPUT', 'Give exactly one of scopes (a list) or preset (full, read-only, files, files-read).', { field: 'scopes' });
+    }
+    let scopes: Scope[];
+    try {
+      scopes = input.preset ? PRESETS[input.preset]! : expandScopes(input.scopes!);
+    } catch (err) {
+      throw new ToolError('INVALID_INPUT', `${(err as Error).message}. Valid scopes: ${ALL_SCOPES.join(', ')} (or a family name).`, { field: 'scopes' });
+    }
+    const missing = missingScopes(scopes, auth.scopes);
+    if (missing.length) {
+      throw new ToolError('INSUFFICIENT_SCOPE', `A key can only mint keys with its own scopes; this key lacks ${missing.join(', ')}.`, {
+        required: scopes,
+        granted: auth.scopes,
+        missing,
+      });
+    }
+    const folder = input.folder !== undefined ? normalizePath(input.folder, 'folder') : auth.folder;
+    if (auth.folder && folder && !isWithin(folder, auth.folder)) {
+      throw new ToolError('INSUFFICIENT_SCOPE', `This key is restricted to ${auth.folder}; a key it mints must stay inside it (got ${folder}).`, {
+        required: { folder },
+        granted: { folder: auth.folder },
+      });
+    }
+    if (input.expiresIn !== undefined && input.expiresAt !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'Give expiresIn or expiresAt, not both.', { field: 'expiresAt' });
+    }
+    const now = Date.now();
+    let expiresAtMs =
+      input.expiresIn !== undefined ? now + input.expiresIn * 1000 : input.expiresAt !== undefined ? parseTimestamp(input.expiresAt, 'expiresAt') : null;
+    if (expiresAtMs !== null && expiresAtMs <= now) {
+      throw new ToolError('INVALID_INPUT', `expiresAt ${iso(expiresAtMs)} is in the past.`, { field: 'expiresAt' });
+    }
+    if (auth.expiresAtMs !== null) {
+      if (expiresAtMs !== null && expiresAtMs > auth.expiresAtMs) {
+        throw new ToolError('INSUFFICIENT_SCOPE', `This key expires at ${iso(auth.expiresAtMs)}; a key it mints cannot outlive it.`, {
+          required: { expiresAt: iso(expiresAtMs) },
+          granted: { expiresAt: iso(auth.expiresAtMs) },
+        });
+      }
+      expiresAtMs ??= auth.expiresAtMs;
+    }
+    const { apiKey, record } = await mint(ctx, { label: input.label, scopes, folder, expiresAtMs, createdByKeyId: auth.keyId });
+    return { success: true, apiKey, ...describeKey(record, auth.keyId), important: 'Save apiKey now: it is shown only once.' };
+  },
+});
+
+const listKeys = defineTool({
+  name: 'list_keys',
+  family: 'agents',
+  scopes: ['agents:read'],
+  summary: 'The keys this key can manage (itself and the keys it minted; all of them for the full-access key). Metadata only.',
+  description: 'Never returns a key itself, only a short preview such as mk_AbCd…wxYz, with scopes, folder, expiry, last use and revocation.',
+  input: z.strictObject({}),
+  mutating: false,
+  annotations: { readOnly: true, destructive: false, idempotent: true },
+  errors: [],
+  examples: [{ title: 'List keys', input: {} }],
+  async handler(_input, ctx) {
+    const keys = await ctx.store.listKeys(ctx.auth.agentId);
+    const allowed = manageable(keys, ctx.auth);
+    return { success: true, keys: keys.filter((k) => allowed.has(k.id)).map((k) => describeKey(k, ctx.auth.keyId)) };
+  },
+});
+
+async function findManageable(ctx: ToolContext, keyId: string): Promise<KeyRecord> {
+  const keys = await ctx.store.listKeys(ctx.auth.agentId);
+  const target = keys.find((k) => k.id === keyId);
+  if (!target || !manageable(keys, ctx.auth).has(keyId)) {
+    // Same answer whether the key does not exist or belongs to someone this key cannot manage.
+    throw new ToolError('NOT_FOUND', `No key ${keyId} that this key can manage. list_keys shows the ones it can.`, { keyId });
+  }
+  return target;
+}
+
+const revokeKey = defineTool({
+  name: 'revoke_key',
+  family: 'agents',
+  scopes: [],
+  summary: 'Revoke a key at once (itself, a key it minted, or any key with the full-access key).',
+  description: 'Effective immediately on this server and within one second on every other instance. Revoking is permanent.',
+  input: z.strictObject({ keyId: z.string().min(1) }),
+  mutating: false,
+  annotations: { readOnly: false, destructive: true, idempotent: true },
+  errors: ['NOT_FOUND'],
+  examples: [{ title: 'Revoke a key', input: { keyId: 'key_EXAMPLE' } }],
+  async handler(input, ctx) {
+    const target = await findManageable(ctx, input.keyId);
+    const revoked = (await ctx.store.revokeKey(ctx.auth.agentId, target.id, Date.now()))!;
+    ctx.keysChanged();
+    return { success: true, ...describeKey(revoked, ctx.auth.keyId) };
+  },
+});
+
+const rotateKey = defineTool({
+  name: 'rotate_key',
+  family: 'agents',
+  scopes: [],
+  summary: 'Replace a key with a new one of the same grants; the old one stops working after a grace period.',
+  description:
+    'Mints a new key with the same label, scopes, folder and expiry as keyId (default: this key) and revokes the old one after ' +
+    'gracePeriodSeconds (default 0: at once). The new key is shown once.',
+  input: z.strictObject({ keyId: z.string().min(1).optional(), gracePeriodSeconds: z.number().int().min(0).max(7 * 86400).default(0) }),
+  mutating: false,
+  annotations: { readOnly: false, destructive: true, idempotent: false },
+  errors: ['NOT_FOUND'],
+  examples: [{ title: 'Rotate this key with a one-minute overlap', input: { gracePeriodSeconds: 60 } }],
+  async handler(input, ctx) {
+    const target = await findManageable(ctx, input.keyId ?? ctx.auth.keyId);
+    if (target.revokedAtMs !== null && target.revokedAtMs <= Date.now()) {
+      throw new ToolError('NOT_FOUND', `Key ${target.id} is already revoked; create a new key with create_key instead.`, { keyId: target.id });
+    }
+    const { apiKey, record } = await mint(ctx, {
+      label: target.label,
+      scopes: target.scopes,
+      folder: target.folder,
+      expiresAtMs: target.expiresAtMs,
+      createdByKeyId: target.createdByKeyId ?? ctx.auth.keyId,
+    });
+    const old = (await ctx.store.revokeKey(ctx.auth.agentId, target.id, Date.now() + input.gracePeriodSeconds * 1000))!;
+    ctx.keysChanged();
+    return {
+      success: true,
+      apiKey,
+      ...describeKey(record, ctx.auth.keyId),
+      replaced: { keyId: old.id, revokedAt: iso(old.revokedAtMs!) },
+      important: 'Save apiKey now: it is shown only once.',
+    };
+  },
+});
+
+export const keyTools: AnyTool[] = [createKey, listKeys, revokeKey, rotateKey] as unknown as AnyTool[];
