@@ -133,3 +133,31 @@ for (const backend of backends()) {
     });
   });
 }
+
+for (const backend of backends()) {
+  describe(`internal errors (${backend})`, () => {
+    it('a failing store → 500 INTERNAL_ERROR envelope carrying the request id; readyz → 503', async () => {
+      const s = await startServer(backend);
+      try {
+        const { apiKey } = await s.register('Doomed');
+        await s.ok(apiKey, 'write', { path: '/x.txt', content: 'x' });
+        await s.store.close();
+        const r = await s.call(apiKey, 'read', { path: '/x.txt' });
+        if (r.status === 401) {
+          // The key lookup may be served from the short auth cache or fail first; either way no 200.
+          assert.fail('auth should still be cached right after the write');
+        }
+        assert.equal(r.status, 500);
+        assertEnvelope(r, 'error');
+        assert.equal(r.inner.error.code, 'INTERNAL_ERROR');
+        assert.equal(r.inner.error.details.requestId, r.headers.get('x-request-id'));
+        assert.match(r.inner.error.message, /request id/);
+        const ready = await s.raw('/readyz');
+        assert.equal(ready.status, 503);
+        assert.equal(ready.body.status, 'unavailable');
+      } finally {
+        await s.close();
+      }
+    });
+  });
+}

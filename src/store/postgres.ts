@@ -108,7 +108,11 @@ export class PostgresStore implements Store {
     await this.pool.query('SELECT 1');
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.pool.end();
   }
 

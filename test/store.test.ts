@@ -1,0 +1,185 @@
+/**
+ * The Store contract, exercised directly on both implementations: compare-and-swap commits,
+ * atomicity, quota, idempotency, byte-ordered listings, version rows and tombstones.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { contentHash } from '../src/core/text.js';
+import { openStore } from '../src/store/open.js';
+import {
+  StoreConflict,
+  StoreIdempotencyTaken,
+  StoreQuotaExceeded,
+  type PlannedChange,
+  type Store,
+} from '../src/store/types.js';
+import { backends, createTestDatabase, testConfig, type TestDatabase } from './helpers/backends.js';
+
+const blob = (text: string) => {
+  const bytes = Buffer.from(text);
+  return { hash: contentHash(bytes), size: bytes.length, bytes };
+};
+const file = (path: string, text: string, expectVersion = 0, fileId = `f_${path}`): PlannedChange => ({
+  path,
+  expectVersion,
+  op: expectVersion ? 'update' : 'create',
+  state: { kind: 'file', blob: blob(text), lines: 1, fileId },
+});
+
+for (const backend of backends()) {
+  describe(`Store contract (${backend})`, () => {
+    let db: TestDatabase;
+    let store: Store;
+    let n = 0;
+    const agent = async () => {
+      const id = `agt_store${++n}`;
+      await store.createAgent(
+        { id, name: id, slug: id.replace('_', '-').toLowerCase(), createdAtMs: Date.now(), storageBytes: 0 },
+        {
+          id: `key_${id}`, agentId: id, hash: `hash_${id}`, label: 'k', scopes: [], folder: null, preview: 'p',
+          createdAtMs: Date.now(), lastUsedAtMs: null, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+        },
+      );
+      return id;
+    };
+    const commit = (agentId: string, changes: PlannedChange[], quotaBytes = 1e9) =>
+      store.commit({ agentId, keyId: 'k1', keyLabel: 'label', tool: 'test', changes, quotaBytes });
+
+    before(async () => {
+      db = await createTestDatabase(backend);
+      store = openStore(testConfig(db));
+      assert.ok((await store.migrate()) >= 1);
+      assert.equal(await store.migrate(), 0, 'migrating twice applies nothing');
+    });
+    after(async () => {
+      await store.close();
+      await db.drop();
+    });
+
+    it('commit creates versions, a changeset with a per-agent increasing seq, and strictly increasing updatedAt', async () => {
+      const a = await agent();
+      const first = await commit(a, [file('/x.txt', 'one')]);
+      assert.equal(first.seq, 1);
+      assert.deepEqual(first.entries.map((e) => [e.path, e.op, e.fromVersion, e.toVersion]), [['/x.txt', 'create', null, 1]]);
+      const times: number[] = [first.entries[0]!.updatedAtMs];
+      for (let v = 1; v < 20; v++) {
+        const cs = await commit(a, [file('/x.txt', `v${v}`, v)]);
+        assert.equal(cs.seq, v + 1);
+        times.push(cs.entries[0]!.updatedAtMs);
+      }
+      for (let i = 1; i < times.length; i++) assert.ok(times[i]! > times[i - 1]!, 'updatedAt strictly increases per path');
+      const node = await store.getNode(a, '/x.txt');
+      assert.equal(node?.version, 20);
+      assert.equal((await store.getVersion(a, '/x.txt', 7))?.blobHash, blob('v6').hash);
+      assert.equal(await store.countVersions(a, '/x.txt'), 20);
+    });
+
+    it('a stale expected version → StoreConflict, and nothing of the changeset is written', async () => {
+      const a = await agent();
+      await commit(a, [file('/a.txt', 'a1'), file('/b.txt', 'b1')]);
+      await assert.rejects(commit(a, [file('/a.txt', 'a2', 1), file('/b.txt', 'b2', 5)]), (err) => {
+        assert.ok(err instanceof StoreConflict);
+        assert.equal(err.path, '/b.txt');
+        assert.equal(err.current?.version, 1);
+        return true;
+      });
+      assert.equal((await store.getNode(a, '/a.txt'))?.version, 1, 'the other path was rolled back');
+      assert.equal((await store.listChangesets(a, { limit: 10 })).length, 1);
+      await assert.rejects(commit(a, [file('/a.txt', 'again')]), StoreConflict); // expect 0 but it exists
+    });
+
+    it('quota: new distinct content may not pass the limit; identical content is stored once', async () => {
+      const a = await agent();
+      await commit(a, [file('/q1.txt', '12345')], 10);
+      await commit(a, [file('/q2.txt', '12345')], 10); // same content: no new bytes
+      assert.equal((await store.getAgent(a))?.storageBytes, 5);
+      await assert.rejects(commit(a, [file('/q3.txt', '123456')], 10), (err) => {
+        assert.ok(err instanceof StoreQuotaExceeded);
+        assert.equal(err.usedBytes, 5);
+        assert.equal(err.addBytes, 6);
+        return true;
+      });
+      assert.equal(await store.getNode(a, '/q3.txt'), null);
+      // Deleting works even when the agent is at (or over) its quota.
+      await commit(a, [{ path: '/q1.txt', expectVersion: 1, op: 'delete', state: { kind: 'deleted', was: 'file' } }], 1);
+    });
+
+    it('concurrent commits against the same version: exactly one wins', async () => {
+      const a = await agent();
+      await commit(a, [file('/race.txt', 'base')]);
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => commit(a, [file('/race.txt', `w${i}`, 1)])));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof StoreConflict);
+      assert.equal((await store.getNode(a, '/race.txt'))?.version, 2);
+    });
+
+    it('idempotency: the response is saved with the commit; a second commit with the key is refused', async () => {
+      const a = await agent();
+      const cs = await store.commit({
+        agentId: a, keyId: 'k', keyLabel: 'l', tool: 'write', changes: [file('/i.txt', 'x')], quotaBytes: 1e9,
+        idempotency: { key: 'idem-1', requestHash: 'h1', respond: (c) => ({ changesetId: c.id }) },
+      });
+      const saved = await store.getIdempotent(a, 'idem-1');
+      assert.deepEqual(saved?.response, { changesetId: cs.id });
+      assert.equal(saved?.requestHash, 'h1');
+      await assert.rejects(
+        store.commit({
+          agentId: a, keyId: 'k', keyLabel: 'l', tool: 'write', changes: [file('/i.txt', 'y', 1)], quotaBytes: 1e9,
+          idempotency: { key: 'idem-1', requestHash: 'h1', respond: () => ({}) },
+        }),
+        StoreIdempotencyTaken,
+      );
+      assert.equal((await store.getNode(a, '/i.txt'))?.version, 1, 'the refused commit wrote nothing');
+    });
+
+    it('listings are in byte order, paged, and never leak another agent or a sibling prefix', async () => {
+      const a = await agent();
+      const b = await agent();
+      const names = ['/d/b.txt', '/d/a.txt', '/d/Z.txt', '/d/é.txt', '/d/sub', '/d/sub/x.txt', '/dx/other.txt'];
+      for (const p of names) {
+        const dir = p === '/d/sub';
+        await commit(a, [dir ? { path: p, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: 'fd' } } : file(p, p)]);
+      }
+      await commit(b, [file('/d/b-secret.txt', 'secret')]);
+      const children = await store.listChildren(a, '/d', 100, null);
+      assert.deepEqual(children.nodes.map((x) => x.path), ['/d/Z.txt', '/d/a.txt', '/d/b.txt', '/d/sub', '/d/é.txt']);
+      const subtree = await store.listSubtree(a, '/d', 100, null);
+      assert.deepEqual(subtree.nodes.map((x) => x.path), ['/d/Z.txt', '/d/a.txt', '/d/b.txt', '/d/sub', '/d/sub/x.txt', '/d/é.txt']);
+      const page1 = await store.listSubtree(a, '/d', 2, null);
+      assert.equal(page1.nextAfter, '/d/a.txt');
+      const page2 = await store.listSubtree(a, '/d', 10, page1.nextAfter);
+      assert.equal(page2.nodes[0]?.path, '/d/b.txt');
+      assert.equal(page2.nextAfter, null);
+      assert.equal(await store.countLiveChildren(a, '/d'), 5);
+    });
+
+    it('tombstones keep version numbers; purge removes versions and unreferenced content', async () => {
+      const a = await agent();
+      await commit(a, [file('/p.txt', 'keep')]);
+      await commit(a, [file('/p.txt', 'secret', 1)]);
+      await commit(a, [file('/other.txt', 'keep')]);
+      await commit(a, [{ path: '/p.txt', expectVersion: 2, op: 'delete', state: { kind: 'deleted', was: 'file' } }]);
+      const deleted = await store.listDeleted(a, '/', 10, null);
+      assert.deepEqual(deleted.nodes.map((x) => [x.path, x.version]), [['/p.txt', 3]]);
+      const before = (await store.getAgent(a))!.storageBytes;
+      const r = await store.purge(a, ['/p.txt']);
+      assert.equal(r.versions, 3);
+      assert.equal(r.bytesFreed, 6, "only 'secret' is freed; 'keep' is still used by /other.txt");
+      assert.equal((await store.getAgent(a))!.storageBytes, before - 6);
+      assert.equal(await store.getBlob(a, blob('secret').hash), null);
+      assert.ok(await store.getBlob(a, blob('keep').hash));
+      assert.equal((await store.listDeleted(a, '/', 10, null)).nodes.length, 0);
+      const node = await store.getNode(a, '/p.txt');
+      assert.equal(node?.purged, true);
+      const again = await commit(a, [file('/p.txt', 'new', node!.version)]);
+      assert.equal(again.entries[0]!.toVersion, 4, 'version numbers are never reused after purge');
+    });
+
+    it('rate counters are shared and counted per window', async () => {
+      const w = Date.now() - (Date.now() % 3_600_000);
+      assert.equal(await store.hitCounter('test:x', w, w + 3_600_000), 1);
+      assert.equal(await store.hitCounter('test:x', w, w + 3_600_000), 2);
+      assert.equal(await store.hitCounter('test:y', w, w + 3_600_000), 1);
+    });
+  });
+}
