@@ -209,6 +209,22 @@ for (const backend of backends()) {
       assert.equal(await text('/i/conc-edit.txt'), 'xyz\n');
     });
 
+    it('purge and an unchanged write (no commit) also replay their first result', async () => {
+      await s.ok(key, 'write', { path: '/i/purge-me.txt', content: 'secret' });
+      const first = await s.ok(key, 'purge', { path: '/i/purge-me.txt', confirm: true, idempotencyKey: 'purge-1' });
+      const again = await s.ok(key, 'purge', { path: '/i/purge-me.txt', confirm: true, idempotencyKey: 'purge-1' });
+      assert.equal(again.replayed, true);
+      assert.deepEqual({ ...again, replayed: undefined }, { ...first, replayed: undefined });
+      await s.ok(key, 'write', { path: '/i/same.txt', content: 'same' });
+      const unchanged = await s.ok(key, 'write', { path: '/i/same.txt', content: 'same', idempotencyKey: 'same-1' });
+      assert.equal(unchanged.unchanged, true);
+      await s.ok(key, 'write', { path: '/i/same.txt', content: 'changed later' });
+      const retry = await s.ok(key, 'write', { path: '/i/same.txt', content: 'same', idempotencyKey: 'same-1' });
+      assert.equal(retry.replayed, true);
+      assert.equal(retry.unchanged, true);
+      assert.equal((await s.ok(key, 'read', { path: '/i/same.txt' })).content, 'changed later', 'the retry did not write');
+    });
+
     it('the same key for a different tool is a different input; keys are per agent; a bad key is INVALID_INPUT', async () => {
       await s.ok(key, 'mkdir', { path: '/i/k1', idempotencyKey: 'shared-key' });
       const err = await s.fail(key, 'write', { path: '/i/k1.txt', content: 'x', idempotencyKey: 'shared-key' }, 'INVALID_INPUT');

@@ -366,6 +366,16 @@ export class PostgresStore implements Store {
     return { requestHash: String(r.request_hash), response: JSON.parse(String(r.response)), createdAtMs: Number(r.created_at_ms) };
   }
 
+  async saveIdempotent(agentId: string, key: string, requestHash: string, response: unknown): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      const now = Date.now();
+      return (await this.execStep(client, { op: 'insertIdempotency', agentId, key, requestHash, response: JSON.stringify(response), createdAtMs: now })) as boolean;
+    } finally {
+      client.release();
+    }
+  }
+
   async commit(input: CommitInput): Promise<ChangesetRecord> {
     try {
       return await this.tx((c) => runAsync(commitProgram(input, Date.now()), (step) => this.execStep(c, step)), {

@@ -308,6 +308,11 @@ export class SqliteStore implements Store {
     return { requestHash: String(r.request_hash), response: JSON.parse(String(r.response)), createdAtMs: Number(r.created_at_ms) };
   }
 
+  async saveIdempotent(agentId: string, key: string, requestHash: string, response: unknown): Promise<boolean> {
+    const now = Date.now();
+    return this.execStep({ op: 'insertIdempotency', agentId, key, requestHash, response: JSON.stringify(response), createdAtMs: now }) as boolean;
+  }
+
   async commit(input: CommitInput): Promise<ChangesetRecord> {
     const tx = this.db.transaction(() => runSync(commitProgram(input, Date.now()), (step) => this.execStep(step)));
     return tx.immediate();

@@ -241,4 +241,6 @@ export interface Store {
 
   commit(input: CommitInput): Promise<ChangesetRecord>;
   getIdempotent(agentId: string, key: string): Promise<IdempotentResult | null>;
+  /** Saves a result produced without a commit (purge, unchanged writes); false if the key is taken. */
+  saveIdempotent(agentId: string, key: string, requestHash: string, response: unknown): Promise<boolean>;
 }

@@ -136,7 +136,13 @@ export async function callTool(
       for (let n = 1; ; n++) {
         const ctx = makeContext(deps, auth, requestId, name, idempotency);
         try {
-          return { ok: true, result: await tool.handler(input, ctx) };
+          const result = await tool.handler(input, ctx);
+          // Results that needed no commit (purge, an unchanged write) are remembered too, so a
+          // retry answers the same instead of NOT_FOUND or a different shape.
+          if (idempotency && !ctx.committed) {
+            await deps.store.saveIdempotent(auth.agentId, idempotency.key, idempotency.requestHash, result);
+          }
+          return { ok: true, result };
         } catch (err) {
           if (err instanceof StoreConflict && n < MAX_ATTEMPTS) {
             await backoff(n);
@@ -208,6 +214,7 @@ function makeContext(
       }
       return p;
     },
+    committed: false,
     keysChanged() {
       deps.onKeysChanged?.();
     },
@@ -226,6 +233,7 @@ function makeContext(
             respond: (c) => (result = respond(c)),
           },
         });
+        this.committed = true;
         return result ?? respond(cs);
       } catch (err) {
         if (err instanceof StoreQuotaExceeded) {

@@ -34,6 +34,8 @@ export interface ToolContext {
    * changeset; with an idempotencyKey it is stored in the same transaction.
    */
   commit<R extends object>(changes: PlannedChange[], respond: (cs: ChangesetRecord) => R): Promise<R>;
+  /** True once commit() succeeded in this attempt (its result is then stored with the commit). */
+  committed: boolean;
   /** Tells the transport that keys changed (revocation), so cached lookups are dropped at once. */
   keysChanged(): void;
 }
