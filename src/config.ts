@@ -82,6 +82,9 @@ const EnvSchema = z.object({
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
   TRUST_PROXY: bool('TRUST_PROXY', false),
   SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
+  BASH_TIMEOUT_MS: int('BASH_TIMEOUT_MS', 10_000, 100, 600_000),
+  BASH_MAX_OUTPUT_BYTES: int('BASH_MAX_OUTPUT_BYTES', 256 * 1024, 1024, 8 * MiB),
+  BASH_WORKERS: int('BASH_WORKERS', 2, 1, 64),
   WORKERS: z
     .string()
     .optional()
@@ -116,6 +119,9 @@ export interface Config {
   trustProxy: boolean;
   shutdownTimeoutMs: number;
   workers: number;
+  bashTimeoutMs: number;
+  bashMaxOutputBytes: number;
+  bashWorkers: number;
 }
 
 export class ConfigError extends Error {}
@@ -147,5 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     workers: e.WORKERS,
+    bashTimeoutMs: e.BASH_TIMEOUT_MS,
+    bashMaxOutputBytes: e.BASH_MAX_OUTPUT_BYTES,
+    bashWorkers: e.BASH_WORKERS,
   };
 }

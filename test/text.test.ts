@@ -391,6 +391,9 @@ describe('config: loadConfig', () => {
       trustProxy: false,
       shutdownTimeoutMs: 10_000,
       workers: 1,
+      bashTimeoutMs: 10_000,
+      bashMaxOutputBytes: 262_144,
+      bashWorkers: 2,
     });
   });
 

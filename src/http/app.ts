@@ -9,6 +9,7 @@ import { TransportError } from '../core/errors.js';
 import type { Store } from '../store/types.js';
 import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { BashPool } from '../bash/pool.js';
 import { Authenticator } from './auth.js';
 import { errorBody, errorEnvelope, successEnvelope } from './envelope.js';
 import { registerRoutes } from './register.js';
@@ -61,7 +62,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
 
   const auth = new Authenticator(store, config.baseUrl);
-  const deps: DispatchDeps = { registry, store, config, onKeysChanged: () => auth.forget() };
+  const bash = new BashPool(config.bashWorkers, {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
+  app.addHook('onClose', async () => bash.close());
+  const deps: DispatchDeps = { registry, store, config, bash, onKeysChanged: () => auth.forget() };
 
   app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -4,6 +4,7 @@
  * Transport-independent: the HTTP route and the MCP endpoint both call `callTool`.
  */
 import { createHash } from 'node:crypto';
+import type { BashPool } from '../bash/pool.js';
 import type { Config } from '../config.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { isWithin, normalizePath } from '../core/paths.js';
@@ -55,6 +56,7 @@ export interface DispatchDeps {
   registry: ToolRegistry;
   store: Store;
   config: Config;
+  bash: BashPool;
   /** Called after a tool revoked or rotated keys (the HTTP layer drops its auth cache). */
   onKeysChanged?: () => void;
 }
@@ -158,7 +160,7 @@ export async function callTool(
         }
       }
     };
-    return tool.mutating ? await mutationQueue.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt) : await attempt();
+    return tool.mutating && tool.queueByPath !== false ? await mutationQueue.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt) : await attempt();
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err };
     if (err instanceof StoreConflict) {
@@ -200,6 +202,7 @@ function makeContext(
   return {
     store: deps.store,
     config: deps.config,
+    bash: deps.bash,
     auth,
     requestId,
     tool,

@@ -1,5 +1,6 @@
 /** Every tool family, registered once. Adding a tool = adding its definition to its family's file. */
 import { agentTools } from './agents.js';
+import { bashTools } from './bash.js';
 import { editTools } from './edit.js';
 import { fileTools } from './files.js';
 import { keyTools } from './keys.js';
@@ -8,5 +9,5 @@ import { treeTools } from './tree-ops.js';
 import { versionTools } from './versions.js';
 
 export function buildRegistry(): ToolRegistry {
-  return new ToolRegistry().register(...fileTools, ...editTools, ...treeTools, ...versionTools, ...agentTools, ...keyTools);
+  return new ToolRegistry().register(...fileTools, ...editTools, ...treeTools, ...versionTools, ...bashTools, ...agentTools, ...keyTools);
 }

@@ -29,9 +29,13 @@ function describeKey(k: KeyRecord, callerKeyId: string) {
   };
 }
 
-/** Keys the caller may see and manage: itself and its descendants; every key for a full-access key. */
+/**
+ * Keys the caller may see and manage: itself and its descendants; every key for a full-access
+ * key. Full access means every scope with no folder and no expiry: a restricted key with every
+ * scope must not reach (and rotate into an unrestricted copy of) the agent's other keys.
+ */
 function manageable(keys: KeyRecord[], auth: AuthContext): Set<string> {
-  if (isFullScope(auth.scopes)) return new Set(keys.map((k) => k.id));
+  if (isFullScope(auth.scopes) && auth.folder === null && auth.expiresAtMs === null) return new Set(keys.map((k) => k.id));
   const out = new Set<string>([auth.keyId]);
   for (let grew = true; grew; ) {
     grew = false;

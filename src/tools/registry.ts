@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Scope } from '../core/scopes.js';
+import type { BashPool } from '../bash/pool.js';
 import type { ChangesetRecord, PlannedChange, Store } from '../store/types.js';
 
 export type ToolFamily = 'files' | 'versions' | 'bash' | 'agents' | 'shares' | 'social' | 'community' | 'search';
@@ -24,6 +25,8 @@ export interface AuthContext {
 export interface ToolContext {
   store: Store;
   config: Config;
+  /** The bash worker pool (created with the app). */
+  bash: BashPool;
   auth: AuthContext;
   requestId: string;
   tool: string;
@@ -61,6 +64,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   input: S;
   /** Mutating tools accept idempotencyKey and record changesets. */
   mutating: boolean;
+  /**
+   * Mutations of one path run one at a time per instance (default for mutating tools). Tools
+   * without a single target path (bash) opt out and rely on the store's compare-and-swap.
+   */
+  queueByPath?: boolean;
   annotations: ToolAnnotations;
   /** Error codes the tool can return besides scope/input/path errors. */
   errors: string[];

@@ -4,7 +4,7 @@ import { unifiedDiff } from '../core/diff.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { ancestorsOf, isWithin } from '../core/paths.js';
-import { isFullScope, missingScopes } from '../core/scopes.js';
+import { ALL_SCOPES, missingScopes } from '../core/scopes.js';
 import { decodeText } from '../core/text.js';
 import { iso } from '../core/time.js';
 import type { ChangesetRecord, NodeRecord, PlannedChange, VersionCursor, VersionRecord } from '../store/types.js';
@@ -293,7 +293,8 @@ const listChanges = defineTool({
     if (input.since !== undefined) {
       return { success: true, changesets: out, nextSince: lastSeq ?? input.since };
     }
-    return { success: true, changesets: out, nextBefore: exhausted || lastSeq === null ? null : lastSeq };
+    // seq starts at 1 for every agent, so reaching it means there is nothing older.
+    return { success: true, changesets: out, nextBefore: exhausted || lastSeq === null || lastSeq <= 1 ? null : lastSeq };
   },
 });
 
@@ -432,7 +433,8 @@ const listDeleted = defineTool({
 const purge = defineTool({
   name: 'purge',
   family: 'versions',
-  scopes: ['files:delete'],
+  // Irreversible, so only the agent's full-access key: it needs every scope (checked by the registry).
+  scopes: [...ALL_SCOPES],
   summary: 'Permanently remove a path and every version of it (the one way to erase a leaked secret).',
   description:
     'Irreversible. Removes every version of the path (with recursive handling of directories: everything below it too) and the ' +
@@ -446,12 +448,6 @@ const purge = defineTool({
   async handler(input, ctx) {
     const path = ctx.path(input.path);
     if (path === ROOT) throw new ToolError('INVALID_PATH', 'The root cannot be purged; purge the entries inside it.', { path, reason: 'root' });
-    if (!isFullScope(ctx.auth.scopes)) {
-      throw new ToolError('INSUFFICIENT_SCOPE', 'purge needs the agent\'s full-access key (every scope), because it cannot be undone.', {
-        required: 'full',
-        granted: ctx.auth.scopes,
-      });
-    }
     const agentId = ctx.auth.agentId;
     const node = await ctx.store.getNode(agentId, path);
     if (!node || node.purged) throw await notFound(ctx, path, node, 'file or directory');

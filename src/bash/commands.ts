@@ -1,0 +1,29 @@
+/** The commands `bash` offers: exploration, text tools and the file-changing basics. */
+export const BASH_COMMANDS = [
+  'ls', 'tree', 'find', 'grep', 'egrep', 'fgrep', 'cat', 'head', 'tail', 'stat', 'wc', 'du', 'sort', 'uniq', 'cut', 'tr',
+  'echo', 'printf', 'pwd', 'basename', 'dirname', 'diff', 'jq', 'sed', 'awk', 'xargs', 'true', 'false', 'mkdir', 'rmdir',
+  'touch', 'cp', 'mv', 'rm', 'tee', 'nl', 'tac', 'rev', 'paste', 'comm', 'column', 'fold', 'expand', 'unexpand', 'seq',
+  'date', 'md5sum', 'sha1sum', 'sha256sum', 'base64', 'file', 'which', 'env', 'printenv', 'sleep', 'timeout', 'expr', 'od',
+  'strings', 'split', 'join', 'readlink', 'ln', 'chmod', 'yq', 'help',
+] as const;
+
+export interface BashJob {
+  id: number;
+  command: string;
+  cwd: string;
+  access: { agentId: string; folder: string | null; canWrite: boolean; canDelete: boolean };
+  timeoutMs: number;
+  maxOutputBytes: number;
+}
+
+export interface BashOutcome {
+  id: number;
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  truncated: boolean;
+  timedOut: boolean;
+  /** PlannedChange[] with Buffers (structured-cloned across the thread boundary). */
+  changes: import('../store/types.js').PlannedChange[];
+  error?: string;
+}

@@ -1,0 +1,373 @@
+/**
+ * The filesystem a `bash` command sees: the caller's tree in the store, read lazily, with
+ * every change buffered in an overlay so one command becomes one changeset (committed by the
+ * caller afterwards). Paths outside a folder-scoped key's folder do not exist, its ancestors
+ * are directories leading only to it. Writes without the scope fail like a read-only mount.
+ * /dev/null, /dev/stdout and /dev/stderr behave as on Linux and are never stored.
+ */
+import { posix } from 'node:path';
+import type { FsStat, IFileSystem } from 'just-bash';
+import { isWithin } from '../core/paths.js';
+import { contentHash, countLines, decodeText } from '../core/text.js';
+import { newId } from '../core/keys.js';
+import type { NodeRecord, PlannedChange, Store } from '../store/types.js';
+
+type Entry = { kind: 'file'; bytes: Buffer; mtimeMs: number } | { kind: 'dir'; mtimeMs: number } | { kind: 'deleted' };
+type LiveEntry = Exclude<Entry, { kind: 'deleted' }>;
+
+export interface FsAccess {
+  agentId: string;
+  folder: string | null;
+  canWrite: boolean;
+  canDelete: boolean;
+}
+
+const DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+
+function fsError(code: string, syscall: string, path: string): Error {
+  const text: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EEXIST: 'file already exists',
+    EISDIR: 'illegal operation on a directory',
+    ENOTDIR: 'not a directory',
+    ENOTEMPTY: 'directory not empty',
+    EROFS: 'read-only file system',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EINVAL: 'invalid argument',
+  };
+  const err = new Error(`${code}: ${text[code] ?? code}, ${syscall} '${path}'`) as Error & { code: string };
+  err.code = code;
+  return err;
+}
+
+export class StoreFs implements IFileSystem {
+  private readonly overlay = new Map<string, Entry>();
+  /** Heads as first seen by this command: the versions its changes are based on. */
+  private readonly base = new Map<string, NodeRecord | null>();
+  private readonly contents = new Map<string, Buffer>();
+  private readonly listed = new Map<string, NodeRecord[]>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly access: FsAccess,
+    private readonly trusted: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn(),
+  ) {}
+
+  // ---- visibility -------------------------------------------------------------------------
+
+  private norm(p: string): string {
+    const n = posix.normalize(p.startsWith('/') ? p : '/' + p);
+    return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
+  }
+
+  /** 'full' inside the folder, 'ancestor' on the way to it, 'hidden' elsewhere. */
+  private visibility(p: string): 'full' | 'ancestor' | 'hidden' {
+    const folder = this.access.folder;
+    if (!folder || isWithin(p, folder)) return 'full';
+    return isWithin(folder, p) ? 'ancestor' : 'hidden';
+  }
+
+  // ---- reading ----------------------------------------------------------------------------
+
+  private async head(p: string): Promise<NodeRecord | null> {
+    if (!this.base.has(p)) this.base.set(p, await this.trusted(() => this.store.getNode(this.access.agentId, p)));
+    return this.base.get(p)!;
+  }
+
+  /** The entry at p as this command sees it, or null. */
+  private async lookup(p: string): Promise<LiveEntry | null> {
+    if (p === '/') return { kind: 'dir', mtimeMs: 0 };
+    const vis = this.visibility(p);
+    if (vis === 'hidden') return null;
+    const o = this.overlay.get(p);
+    if (o) return o.kind === 'deleted' ? null : o;
+    const n = await this.head(p);
+    if (!n || n.deleted) return null;
+    if (vis === 'ancestor' && n.kind !== 'dir') return null;
+    return n.kind === 'dir' ? { kind: 'dir', mtimeMs: n.updatedAtMs } : { kind: 'file', bytes: Buffer.alloc(0), mtimeMs: n.updatedAtMs };
+  }
+
+  private async bytesOf(p: string, syscall: string): Promise<Buffer> {
+    const e = await this.lookup(p);
+    if (!e) throw fsError('ENOENT', syscall, p);
+    if (e.kind === 'dir') throw fsError('EISDIR', syscall, p);
+    const o = this.overlay.get(p);
+    if (o?.kind === 'file') return o.bytes;
+    let b = this.contents.get(p);
+    if (!b) {
+      const node = await this.trusted(() => this.store.readNode(this.access.agentId, p));
+      b = node?.content ?? Buffer.alloc(0);
+      this.contents.set(p, b);
+    }
+    return b;
+  }
+
+  async readFile(path: string): Promise<string> {
+    const p = this.norm(path);
+    if (DEVICES.has(p)) return '';
+    return (await this.bytesOf(p, 'open')).toString('utf8');
+  }
+
+  async readFileBuffer(path: string): Promise<Uint8Array> {
+    const p = this.norm(path);
+    if (DEVICES.has(p)) return new Uint8Array();
+    return this.bytesOf(p, 'open');
+  }
+
+  async exists(path: string): Promise<boolean> {
+    const p = this.norm(path);
+    // Command lookup probes /bin and /usr/bin: commands are built in, never files.
+    if (p === '/bin' || p === '/usr/bin' || p.startsWith('/bin/') || p.startsWith('/usr/bin/')) return false;
+    if (DEVICES.has(p) || p === '/dev') return true;
+    return (await this.lookup(p)) !== null;
+  }
+
+  async stat(path: string): Promise<FsStat> {
+    const p = this.norm(path);
+    if (DEVICES.has(p)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o20666, size: 0, mtime: new Date(0) };
+    if (p === '/dev') return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 0, mtime: new Date(0) };
+    const e = await this.lookup(p);
+    if (!e) throw fsError('ENOENT', 'stat', p);
+    if (e.kind === 'dir') return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 4096, mtime: new Date(e.mtimeMs), identity: p };
+    const o = this.overlay.get(p);
+    const size = o?.kind === 'file' ? o.bytes.length : (this.base.get(p)?.size ?? 0);
+    return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o100644, size, mtime: new Date(e.mtimeMs), identity: p };
+  }
+
+  lstat(path: string): Promise<FsStat> {
+    return this.stat(path);
+  }
+
+  private async storeChildren(dir: string): Promise<NodeRecord[]> {
+    let list = this.listed.get(dir);
+    if (!list) {
+      list = [];
+      for (let after: string | null = null; ; ) {
+        const page = await this.trusted(() => this.store.listChildren(this.access.agentId, dir, 1000, after));
+        list.push(...page.nodes);
+        if (!page.nextAfter) break;
+        after = page.nextAfter;
+      }
+      for (const n of list) if (!this.base.has(n.path)) this.base.set(n.path, n);
+      this.listed.set(dir, list);
+    }
+    return list;
+  }
+
+  async readdirWithFileTypes(path: string): Promise<Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }>> {
+    const p = this.norm(path);
+    if (p === '/dev') return [...DEVICES].map((d) => ({ name: d.slice(5), isFile: true, isDirectory: false, isSymbolicLink: false }));
+    const e = await this.lookup(p);
+    if (!e) throw fsError('ENOENT', 'scandir', p);
+    if (e.kind !== 'dir') throw fsError('ENOTDIR', 'scandir', p);
+    const kinds = new Map<string, 'file' | 'dir'>();
+    for (const n of await this.storeChildren(p)) if (!n.deleted) kinds.set(n.path, n.kind);
+    const prefix = p === '/' ? '/' : p + '/';
+    for (const [q, o] of this.overlay) {
+      if (!q.startsWith(prefix) || q.slice(prefix.length).includes('/')) continue;
+      if (o.kind === 'deleted') kinds.delete(q);
+      else kinds.set(q, o.kind);
+    }
+    const out: Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }> = [];
+    for (const [q, kind] of kinds) {
+      const vis = this.visibility(q);
+      if (vis === 'hidden' || (vis === 'ancestor' && kind !== 'dir')) continue;
+      out.push({ name: q.slice(prefix.length), isFile: kind === 'file', isDirectory: kind === 'dir', isSymbolicLink: false });
+    }
+    // Byte order, like the store and like `LC_ALL=C` listings.
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async readdir(path: string): Promise<string[]> {
+    return (await this.readdirWithFileTypes(path)).map((d) => d.name);
+  }
+
+  // ---- writing ----------------------------------------------------------------------------
+
+  private checkWritable(p: string, syscall: string, need: 'write' | 'delete' = 'write'): void {
+    if (this.visibility(p) !== 'full') throw fsError('EACCES', syscall, p);
+    if (need === 'write' ? !this.access.canWrite : !this.access.canDelete) throw fsError('EROFS', syscall, p);
+    if (p === '/shared' || p.startsWith('/shared/')) throw fsError('EROFS', syscall, p);
+  }
+
+  private async requireParentDir(p: string, syscall: string): Promise<void> {
+    const parent = posix.dirname(p);
+    const e = await this.lookup(parent);
+    if (!e) throw fsError('ENOENT', syscall, p);
+    if (e.kind !== 'dir') throw fsError('ENOTDIR', syscall, p);
+  }
+
+  private toBuffer(content: string | Uint8Array): Buffer {
+    return typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+  }
+
+  async writeFile(path: string, content: string | Uint8Array): Promise<void> {
+    const p = this.norm(path);
+    if (DEVICES.has(p)) return;
+    this.checkWritable(p, 'open');
+    const e = await this.lookup(p);
+    if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
+    if (!e) await this.requireParentDir(p, 'open');
+    this.overlay.set(p, { kind: 'file', bytes: this.toBuffer(content), mtimeMs: Date.now() });
+  }
+
+  async appendFile(path: string, content: string | Uint8Array): Promise<void> {
+    const p = this.norm(path);
+    if (DEVICES.has(p)) return;
+    this.checkWritable(p, 'open');
+    const e = await this.lookup(p);
+    if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
+    const before = e ? await this.bytesOf(p, 'open') : (await this.requireParentDir(p, 'open'), Buffer.alloc(0));
+    this.overlay.set(p, { kind: 'file', bytes: Buffer.concat([before, this.toBuffer(content)]), mtimeMs: Date.now() });
+  }
+
+  async mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {
+    const p = this.norm(path);
+    const e = await this.lookup(p);
+    if (e) {
+      if (options?.recursive && e.kind === 'dir') return;
+      throw fsError('EEXIST', 'mkdir', p);
+    }
+    this.checkWritable(p, 'mkdir');
+    const parent = posix.dirname(p);
+    const pe = await this.lookup(parent);
+    if (!pe) {
+      if (!options?.recursive) throw fsError('ENOENT', 'mkdir', p);
+      await this.mkdir(parent, { recursive: true });
+    } else if (pe.kind !== 'dir') {
+      throw fsError('ENOTDIR', 'mkdir', p);
+    }
+    this.overlay.set(p, { kind: 'dir', mtimeMs: Date.now() });
+  }
+
+  /** Every visible path strictly below `dir`, as this command sees the tree. */
+  private async descendants(dir: string): Promise<Array<{ path: string; kind: 'file' | 'dir' }>> {
+    const out: Array<{ path: string; kind: 'file' | 'dir' }> = [];
+    for (const child of await this.readdirWithFileTypes(dir)) {
+      const q = dir === '/' ? `/${child.name}` : `${dir}/${child.name}`;
+      out.push({ path: q, kind: child.isDirectory ? 'dir' : 'file' });
+      if (child.isDirectory) out.push(...(await this.descendants(q)));
+    }
+    return out;
+  }
+
+  async rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void> {
+    const p = this.norm(path);
+    const e = await this.lookup(p);
+    if (!e) {
+      if (options?.force) return;
+      throw fsError('ENOENT', 'rm', p);
+    }
+    if (p === '/') throw fsError('EPERM', 'rm', p);
+    this.checkWritable(p, 'rm', 'delete');
+    if (e.kind === 'dir') {
+      const below = await this.descendants(p);
+      if (below.length && !options?.recursive) throw fsError('ENOTEMPTY', 'rm', p);
+      for (const d of below) this.overlay.set(d.path, { kind: 'deleted' });
+    }
+    this.overlay.set(p, { kind: 'deleted' });
+  }
+
+  async cp(src: string, dest: string, options?: { recursive?: boolean }): Promise<void> {
+    const s = this.norm(src);
+    const d = this.norm(dest);
+    const e = await this.lookup(s);
+    if (!e) throw fsError('ENOENT', 'cp', s);
+    if (e.kind === 'dir') {
+      if (!options?.recursive) throw fsError('EISDIR', 'cp', s);
+      if (isWithin(d, s)) throw fsError('EINVAL', 'cp', d);
+      const below = await this.descendants(s);
+      await this.mkdir(d, { recursive: true });
+      for (const x of below) {
+        const target = d + x.path.slice(s.length);
+        if (x.kind === 'dir') await this.mkdir(target, { recursive: true });
+        else await this.writeFile(target, await this.bytesOf(x.path, 'cp'));
+      }
+      return;
+    }
+    await this.writeFile(d, await this.bytesOf(s, 'cp'));
+  }
+
+  async mv(src: string, dest: string): Promise<void> {
+    const s = this.norm(src);
+    const d = this.norm(dest);
+    const e = await this.lookup(s);
+    if (!e) throw fsError('ENOENT', 'rename', s);
+    this.checkWritable(s, 'rename', 'delete');
+    if (isWithin(d, s) && d !== s) throw fsError('EINVAL', 'rename', d);
+    if (d === s) return;
+    await this.cp(s, d, { recursive: true });
+    await this.rm(s, { recursive: true });
+  }
+
+  resolvePath(base: string, path: string): string {
+    return this.norm(path.startsWith('/') ? path : posix.join(base, path));
+  }
+
+  getAllPaths(): string[] {
+    return [];
+  }
+
+  async chmod(path: string): Promise<void> {
+    if (!(await this.lookup(this.norm(path)))) throw fsError('ENOENT', 'chmod', this.norm(path));
+  }
+
+  async symlink(_target: string, linkPath: string): Promise<void> {
+    throw fsError('EPERM', 'symlink', this.norm(linkPath));
+  }
+
+  async link(_existing: string, newPath: string): Promise<void> {
+    throw fsError('EPERM', 'link', this.norm(newPath));
+  }
+
+  async readlink(path: string): Promise<string> {
+    throw fsError('EINVAL', 'readlink', this.norm(path));
+  }
+
+  async realpath(path: string): Promise<string> {
+    const p = this.norm(path);
+    if (!(await this.exists(p))) throw fsError('ENOENT', 'realpath', p);
+    return p;
+  }
+
+  async utimes(path: string): Promise<void> {
+    // Times are the store's: a version is only recorded when content changes.
+    if (!(await this.lookup(this.norm(path)))) throw fsError('ENOENT', 'utimes', this.norm(path));
+  }
+
+  // ---- the changeset ----------------------------------------------------------------------
+
+  /** The planned changes this command made, against the heads it saw; unchanged content is skipped. */
+  async plannedChanges(): Promise<PlannedChange[]> {
+    const changes: PlannedChange[] = [];
+    const paths = [...this.overlay.keys()].sort();
+    for (const p of paths) {
+      const o = this.overlay.get(p)!;
+      const n = await this.head(p);
+      const live = n && !n.deleted ? n : null;
+      const expectVersion = n?.version ?? 0;
+      if (o.kind === 'deleted') {
+        if (live) changes.push({ path: p, expectVersion, op: 'delete', state: { kind: 'deleted', was: live.kind } });
+      } else if (o.kind === 'dir') {
+        if (!live || live.kind !== 'dir') changes.push({ path: p, expectVersion, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
+      } else {
+        const hash = contentHash(o.bytes);
+        if (live?.kind === 'file' && live.blobHash === hash) continue;
+        const text = decodeText(o.bytes);
+        changes.push({
+          path: p,
+          expectVersion,
+          op: live ? 'update' : 'create',
+          state: {
+            kind: 'file',
+            blob: { hash, size: o.bytes.length, bytes: o.bytes },
+            lines: text === null ? null : countLines(text),
+            fileId: live?.kind === 'file' ? live.fileId : newId('f'),
+          },
+        });
+      }
+    }
+    return changes;
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * GNU-faithful replacements and wrappers for just-bash commands where its behaviour differs
+ * in ways agents would misread (see shared/research/just-bash.md). Filled in per command.
+ */
+import type { CustomCommand } from 'just-bash';
+
+export function installGnuCommands(): CustomCommand[] {
+  return [];
+}

@@ -1,0 +1,65 @@
+/**
+ * A bash worker thread: runs commands with just-bash over a StoreFs, off the main event loop,
+ * and returns the output and the planned changes. The main thread commits them, and kills the
+ * thread if it overruns its hard deadline.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Bash, DefenseInDepthBox, type CommandName } from 'just-bash';
+import { openStore } from '../store/open.js';
+import { StoreFs } from './fs.js';
+import { BASH_COMMANDS, type BashJob, type BashOutcome } from './commands.js';
+import { installGnuCommands } from './gnu.js';
+
+const store = openStore({ ...workerData.store, pgPoolSize: 2 });
+const trusted = <T>(fn: () => Promise<T>) => DefenseInDepthBox.runTrustedAsync(fn);
+// Outputs beyond this stop the command; below it they are cut to the job's limit and flagged.
+const HARD_OUTPUT_BYTES = 8 * 1024 * 1024;
+
+function cut(text: string, max: number): { text: string; cut: boolean } {
+  if (Buffer.byteLength(text, 'utf8') <= max) return { text, cut: false };
+  return { text: Buffer.from(text, 'utf8').subarray(0, max).toString('utf8').replace(/\uFFFD$/, ''), cut: true };
+}
+
+async function run(job: BashJob): Promise<BashOutcome> {
+  const fs = new StoreFs(store, job.access, trusted);
+  const bash = new Bash({
+    fs,
+    cwd: job.cwd,
+    commands: BASH_COMMANDS as unknown as CommandName[],
+    customCommands: installGnuCommands(),
+    env: { HOME: '/', PATH: '/usr/bin:/bin', USER: 'agent', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PWD: job.cwd },
+    executionLimits: {
+      maxExecutionTimeMs: job.timeoutMs,
+      maxOutputSize: HARD_OUTPUT_BYTES,
+      maxCommandCount: 100_000,
+      maxLoopIterations: 100_000,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  let exitCode: number;
+  try {
+    const r = await bash.exec(job.command, { cwd: job.cwd });
+    stdout = r.stdout;
+    stderr = r.stderr;
+    exitCode = r.exitCode;
+  } catch (err) {
+    // just-bash rejects on some failures a shell reports on stderr (e.g. a redirect into a
+    // missing directory): report them the way bash would.
+    const msg = String((err as Error).message ?? err).replace(/^Error: /, '');
+    stderr = `bash: ${msg}\n`;
+    exitCode = 1;
+  }
+  const timedOut = exitCode === 124 && /time limit|timed out|execution time/i.test(stderr);
+  const o = cut(stdout, job.maxOutputBytes);
+  const e = cut(stderr, job.maxOutputBytes);
+  const changes = await fs.plannedChanges();
+  return { id: job.id, stdout: o.text, stderr: e.text, exitCode, truncated: o.cut || e.cut || exitCode === 126 && /output size/i.test(stderr), timedOut, changes };
+}
+
+parentPort!.on('message', (job: BashJob) => {
+  run(job).then(
+    (outcome) => parentPort!.postMessage(outcome),
+    (err) => parentPort!.postMessage({ id: job.id, stdout: '', stderr: '', exitCode: 1, truncated: false, timedOut: false, changes: [], error: String((err as Error)?.stack ?? err) }),
+  );
+});

@@ -1,0 +1,88 @@
+/** The bash tool: GNU-style exploration (and, with the scopes, changes) over the caller's tree. */
+import { z } from 'zod';
+import { BASH_COMMANDS } from '../bash/commands.js';
+import { ToolError } from '../core/errors.js';
+import { iso } from '../core/time.js';
+import { ROOT, isLive, navigablePath } from './common.js';
+import { defineTool, type AnyTool } from './registry.js';
+
+const bash = defineTool({
+  name: 'bash',
+  family: 'bash',
+  scopes: ['files:read'],
+  summary: 'Run Unix commands (ls, find, grep, cat, head, sed, awk, jq, …) against your files; pipes and redirections work.',
+  description:
+    'Runs a shell command line over your filesystem (your tree, minus what the key cannot see). Behaves like GNU tools: ' +
+    '`grep -rn pattern /dir`, `find / -name "*.md"`, `ls -la`, `head -n 20 f`, `wc -l`, pipes (`|`), `;`, `&&`, `||`, ' +
+    'redirections (`>`, `>>`, `2>`, `2>&1`, `/dev/null`). grep exits 1 when nothing matches: that is not an error. ' +
+    'Commands that change files (mkdir, touch, cp, mv, rm, tee, sed -i, > file) need files:write (and files:delete for ' +
+    'rm/mv); all changes of one call become one changeset. Limits: wall time (exit 124, TIMEOUT), output size (truncated). ' +
+    `Commands: ${BASH_COMMANDS.join(', ')}, cd, test/[.`,
+  input: z.strictObject({
+    command: z.string().min(1).max(100_000).describe('The command line, e.g. "grep -rn TODO /src | head -20".'),
+    cwd: z.string().default('/').describe('Working directory (default /).'),
+  }),
+  mutating: true,
+  queueByPath: false,
+  annotations: { readOnly: false, destructive: true, idempotent: false },
+  errors: ['TIMEOUT', 'INVALID_INPUT'],
+  examples: [
+    { title: 'Search every file', input: { command: 'grep -rn "ship" /' } },
+    { title: 'Find markdown files, count lines', input: { command: "find / -name '*.md' | xargs wc -l" } },
+  ],
+  async handler(input, ctx) {
+    const cwd = navigablePath(ctx, input.cwd);
+    if (cwd !== ROOT) {
+      const node = await ctx.store.getNode(ctx.auth.agentId, cwd);
+      if (!isLive(node) || node.kind !== 'dir') {
+        throw new ToolError('INVALID_INPUT', `cwd ${cwd} is not an existing directory. Use / or a directory that exists.`, { field: 'cwd' });
+      }
+    }
+    const { scopes, agentId, folder } = ctx.auth;
+    const outcome = await ctx.bash.run({
+      command: input.command,
+      cwd,
+      access: { agentId, folder, canWrite: scopes.includes('files:write'), canDelete: scopes.includes('files:delete') },
+      timeoutMs: ctx.config.bashTimeoutMs,
+      maxOutputBytes: ctx.config.bashMaxOutputBytes,
+    });
+    if (outcome.error) throw new Error(outcome.error);
+    if (outcome.timedOut) {
+      throw new ToolError('TIMEOUT', `The command ran longer than ${ctx.config.bashTimeoutMs} ms and was stopped (exit 124); nothing was written. Narrow it (a path, -maxdepth, a literal pattern) and retry.`, {
+        exitCode: 124,
+        limitMs: ctx.config.bashTimeoutMs,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+      });
+    }
+    let stderr = outcome.stderr;
+    let exitCode = outcome.exitCode;
+    let changeset: { id: string; entries: Array<{ path: string; op: string; toVersion: number; updatedAtMs: number }> } | null = null;
+    if (outcome.changes.length) {
+      const tooBig = outcome.changes.find((c) => c.state.kind === 'file' && c.state.blob.size > ctx.config.maxFileBytes);
+      if (tooBig) {
+        stderr += `bash: ${tooBig.path}: File too large (limit ${ctx.config.maxFileBytes} bytes); no change of this command was saved\n`;
+        exitCode = exitCode || 1;
+      } else {
+        try {
+          changeset = await ctx.commit(outcome.changes, (cs) => cs);
+        } catch (err) {
+          if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;
+          stderr += `bash: No space left on device: ${err.message} No change of this command was saved.\n`;
+          exitCode = exitCode || 1;
+        }
+      }
+    }
+    return {
+      success: true,
+      stdout: outcome.stdout,
+      stderr,
+      exitCode,
+      truncated: outcome.truncated,
+      changesetId: changeset?.id ?? null,
+      changed: changeset ? changeset.entries.map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) })) : [],
+    };
+  },
+});
+
+export const bashTools: AnyTool[] = [bash] as unknown as AnyTool[];
