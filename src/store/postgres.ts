@@ -270,6 +270,20 @@ export class PostgresStore implements Store {
     return this.page(rows, limit);
   }
 
+  async readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }> {
+    const { lo, hi } = subtreeRange(dir);
+    const { rows } = await this.q(
+      this.pool,
+      `SELECT n.path, n.kind, n.deleted, n.version, n.file_id, n.blob_hash, n.size, n.lines, n.created_at_ms, n.updated_at_ms,
+              n.updated_by_key_id, n.updated_by_label, n.purged_at_ms, b.content
+         FROM nodes n JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
+        WHERE n.agent_id = $1 AND n.path > $2 AND n.path < $3 AND NOT n.deleted AND n.kind = 'file' ORDER BY n.path LIMIT $4`,
+      [agentId, after && after > lo ? after : lo, hi, limit + 1],
+    );
+    const nodes = rows.slice(0, limit).map((r) => ({ ...toNode(r), content: r.content as Buffer }));
+    return { nodes, nextAfter: rows.length > limit && nodes.length ? nodes[nodes.length - 1]!.path : null };
+  }
+
   async countLiveChildren(agentId: string, dir: string): Promise<number> {
     const { rows } = await this.q(this.pool, 'SELECT COUNT(*) AS c FROM nodes WHERE agent_id = $1 AND parent = $2 AND NOT deleted', [agentId, dir]);
     return Number(rows[0]!.c);

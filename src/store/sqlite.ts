@@ -217,6 +217,18 @@ export class SqliteStore implements Store {
     return this.page(rows, limit);
   }
 
+  async readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }> {
+    const { lo, hi } = subtreeRange(dir);
+    const rows = this.stmt(
+      `SELECT n.path, n.kind, n.deleted, n.version, n.file_id, n.blob_hash, n.size, n.lines, n.created_at_ms, n.updated_at_ms,
+              n.updated_by_key_id, n.updated_by_label, n.purged_at_ms, b.content
+         FROM nodes n JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
+        WHERE n.agent_id = ? AND n.path > ? AND n.path < ? AND n.deleted = 0 AND n.kind = 'file' ORDER BY n.path LIMIT ?`,
+    ).all(agentId, after && after > lo ? after : lo, hi, limit + 1) as Row[];
+    const nodes = rows.slice(0, limit).map((r) => ({ ...toNode(r), content: r.content as Buffer }));
+    return { nodes, nextAfter: rows.length > limit && nodes.length ? nodes[nodes.length - 1]!.path : null };
+  }
+
   async countLiveChildren(agentId: string, dir: string): Promise<number> {
     const r = this.stmt('SELECT COUNT(*) AS c FROM nodes WHERE agent_id = ? AND parent = ? AND deleted = 0').get(agentId, dir) as { c: number };
     return r.c;

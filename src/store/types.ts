@@ -218,6 +218,8 @@ export interface Store {
   /** Live nodes strictly below `dir`, ordered by path, after `after` (exclusive). */
   listSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
   countLiveChildren(agentId: string, dir: string): Promise<number>;
+  /** Live files strictly below `dir` with their content, ordered by path (bulk reads for grep -r). */
+  readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }>;
   /** Live nodes named `name` anywhere (for "did you mean" suggestions). */
   findByName(agentId: string, name: string, limit: number): Promise<NodeRecord[]>;
   getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null>;
