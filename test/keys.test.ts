@@ -319,6 +319,9 @@ for (const backend of backends()) {
         const err = await fail(s, a.key, 'create_key', input, code);
         assert.match(err.message, message, `${why}: ${err.message}`);
       }
+      const notIso = await fail(s, a.key, 'create_key', { label: 'x', preset: 'files-read', expiresAt: '2030-01-01' }, 'INVALID_INPUT');
+      assert.doesNotMatch(notIso.message, /updatedAt|read\/stat/, 'the message is about an expiry, not a file version');
+      assert.equal(notIso.details.field, 'expiresAt');
       assert.equal((await ok(s, a.key, 'list_keys')).keys.length, before, 'no key was created by a failed call');
     });
 
@@ -536,6 +539,10 @@ for (const backend of backends()) {
       await ok(s, soon.apiKey, 'get_key_info');
       await sleep(Math.max(0, at - Date.now()) + 30);
       await unauthorized(s, soon.apiKey, 'expired');
+      // An expired key cannot be rotated into a replacement (it would inherit the expiry, dead on arrival).
+      const rot = await fail(s, a.key, 'rotate_key', { keyId: soon.keyId }, 'NOT_FOUND');
+      assert.match(rot.message, /expired/);
+      assert.equal((await ok(s, a.key, 'list_keys')).keys.length, 3, 'no replacement was minted (registration, past, soon)');
       // A revoked key reports revoked; unknown keys are unknown.
       const revoked = await s.addKey(a.id, { scopes: [], revokedAtMs: Date.now() - 1 });
       await unauthorized(s, revoked, 'revoked');

@@ -26,7 +26,7 @@ const getKeyInfo = defineTool({
       label: auth.label,
       agent: { id: auth.agentId, slug: auth.agentSlug, name: auth.agentName },
       scopes: auth.scopes,
-      fullAccess: isFullScope(auth.scopes),
+      fullAccess: isFullScope(auth.scopes) && auth.folder === null && auth.expiresAtMs === null,
       readOnly: isReadOnly(auth.scopes),
       folder: auth.folder,
       expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs),

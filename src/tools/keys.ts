@@ -72,6 +72,19 @@ async function mint(
   return { apiKey, record };
 }
 
+/** parseTimestamp's message speaks of updatedAt strings from read/stat; an expiry is any ISO timestamp. */
+function parseExpiresAt(value: string): number {
+  try {
+    return parseTimestamp(value, 'expiresAt');
+  } catch {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `expiresAt must be an ISO-8601 timestamp such as 2026-01-02T03:04:05Z; got ${JSON.stringify(value)}. Or give expiresIn in seconds.`,
+      { field: 'expiresAt' },
+    );
+  }
+}
+
 const createKey = defineTool({
   name: 'create_key',
   family: 'agents',
@@ -123,7 +136,7 @@ const createKey = defineTool({
     }
     const now = Date.now();
     let expiresAtMs =
-      input.expiresIn !== undefined ? now + input.expiresIn * 1000 : input.expiresAt !== undefined ? parseTimestamp(input.expiresAt, 'expiresAt') : null;
+      input.expiresIn !== undefined ? now + input.expiresIn * 1000 : input.expiresAt !== undefined ? parseExpiresAt(input.expiresAt) : null;
     if (expiresAtMs !== null && expiresAtMs <= now) {
       throw new ToolError('INVALID_INPUT', `expiresAt ${iso(expiresAtMs)} is in the past.`, { field: 'expiresAt' });
     }
@@ -205,6 +218,12 @@ const rotateKey = defineTool({
     const target = await findManageable(ctx, input.keyId ?? ctx.auth.keyId);
     if (target.revokedAtMs !== null && target.revokedAtMs <= Date.now()) {
       throw new ToolError('NOT_FOUND', `Key ${target.id} is already revoked; create a new key with create_key instead.`, { keyId: target.id });
+    }
+    if (target.expiresAtMs !== null && target.expiresAtMs <= Date.now()) {
+      // Its replacement would inherit the expiry and be dead on arrival.
+      throw new ToolError('NOT_FOUND', `Key ${target.id} expired at ${iso(target.expiresAtMs)}; create a new key with create_key instead.`, {
+        keyId: target.id,
+      });
     }
     const { apiKey, record } = await mint(ctx, {
       label: target.label,

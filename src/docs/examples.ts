@@ -1,0 +1,75 @@
+/**
+ * Runs every tool's examples, in registry order, against a scratch agent on a throwaway SQLite
+ * store, so the reference shows real responses that cannot drift from the code. Examples may
+ * name `cs_EXAMPLE` (the latest changeset) and `key_EXAMPLE` (the newest other key).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BashPool } from '../bash/pool.js';
+import type { Config } from '../config.js';
+import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
+import { PRESETS } from '../core/scopes.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { callTool } from '../tools/dispatch.js';
+import type { AuthContext, ToolRegistry } from '../tools/registry.js';
+
+export interface ExampleRun {
+  title: string;
+  input: unknown;
+  response: unknown;
+  isError: boolean;
+}
+
+export async function runExamples(registry: ToolRegistry, config: Config): Promise<Map<string, ExampleRun[]>> {
+  const dir = mkdtempSync(join(tmpdir(), 'afs-examples-'));
+  const store = new SqliteStore({ dataDir: dir, synchronous: 'normal' });
+  const bash = new BashPool(1, { databaseUrl: undefined, dataDir: dir, sqliteSynchronous: 'normal' });
+  const out = new Map<string, ExampleRun[]>();
+  try {
+    await store.migrate();
+    const now = Date.now();
+    const agentId = newId('agt');
+    const key = generateApiKey();
+    const keyId = newId('key');
+    await store.createAgent(
+      { id: agentId, name: 'Example Agent', slug: 'example-agent', createdAtMs: now, storageBytes: 0 },
+      {
+        id: keyId, agentId, hash: hashApiKey(key), label: 'default', scopes: PRESETS.full!, folder: null,
+        preview: keyPreview(key), createdAtMs: now, lastUsedAtMs: null, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+      },
+    );
+    const auth: AuthContext = {
+      keyId, label: 'default', agentId, agentSlug: 'example-agent', agentName: 'Example Agent', scopes: PRESETS.full!, folder: null, expiresAtMs: null,
+    };
+    const deps = { registry, store, config, bash };
+    for (const tool of registry.all()) {
+      const runs: ExampleRun[] = [];
+      for (const ex of tool.examples) {
+        let text = JSON.stringify(ex.input);
+        if (text.includes('cs_EXAMPLE')) {
+          const [latest] = await store.listChangesets(agentId, { limit: 1 });
+          text = text.replaceAll('cs_EXAMPLE', latest?.id ?? 'cs_none');
+        }
+        if (text.includes('key_EXAMPLE')) {
+          const others = (await store.listKeys(agentId)).filter((k) => k.id !== keyId);
+          text = text.replaceAll('key_EXAMPLE', others[others.length - 1]?.id ?? 'key_none');
+        }
+        const input = JSON.parse(text) as Record<string, unknown>;
+        const outcome = await callTool(deps, tool.name, input, auth, 'example');
+        runs.push({
+          title: ex.title,
+          input,
+          response: outcome.ok ? outcome.result : { error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details } },
+          isError: !outcome.ok,
+        });
+      }
+      out.set(tool.name, runs);
+    }
+  } finally {
+    await bash.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
