@@ -81,6 +81,7 @@ const EnvSchema = z.object({
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
   TRUST_PROXY: bool('TRUST_PROXY', false),
+  STRICT_HOST: bool('STRICT_HOST', false),
   SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
   BASH_TIMEOUT_MS: int('BASH_TIMEOUT_MS', 10_000, 100, 600_000),
   BASH_MAX_OUTPUT_BYTES: int('BASH_MAX_OUTPUT_BYTES', 256 * 1024, 1024, 8 * MiB),
@@ -117,6 +118,7 @@ export interface Config {
   sqliteSynchronous: 'normal' | 'full';
   pgPoolSize: number;
   trustProxy: boolean;
+  strictHost: boolean;
   shutdownTimeoutMs: number;
   workers: number;
   bashTimeoutMs: number;
@@ -151,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     pgPoolSize: e.PG_POOL_SIZE,
     trustProxy: e.TRUST_PROXY,
+    strictHost: e.STRICT_HOST,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     workers: e.WORKERS,
     bashTimeoutMs: e.BASH_TIMEOUT_MS,

@@ -12,6 +12,8 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { BashPool } from '../bash/pool.js';
 import { Authenticator } from './auth.js';
 import { errorBody, errorEnvelope, successEnvelope } from './envelope.js';
+import { mcpRoutes } from './mcp.js';
+import { referenceRoutes } from './reference.js';
 import { registerRoutes } from './register.js';
 
 export interface AppOptions {
@@ -23,6 +25,27 @@ export interface AppOptions {
 }
 
 const TOOL_PREFIX = '/api/tools/';
+
+/**
+ * With BASE_URL on a www host, the apex host answers 308 to the same path on the www host (the
+ * redirect makes clients drop the Authorization header, which the 401 message explains). Other
+ * hosts are served as they are (proxies, self-hosting) unless STRICT_HOST is set.
+ */
+function canonicalHost(app: FastifyInstance, config: Config): void {
+  const base = new URL(config.baseUrl);
+  const canonical = base.hostname.toLowerCase();
+  const apex = canonical.startsWith('www.') ? canonical.slice(4) : null;
+  if (!apex && !config.strictHost) return;
+  app.addHook('onRequest', (req, reply, done) => {
+    const host = (req.hostname ?? '').toLowerCase().replace(/:\d+$/, '');
+    if (host === canonical || (!config.strictHost && host !== apex)) return done();
+    if (config.strictHost && (host === '127.0.0.1' || host === 'localhost') && req.url.startsWith('/healthz')) return done();
+    reply.code(308).header('location', `${config.baseUrl}${req.url}`).header('x-request-id', req.id);
+    reply.send(
+      errorBody('WRONG_HOST', `This service answers on ${config.baseUrl}. Call it there directly: redirects drop the Authorization header.`),
+    );
+  });
+}
 
 export function buildApp(opts: AppOptions): FastifyInstance {
   const { config, store, registry } = opts;
@@ -48,6 +71,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     );
     done();
   });
+
+  canonicalHost(app, config);
 
   // One parser for every content type: agents forget Content-Type, and an empty body means {}.
   app.removeAllContentTypeParsers();
@@ -84,6 +109,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
 
   registerRoutes(app, { store, config });
+  referenceRoutes(app, { registry, config });
+  mcpRoutes(app, deps, auth);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

@@ -1,0 +1,32 @@
+/** GET /skill.md, /heartbeat.md, /mcp.md, /skill.json, /openapi.json: generated once, on first request. */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { runExamples } from '../docs/examples.js';
+import { renderReference, type ReferenceFiles } from '../docs/reference.js';
+import type { ToolRegistry } from '../tools/registry.js';
+
+const TYPES: Record<string, string> = {
+  'skill.md': 'text/markdown; charset=utf-8',
+  'heartbeat.md': 'text/markdown; charset=utf-8',
+  'mcp.md': 'text/markdown; charset=utf-8',
+  'skill.json': 'application/json; charset=utf-8',
+  'openapi.json': 'application/json; charset=utf-8',
+};
+
+export function referenceRoutes(app: FastifyInstance, deps: { registry: ToolRegistry; config: Config }): void {
+  let pending: Promise<ReferenceFiles> | null = null;
+  const reference = () => {
+    pending ??= runExamples(deps.registry, deps.config).then((examples) => renderReference(deps.registry, deps.config, examples));
+    pending.catch(() => (pending = null));
+    return pending;
+  };
+  for (const name of Object.keys(TYPES) as Array<keyof ReferenceFiles['files']>) {
+    app.get(`/${name}`, async (req, reply) => {
+      const ref = await reference();
+      const etag = `"${ref.version}"`;
+      reply.header('etag', etag).header('cache-control', 'public, max-age=300').type(TYPES[name]!);
+      if (req.headers['if-none-match'] === etag) return reply.code(304).send();
+      return ref.files[name];
+    });
+  }
+}
