@@ -36,7 +36,7 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
       { id: agentId, name: 'Example Agent', slug: 'example-agent', createdAtMs: now, storageBytes: 0 },
       {
         id: keyId, agentId, hash: hashApiKey(key), label: 'default', scopes: PRESETS.full!, folder: null,
-        preview: keyPreview(key), createdAtMs: now, lastUsedAtMs: null, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+        preview: keyPreview(key), createdAtMs: now, lastUsedAtMs: now, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
       },
     );
     const auth: AuthContext = {
