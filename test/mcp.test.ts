@@ -1,0 +1,136 @@
+/**
+ * The MCP endpoint, driven by the SDK's own client over HTTP; and the canonical host redirect.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildRegistry } from '../src/tools/index.js';
+import { backends } from './helpers/backends.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+async function connect(url: string, key: string): Promise<McpClient> {
+  const client = new McpClient({ name: 'afs-test', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return client;
+}
+
+const inner = (r: any) => JSON.parse(r.content[0].text);
+
+for (const backend of backends()) {
+  describe(`MCP endpoint (${backend})`, () => {
+    let s: TestServer;
+    let key: string;
+    let agentId: string;
+    before(async () => {
+      s = await startServer(backend);
+      const reg = await s.register('Mcp Agent');
+      key = reg.apiKey;
+      agentId = reg.id;
+    });
+    after(() => s.close());
+
+    it('tools/list shows every tool the key may use, with schemas and annotations', async () => {
+      const client = await connect(s.url, key);
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), buildRegistry().names().sort());
+      const write = tools.find((t) => t.name === 'write')!;
+      assert.equal(write.inputSchema.type, 'object');
+      assert.ok((write.inputSchema.properties as any).path);
+      assert.equal(write.annotations?.readOnlyHint, false);
+      assert.equal(tools.find((t) => t.name === 'read')!.annotations?.readOnlyHint, true);
+      await client.close();
+
+      const readOnly = await s.addKey(agentId, { scopes: ['files:read'] });
+      const limited = await connect(s.url, readOnly);
+      const names = (await limited.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('read') && names.includes('bash') && names.includes('get_key_info'));
+      assert.ok(!names.includes('write') && !names.includes('edit') && !names.includes('purge'));
+      await limited.close();
+    });
+
+    it('tools/call: write, read, edit through MCP; a scope error; an unknown tool', async () => {
+      const client = await connect(s.url, key);
+      const w = await client.callTool({ name: 'write', arguments: { path: '/mcp/a.txt', content: 'hello mcp\n' } });
+      assert.ok(!w.isError);
+      assert.equal(inner(w).version, 1);
+      const r = await client.callTool({ name: 'read', arguments: { path: '/mcp/a.txt' } });
+      assert.equal(inner(r).content, 'hello mcp\n');
+      const e = await client.callTool({ name: 'edit', arguments: { path: '/mcp/a.txt', old_string: 'hello', new_string: 'hi' } });
+      assert.equal(inner(e).version, 2);
+      const miss = await client.callTool({ name: 'edit', arguments: { path: '/mcp/a.txt', old_string: 'absent', new_string: 'x' } });
+      assert.equal(miss.isError, true);
+      assert.equal(inner(miss).error.code, 'NO_MATCH');
+      const unknown = await client.callTool({ name: 'reed', arguments: {} });
+      assert.equal(unknown.isError, true);
+      assert.equal(inner(unknown).error.code, 'UNKNOWN_TOOL');
+      await client.close();
+
+      const readOnly = await s.addKey(agentId, { scopes: ['files:read'] });
+      const limited = await connect(s.url, readOnly);
+      const denied = await limited.callTool({ name: 'write', arguments: { path: '/mcp/b.txt', content: 'x' } });
+      assert.equal(denied.isError, true);
+      assert.equal(inner(denied).error.code, 'INSUFFICIENT_SCOPE');
+      assert.deepEqual(inner(denied).error.details.required, ['files:write']);
+      await limited.close();
+    });
+
+    it('a bad key is refused with 401', async () => {
+      await assert.rejects(connect(s.url, 'mk_' + 'A'.repeat(43)), /401|Unknown API key|Unauthorized/i);
+      const r = await s.raw('/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(r.status, 401);
+      assert.equal(r.body.error.code, 'UNAUTHORIZED');
+      assert.equal((await s.raw('/mcp')).status, 405);
+    });
+  });
+}
+
+describe('canonical host', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startServer('sqlite', { BASE_URL: 'https://www.example.com' });
+  });
+  after(() => s.close());
+
+  const onHost = (host: string, path: string, init: RequestInit = {}) =>
+    import('node:http').then(
+      (http) =>
+        new Promise<{ status: number; location: string | undefined; body: string }>((resolve, reject) => {
+          const u = new URL(s.url + path);
+          const req = http.request(
+            { host: u.hostname, port: u.port, path, method: init.method ?? 'GET', headers: { host, ...(init.headers as Record<string, string>) } },
+            (res) => {
+              let body = '';
+              res.on('data', (d) => (body += d));
+              res.on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
+            },
+          );
+          req.on('error', reject);
+          if (init.body) req.write(init.body);
+          req.end();
+        }),
+    );
+
+  it('the apex host gets 308 to the same path and query on the www host, for GET and POST', async () => {
+    const get = await onHost('example.com', '/skill.md?x=1');
+    assert.equal(get.status, 308);
+    assert.equal(get.location, 'https://www.example.com/skill.md?x=1');
+    const post = await onHost('example.com', '/api/tools/read', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: 'Bearer mk_x' } });
+    assert.equal(post.status, 308);
+    assert.equal(post.location, 'https://www.example.com/api/tools/read');
+    const www = await onHost('www.example.com', '/healthz');
+    assert.equal(www.status, 200);
+    const other = await onHost('internal-proxy:8080', '/healthz');
+    assert.equal(other.status, 200, 'other hosts are served (no STRICT_HOST)');
+  });
+
+  it('reference files print the www URL; a client following the redirect loses Authorization and gets a 401 naming the base URL', async () => {
+    const md = await (await fetch(`${s.url}/skill.md`)).text();
+    assert.ok(md.includes('https://www.example.com/api/users/register'));
+    // What fetch does after a cross-origin redirect: the same request without Authorization.
+    const r = await s.raw('/api/tools/read', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"path":"/x"}' });
+    assert.equal(r.status, 401);
+    assert.match(r.inner.error.message, /redirected/);
+    assert.ok(r.inner.error.message.includes('https://www.example.com'));
+  });
+});
