@@ -59,6 +59,15 @@ export const scenarios = [
       return { path: `/bench/${phase}/edit-${k % EDIT_FILES}.txt`, old_string: `rev ${t}\n`, new_string: `rev ${t + 1}\n` };
     },
   },
+  {
+    // Per-call overhead of the bash tool (worker thread, filesystem adapter) for a trivial read.
+    name: 'bash-cat',
+    tool: 'bash',
+    setup: async (ctx) => {
+      await ctx.call('write', { path: '/one.txt', content: content1k(0) });
+    },
+    bodyFor: () => ({ command: 'cat /one.txt' }),
+  },
 ];
 
 // Targets: minimum req/s as a fraction of bare (same run), per backend.

@@ -134,3 +134,25 @@ describe('canonical host', () => {
     assert.ok(r.inner.error.message.includes('https://www.example.com'));
   });
 });
+
+describe('STRICT_HOST', () => {
+  it('redirects every other host to BASE_URL', async () => {
+    const s = await startServer('sqlite', { BASE_URL: 'https://files.example.org', STRICT_HOST: 'true' });
+    try {
+      const http = await import('node:http');
+      const u = new URL(s.url);
+      const status = await new Promise<{ code: number; location?: string }>((resolve, reject) => {
+        const req = http.request({ host: u.hostname, port: u.port, path: '/skill.md', headers: { host: 'other.example.net' } }, (res) => {
+          res.resume();
+          resolve({ code: res.statusCode!, location: res.headers.location });
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status.code, 308);
+      assert.equal(status.location, 'https://files.example.org/skill.md');
+    } finally {
+      await s.close();
+    }
+  });
+});
