@@ -86,6 +86,9 @@ const EnvSchema = z.object({
   BASH_TIMEOUT_MS: int('BASH_TIMEOUT_MS', 10_000, 100, 600_000),
   BASH_MAX_OUTPUT_BYTES: int('BASH_MAX_OUTPUT_BYTES', 256 * 1024, 1024, 8 * MiB),
   BASH_WORKERS: int('BASH_WORKERS', 2, 1, 64),
+  BASH_MAX_CONCURRENT_PER_AGENT: int('BASH_MAX_CONCURRENT_PER_AGENT', 2, 1, 64),
+  HEADERS_TIMEOUT_MS: int('HEADERS_TIMEOUT_MS', 15_000, 100),
+  REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 60_000, 100),
   WORKERS: z
     .string()
     .optional()
@@ -124,6 +127,9 @@ export interface Config {
   bashTimeoutMs: number;
   bashMaxOutputBytes: number;
   bashWorkers: number;
+  bashMaxConcurrentPerAgent: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -159,5 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bashTimeoutMs: e.BASH_TIMEOUT_MS,
     bashMaxOutputBytes: e.BASH_MAX_OUTPUT_BYTES,
     bashWorkers: e.BASH_WORKERS,
+    bashMaxConcurrentPerAgent: e.BASH_MAX_CONCURRENT_PER_AGENT,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
   };
 }

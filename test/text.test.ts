@@ -389,11 +389,15 @@ describe('config: loadConfig', () => {
       sqliteSynchronous: 'normal',
       pgPoolSize: 10,
       trustProxy: false,
+      strictHost: false,
       shutdownTimeoutMs: 10_000,
       workers: 1,
       bashTimeoutMs: 10_000,
       bashMaxOutputBytes: 262_144,
       bashWorkers: 2,
+      bashMaxConcurrentPerAgent: 2,
+      headersTimeoutMs: 15_000,
+      requestTimeoutMs: 60_000,
     });
   });
 

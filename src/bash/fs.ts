@@ -353,8 +353,11 @@ export class StoreFs implements IFileSystem {
   }
 
   async utimes(path: string): Promise<void> {
-    // Times are the store's: a version is only recorded when content changes.
-    if (!(await this.lookup(this.norm(path)))) throw fsError('ENOENT', 'utimes', this.norm(path));
+    // Times are the store's: a version is only recorded when content changes. Still, touching
+    // needs write access, as on a read-only mount.
+    const p = this.norm(path);
+    if (!(await this.lookup(p))) throw fsError('ENOENT', 'utimes', p);
+    this.checkWritable(p, 'utimes');
   }
 
   // ---- the changeset ----------------------------------------------------------------------

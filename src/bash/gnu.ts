@@ -3,7 +3,9 @@
  * in ways agents would misread (see shared/research/just-bash.md). Filled in per command.
  */
 import type { CustomCommand } from 'just-bash';
+import { grepCommands } from './grep.js';
+import { rmCommand } from './rm.js';
 
 export function installGnuCommands(): CustomCommand[] {
-  return [];
+  return [...grepCommands(), rmCommand()];
 }

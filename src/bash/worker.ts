@@ -38,6 +38,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
   let stdout = '';
   let stderr = '';
   let exitCode: number;
+  const started = Date.now();
   try {
     const r = await bash.exec(job.command, { cwd: job.cwd });
     stdout = r.stdout;
@@ -50,10 +51,12 @@ async function run(job: BashJob): Promise<BashOutcome> {
     stderr = `bash: ${msg}\n`;
     exitCode = 1;
   }
-  const timedOut = exitCode === 124 && /time limit|timed out|execution time/i.test(stderr);
+  // just-bash ends a command at its deadline with exit 124 ("… exceeded … deadline").
+  const timedOut = exitCode === 124 && (Date.now() - started >= job.timeoutMs - 50 || /deadline|time limit|timed out/i.test(stderr));
   const o = cut(stdout, job.maxOutputBytes);
   const e = cut(stderr, job.maxOutputBytes);
-  const changes = await fs.plannedChanges();
+  // A command stopped at its deadline writes nothing: its changes may be half done.
+  const changes = timedOut ? [] : await fs.plannedChanges();
   return { id: job.id, stdout: o.text, stderr: e.text, exitCode, truncated: o.cut || e.cut || exitCode === 126 && /output size/i.test(stderr), timedOut, changes };
 }
 

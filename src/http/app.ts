@@ -11,6 +11,7 @@ import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { BashPool } from '../bash/pool.js';
 import { Authenticator } from './auth.js';
+import { RateLimiter } from './rate-limit.js';
 import { errorBody, errorEnvelope, successEnvelope } from './envelope.js';
 import { mcpRoutes } from './mcp.js';
 import { referenceRoutes } from './reference.js';
@@ -25,6 +26,20 @@ export interface AppOptions {
 }
 
 const TOOL_PREFIX = '/api/tools/';
+
+/** Sets X-RateLimit-* on the reply; throws 429 RATE_LIMITED (with Retry-After) over the limit. */
+async function applyRateLimit(limiter: RateLimiter, keyId: string, reply: FastifyReply): Promise<void> {
+  const d = await limiter.check(keyId);
+  reply.header('x-ratelimit-limit', String(d.limit));
+  reply.header('x-ratelimit-remaining', String(d.remaining));
+  reply.header('x-ratelimit-reset', String(Math.ceil(d.resetAtMs / 1000)));
+  if (!d.allowed) {
+    throw new TransportError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute reached for this key. Retry in ${d.retryAfterS} s.`, {
+      details: { limit: d.limit, retryAfterSeconds: d.retryAfterS },
+      headers: { 'retry-after': String(d.retryAfterS) },
+    });
+  }
+}
 
 /**
  * With BASE_URL on a www host, the apex host answers 308 to the same path on the www host (the
@@ -58,7 +73,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     bodyLimit: config.maxBodyBytes,
     trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
-    requestTimeout: 120_000,
+    // Slow clients: the whole request must arrive within requestTimeout, its headers within headersTimeout.
+    requestTimeout: config.requestTimeoutMs,
+    // Node enforces those timeouts on a sweep; every second instead of its 30 s default.
+    http: { connectionsCheckingInterval: 1000, headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs) },
     return503OnClosing: true,
     // One line per request (below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -93,11 +111,14 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     sqliteSynchronous: config.sqliteSynchronous,
   });
   app.addHook('onClose', async () => bash.close());
+  const limiter = new RateLimiter(store, config.rateLimitPerMinute);
+  app.addHook('onClose', async () => limiter.close());
   const deps: DispatchDeps = { registry, store, config, bash, onKeysChanged: () => auth.forget() };
 
   app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {
     reply.header('x-request-id', req.id);
     const identity = await auth.authenticate(req.headers.authorization);
+    await applyRateLimit(limiter, identity.keyId, reply);
     const body = req.body === undefined ? {} : req.body;
     if (typeof body !== 'object' || Array.isArray(body) || body === null) {
       throw new TransportError('INVALID_JSON', `The body must be a JSON object holding the tool's input, got ${Array.isArray(body) ? 'an array' : typeof body}.`);
@@ -110,7 +131,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   registerRoutes(app, { store, config });
   referenceRoutes(app, { registry, config });
-  mcpRoutes(app, deps, auth);
+  mcpRoutes(app, deps, auth, (keyId, reply) => applyRateLimit(limiter, keyId, reply));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

@@ -14,12 +14,18 @@ import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { Authenticator } from './auth.js';
 import { errorBody } from './envelope.js';
 
-export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authenticator): void {
+export function mcpRoutes(
+  app: FastifyInstance,
+  deps: DispatchDeps,
+  auth: Authenticator,
+  rateLimit: (keyId: string, reply: import('fastify').FastifyReply) => Promise<void>,
+): void {
   const { registry } = deps;
 
   app.post('/mcp', async (req, reply) => {
     reply.header('x-request-id', req.id);
     const identity = await auth.authenticate(req.headers.authorization);
+    await rateLimit(identity.keyId, reply);
     const server = new Server({ name: 'agent-file-service', version: '1' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: registry

@@ -199,15 +199,15 @@ export class PostgresStore implements Store {
     await this.q(this.pool, 'UPDATE api_keys SET last_used_at_ms = $1 WHERE id = $2', [atMs, keyId]);
   }
 
-  async hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number): Promise<number> {
+  async hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number, by = 1): Promise<number> {
     const { rows } = await this.q(
       this.pool,
-      `INSERT INTO rate_counters (bucket, window_start_ms, count, expires_at_ms) VALUES ($1, $2, 1, $3)
-       ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = rate_counters.count + 1 RETURNING count`,
-      [bucket, windowStartMs, expiresAtMs],
+      `INSERT INTO rate_counters (bucket, window_start_ms, count, expires_at_ms) VALUES ($1, $2, $4, $3)
+       ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING count`,
+      [bucket, windowStartMs, expiresAtMs, by],
     );
     const count = Number(rows[0]!.count);
-    if (count === 1) await this.q(this.pool, 'DELETE FROM rate_counters WHERE expires_at_ms < $1', [Date.now()]);
+    if (count === by) await this.q(this.pool, 'DELETE FROM rate_counters WHERE expires_at_ms < $1', [Date.now()]);
     return count;
   }
 

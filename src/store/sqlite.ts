@@ -154,12 +154,12 @@ export class SqliteStore implements Store {
     this.stmt('UPDATE api_keys SET last_used_at_ms = ? WHERE id = ?').run(atMs, keyId);
   }
 
-  async hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number): Promise<number> {
+  async hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number, by = 1): Promise<number> {
     const r = this.stmt(
-      `INSERT INTO rate_counters (bucket, window_start_ms, count, expires_at_ms) VALUES (?, ?, 1, ?)
-       ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = rate_counters.count + 1 RETURNING count`,
-    ).get(bucket, windowStartMs, expiresAtMs) as { count: number };
-    if (r.count === 1) this.stmt('DELETE FROM rate_counters WHERE expires_at_ms < ?').run(Date.now());
+      `INSERT INTO rate_counters (bucket, window_start_ms, count, expires_at_ms) VALUES (?, ?, ?, ?)
+       ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING count`,
+    ).get(bucket, windowStartMs, by, expiresAtMs) as { count: number };
+    if (r.count === by) this.stmt('DELETE FROM rate_counters WHERE expires_at_ms < ?').run(Date.now());
     return r.count;
   }
 

@@ -206,7 +206,8 @@ export interface Store {
   touchKey(keyId: string, atMs: number): Promise<void>;
 
   // rate counters shared by every instance using the same database
-  hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number): Promise<number>;
+  /** Adds `by` (default 1) to a windowed counter and returns its new total. */
+  hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number, by?: number): Promise<number>;
 
   // file tree
   getNode(agentId: string, path: string): Promise<NodeRecord | null>;

@@ -1,10 +1,13 @@
 /** The bash tool: GNU-style exploration (and, with the scopes, changes) over the caller's tree. */
 import { z } from 'zod';
 import { BASH_COMMANDS } from '../bash/commands.js';
-import { ToolError } from '../core/errors.js';
+import { ToolError, TransportError } from '../core/errors.js';
 import { iso } from '../core/time.js';
 import { ROOT, isLive, navigablePath } from './common.js';
 import { defineTool, type AnyTool } from './registry.js';
+
+/** bash commands running per agent on this instance (capped by BASH_MAX_CONCURRENT_PER_AGENT). */
+const runningPerAgent = new Map<string, number>();
 
 const bash = defineTool({
   name: 'bash',
@@ -39,12 +42,24 @@ const bash = defineTool({
       }
     }
     const { scopes, agentId, folder } = ctx.auth;
+    const running = runningPerAgent.get(agentId) ?? 0;
+    if (running >= ctx.config.bashMaxConcurrentPerAgent) {
+      throw new TransportError('RATE_LIMITED', `${running} bash commands are already running for this agent (limit ${ctx.config.bashMaxConcurrentPerAgent}). Wait for them to finish, then retry.`, {
+        details: { running, limit: ctx.config.bashMaxConcurrentPerAgent },
+        headers: { 'retry-after': '1' },
+      });
+    }
+    runningPerAgent.set(agentId, running + 1);
     const outcome = await ctx.bash.run({
       command: input.command,
       cwd,
       access: { agentId, folder, canWrite: scopes.includes('files:write'), canDelete: scopes.includes('files:delete') },
       timeoutMs: ctx.config.bashTimeoutMs,
       maxOutputBytes: ctx.config.bashMaxOutputBytes,
+    }).finally(() => {
+      const n = (runningPerAgent.get(agentId) ?? 1) - 1;
+      if (n <= 0) runningPerAgent.delete(agentId);
+      else runningPerAgent.set(agentId, n);
     });
     if (outcome.error) throw new Error(outcome.error);
     if (outcome.timedOut) {

@@ -185,12 +185,16 @@ export function generateTree(seed: number): Tree {
   const dirs: string[] = ['', 'docs', 'src', 'src/lib', 'logs', 'data', 'my notes'];
   const nDirs = r.int(4, 10);
   for (let i = 0; i < nDirs; i++) {
-    const parent = r.pick(dirs);
+    // `logs` keeps only files, so `ls -S logs` sorts by file sizes alone (a directory's size
+    // depends on the filesystem).
+    const parent = r.pick(dirs.filter((d) => d !== 'logs'));
     if (parent.split('/').length >= 3) continue;
     const name = r.chance(0.15) ? '.' + r.pick(DIR_NAMES).replace(/ /g, '') : r.pick(DIR_NAMES);
     const d = parent ? `${parent}/${name}` : name;
     if (!dirs.includes(d)) dirs.push(d);
   }
+  // A new file's name must not be a directory's (skeleton or random).
+  const isDir = (p: string) => dirs.includes(p) || [...files.keys()].some((f) => f.startsWith(p + '/'));
   const target = r.int(50, 150);
   for (let guard = 0; files.size < target && guard < 1000; guard++) {
     const dir = r.pick(dirs);
@@ -198,7 +202,7 @@ export function generateTree(seed: number): Tree {
     const ext = r.pick(EXTS);
     const name = `${dot}${r.pick(FILE_STEMS)}${r.chance(0.5) ? '' : r.chance(0.5) ? '-' + r.int(1, 99) : ' ' + r.int(1, 9)}${ext}`;
     const path = dir ? `${dir}/${name}` : name;
-    if (files.has(path.normalize('NFC'))) continue;
+    if (files.has(path.normalize('NFC')) || isDir(path.normalize('NFC'))) continue;
     const k = r.int(0, 19);
     let content: string;
     if (k === 0) content = '';

@@ -1,0 +1,88 @@
+/** Limits: per-key request rate (shared across instances), concurrent bash per agent, slow clients. */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { backends, createTestDatabase } from './helpers/backends.js';
+import { freePort, spawnServer, startServer, type TestServer } from './helpers/server.js';
+
+for (const backend of backends()) {
+  describe(`limits (${backend})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startServer(backend, { RATE_LIMIT_PER_MINUTE: '5', BASH_MAX_CONCURRENT_PER_AGENT: '1', HEADERS_TIMEOUT_MS: '300' });
+    });
+    after(() => s.close());
+
+    it('per-key rate limit: X-RateLimit-* on every tool response, then 429 RATE_LIMITED with Retry-After', async () => {
+      const { apiKey } = await s.register('Rate');
+      const remaining: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await s.call(apiKey, 'get_key_info');
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get('x-ratelimit-limit'), '5');
+        remaining.push(Number(r.headers.get('x-ratelimit-remaining')));
+        assert.ok(Number(r.headers.get('x-ratelimit-reset')) * 1000 > Date.now());
+      }
+      assert.deepEqual(remaining, [4, 3, 2, 1, 0]);
+      const over = await s.call(apiKey, 'get_key_info');
+      assert.equal(over.status, 429);
+      assert.equal(over.isError, true);
+      assert.equal(over.inner.error.code, 'RATE_LIMITED');
+      assert.ok(Number(over.headers.get('retry-after')) >= 1);
+      assert.equal(over.headers.get('x-ratelimit-remaining'), '0');
+      // Another key of the same agent has its own budget.
+      const info = await s.register('Rate Two');
+      assert.equal((await s.call(info.apiKey, 'get_key_info')).status, 200);
+    });
+
+    it('concurrent bash commands per agent are capped (429 with Retry-After), others are not delayed', async () => {
+      const { apiKey } = await s.register('Busy');
+      const slow = s.call(apiKey, 'bash', { command: 'sleep 1' });
+      await new Promise((r) => setTimeout(r, 150));
+      const second = await s.call(apiKey, 'bash', { command: 'echo hi' });
+      assert.equal(second.status, 429);
+      assert.equal(second.inner.error.code, 'RATE_LIMITED');
+      assert.equal(second.headers.get('retry-after'), '1');
+      const other = await s.register('Neighbour');
+      const theirs = await s.call(other.apiKey, 'bash', { command: 'echo hi' });
+      assert.equal(theirs.inner.stdout, 'hi\n');
+      assert.equal((await slow).inner.exitCode, 0);
+      assert.equal((await s.call(apiKey, 'bash', { command: 'echo again' })).inner.stdout, 'again\n');
+    });
+
+    it('a client that never finishes its headers is cut off', async () => {
+      const u = new URL(s.url);
+      const closed = await new Promise<{ ms: number; data: string }>((resolve, reject) => {
+        const started = Date.now();
+        let data = '';
+        const sock = connect(Number(u.port), u.hostname, () => sock.write('POST /api/tools/read HTTP/1.1\r\nHost: x\r\n'));
+        sock.on('data', (d) => (data += d.toString()));
+        sock.on('close', () => resolve({ ms: Date.now() - started, data }));
+        sock.on('error', reject);
+        setTimeout(() => reject(new Error('connection still open after 5 s')), 5000).unref();
+      });
+      assert.ok(closed.ms < 3000, `closed after ${closed.ms} ms`);
+      if (closed.data) assert.match(closed.data, /^HTTP\/1\.1 408/);
+    });
+  });
+}
+
+describe('the rate limit is shared by instances on one PostgreSQL database', () => {
+  it('two servers admit about the limit in total', { skip: !backends().includes('postgres') && 'PostgreSQL not selected (TEST_BACKENDS)' }, async () => {
+    const db = await createTestDatabase('postgres');
+    const [pa, pb] = [await freePort(), await freePort()];
+    const a = await spawnServer({ ...db.env, RATE_LIMIT_PER_MINUTE: '20' }, pa);
+    const b = await spawnServer({ ...db.env, RATE_LIMIT_PER_MINUTE: '20' }, pb);
+    try {
+      const { apiKey } = await a.register('Shared');
+      let admitted = 0;
+      for (let i = 0; i < 15; i++) if ((await a.call(apiKey, 'get_key_info')).status === 200) admitted++;
+      await new Promise((r) => setTimeout(r, 1500)); // several flush intervals, even on a loaded machine
+      for (let i = 0; i < 15; i++) if ((await b.call(apiKey, 'get_key_info')).status === 200) admitted++;
+      assert.equal(admitted, 20, 'instance B knew what A had admitted');
+    } finally {
+      await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
+      await db.drop();
+    }
+  });
+});
