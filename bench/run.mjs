@@ -289,7 +289,8 @@ async function measure(opts, runRoot, backend, scenarioName) {
       server = await startServer('bare server', [path.join(BENCH_DIR, 'bare-server.mjs')], withoutDbEnv(), logFile);
     } else {
       storage = await backendDefs[backend].prepare(dataDir);
-      const env = { ...storage.env, RATE_LIMIT_PER_MINUTE: RATE_LIMIT };
+      // One agent drives all connections: lift its per-agent bash cap too.
+      const env = { ...storage.env, RATE_LIMIT_PER_MINUTE: RATE_LIMIT, BASH_MAX_CONCURRENT_PER_AGENT: '64', ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}) };
       if (opts.quietLogs) env.LOG_LEVEL = 'warn';
       server = await startServer(`server (${backend})`, [SERVER_JS], env, logFile);
       apiKey = await register(server.baseUrl);
