@@ -31,7 +31,8 @@ export class BashPool {
   ) {}
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store } });
+    // Commands print times in UTC whatever the host's zone (ls -l, date, stat), as agents expect.
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store }, env: { ...process.env, TZ: 'UTC' } });
     const slot: Slot = { worker, job: null };
     worker.on('message', (outcome: BashOutcome) => {
       const current = slot.job;
