@@ -28,11 +28,14 @@ export class BashPool {
   constructor(
     private readonly size: number,
     private readonly store: StoreSettings,
-  ) {}
+  ) {
+    // The time zone is process-wide (a worker cannot have its own): commands print times in
+    // UTC whatever the host's zone (ls -l, stat, date), as the reference documents.
+    process.env.TZ = 'UTC';
+  }
 
   private spawn(): Slot {
-    // Commands print times in UTC whatever the host's zone (ls -l, date, stat), as agents expect.
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store }, env: { ...process.env, TZ: 'UTC' } });
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store } });
     const slot: Slot = { worker, job: null };
     worker.on('message', (outcome: BashOutcome) => {
       const current = slot.job;

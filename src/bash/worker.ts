@@ -10,7 +10,6 @@ import { StoreFs } from './fs.js';
 import { BASH_COMMANDS, type BashJob, type BashOutcome } from './commands.js';
 import { installGnuCommands } from './gnu.js';
 
-process.env.TZ = 'UTC';
 const store = openStore({ ...workerData.store, pgPoolSize: 2 });
 const trusted = <T>(fn: () => Promise<T>) => DefenseInDepthBox.runTrustedAsync(fn);
 // Outputs beyond this stop the command; below it they are cut to the job's limit and flagged.
