@@ -44,6 +44,8 @@ async function main(): Promise<void> {
     fatal(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
   }
   app.log.info({ store: store.kind, baseUrl: config.baseUrl }, 'agent-file-service ready');
+  // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
+  (app as unknown as { warmReference: () => Promise<unknown> }).warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
 
   let stopping = false;
   const stop = async (signal: string) => {

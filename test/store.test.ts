@@ -104,6 +104,15 @@ for (const backend of backends()) {
       await commit(a, [{ path: '/q1.txt', expectVersion: 1, op: 'delete', state: { kind: 'deleted', was: 'file' } }], 1);
     });
 
+    it('quota under concurrency: many writers at once never push usage past the limit', async () => {
+      const a = await agent();
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => commit(a, [file(`/c${i}.txt`, `${String(i).padStart(3, '0')}`)], 10)));
+      const ok = results.filter((r) => r.status === 'fulfilled').length;
+      assert.equal(ok, 3, 'three 3-byte files fit in 10 bytes, the fourth does not');
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof StoreQuotaExceeded);
+      assert.equal((await store.getAgent(a))!.storageBytes, 9);
+    });
+
     it('concurrent commits against the same version: exactly one wins', async () => {
       const a = await agent();
       await commit(a, [file('/race.txt', 'base')]);

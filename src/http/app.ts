@@ -130,7 +130,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
 
   registerRoutes(app, { store, config });
-  referenceRoutes(app, { registry, config });
+  const warmReference = referenceRoutes(app, { registry, config });
+  app.decorate('warmReference', warmReference);
   mcpRoutes(app, deps, auth, (keyId, reply) => applyRateLimit(limiter, keyId, reply));
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -13,7 +13,8 @@ const TYPES: Record<string, string> = {
   'openapi.json': 'application/json; charset=utf-8',
 };
 
-export function referenceRoutes(app: FastifyInstance, deps: { registry: ToolRegistry; config: Config }): void {
+/** Registers the routes; returns a function that generates the files ahead of the first request. */
+export function referenceRoutes(app: FastifyInstance, deps: { registry: ToolRegistry; config: Config }): () => Promise<unknown> {
   let pending: Promise<ReferenceFiles> | null = null;
   const reference = () => {
     pending ??= runExamples(deps.registry, deps.config).then((examples) => renderReference(deps.registry, deps.config, examples));
@@ -29,4 +30,5 @@ export function referenceRoutes(app: FastifyInstance, deps: { registry: ToolRegi
       return ref.files[name];
     });
   }
+  return reference;
 }
