@@ -2,10 +2,18 @@
  * GNU-faithful replacements and wrappers for just-bash commands where its behaviour differs
  * in ways agents would misread (see shared/research/just-bash.md). Filled in per command.
  */
-import type { CustomCommand } from 'just-bash';
+import type { CustomCommand, IFileSystem } from 'just-bash';
 import { grepCommands } from './grep.js';
+import { lsCommand } from './ls.js';
+import { statCommand } from './stat.js';
+import { duCommand } from './du.js';
 import { rmCommand } from './rm.js';
 
-export function installGnuCommands(): CustomCommand[] {
-  return [...grepCommands(), rmCommand()];
+/**
+ * `fs`, when given, must be the filesystem the Bash instance is created with: commands that
+ * read many files (grep -r) then read it directly instead of through just-bash's per-command
+ * context membrane, which copies every buffer it returns.
+ */
+export function installGnuCommands(fs?: IFileSystem): CustomCommand[] {
+  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand()];
 }
