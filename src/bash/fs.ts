@@ -204,6 +204,41 @@ export class StoreFs implements IFileSystem {
     }
   }
 
+  /**
+   * Loads the metadata of everything below `dir` in a few range scans, so a recursive walk
+   * (find, ls -R, du, tree) lists directories from memory. Bounded by `maxEntries`.
+   */
+  async prefetchMetadata(dir: string, maxEntries = 200_000): Promise<void> {
+    const p = this.norm(dir);
+    if (this.listed.has(p) && this.prefetched.has(p)) return;
+    const byParent = new Map<string, NodeRecord[]>();
+    const dirs: string[] = [p];
+    let count = 0;
+    for (let after: string | null = null; count < maxEntries; ) {
+      const page: { nodes: NodeRecord[]; nextAfter: string | null } = await this.trusted(() =>
+        this.store.listSubtree(this.access.agentId, p, 1000, after),
+      );
+      for (const n of page.nodes) {
+        if (!this.base.has(n.path)) this.base.set(n.path, n);
+        const parent = posix.dirname(n.path);
+        let list = byParent.get(parent);
+        if (!list) byParent.set(parent, (list = []));
+        list.push(n);
+        if (n.kind === 'dir') dirs.push(n.path);
+      }
+      count += page.nodes.length;
+      if (!page.nextAfter) {
+        // Complete: every directory's listing is known (empty ones included).
+        for (const d of dirs) if (!this.listed.has(d)) this.listed.set(d, byParent.get(d) ?? []);
+        this.prefetched.add(p);
+        return;
+      }
+      after = page.nextAfter;
+    }
+  }
+
+  private readonly prefetched = new Set<string>();
+
   // ---- writing ----------------------------------------------------------------------------
 
   private checkWritable(p: string, syscall: string, need: 'write' | 'delete' = 'write'): void {

@@ -8,6 +8,8 @@ import { lsCommand } from './ls.js';
 import { statCommand } from './stat.js';
 import { duCommand } from './du.js';
 import { rmCommand } from './rm.js';
+import { textCommands } from './textutils.js';
+import { findCommand } from './find.js';
 
 /**
  * `fs`, when given, must be the filesystem the Bash instance is created with: commands that
@@ -15,5 +17,5 @@ import { rmCommand } from './rm.js';
  * context membrane, which copies every buffer it returns.
  */
 export function installGnuCommands(fs?: IFileSystem): CustomCommand[] {
-  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand()];
+  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs)];
 }

@@ -2,19 +2,37 @@
  * `grep`, `egrep` and `fgrep` for the bash tool, faithful to GNU grep 3.8 as packaged by
  * Debian (3.8-5: no stray-backslash warnings, egrep/fgrep run `grep -E`/`grep -F` silently)
  * under LC_ALL=C.UTF-8: the same options (GNU getopt_long parsing, with permutation and
- * abbreviations), output layout, diagnostics and exit codes.
+ * abbreviations), output layout, colours, diagnostics and exit codes. Tested against the real
+ * grep in test/bash-grep.test.ts.
  *
- * Patterns are translated to native JavaScript regular expressions (`v` flag), so matching
- * is done by V8 over whole file buffers; lines are only cut out around matches. POSIX
- * basic/extended syntax follows glibc's parser (errors, context-dependent `^ $ *`, intervals,
- * bracket expressions, back-references) and the DFA's tie-breaks where the two differ;
- * character classes use glibc's C.UTF-8 tables (the alphabetic table is embedded).
- * `-o` reports leftmost-longest matches like POSIX. `-P` is PCRE syntax mapped onto JS.
+ * Patterns are translated to native JavaScript regular expressions (`v` flag; an ASCII-only
+ * variant without it for pure-ASCII buffers, where V8 is faster), so matching is done by V8
+ * over whole file buffers and lines are only cut out around matches; a literal every match
+ * must contain is searched with indexOf first. POSIX basic/extended syntax follows glibc's
+ * parser (which reports the errors), and, where GNU grep's DFA reads a pattern differently
+ * (repetition operators at the start or after an anchor, -x pasted around the text), what
+ * GNU actually does: the DFA decides unless the pattern has something it cannot do in UTF-8
+ * (word anchors, \w \s, back-references, most brackets, -w), then glibc decides after the
+ * DFA's superset screened the line; -o and --color always use glibc's reading, with POSIX
+ * leftmost-longest matches. Character classes use glibc's C.UTF-8 tables ([[:alpha:]],
+ * [[:alnum:]], \w and -w exactly; the others from V8's Unicode properties). `-P` maps PCRE
+ * syntax onto JS (\d \w \b ASCII like PCRE2 without UCP).
  *
- * Known differences from GNU: directories are walked in the filesystem's order (GNU uses
- * readdir order, which depends on the filesystem); binary detection looks at the whole
- * file (GNU looks at 96 KiB buffers, so a late NUL in a big file can let earlier lines out);
- * `-P` lacks PCRE-only features (recursion, \K, inline flags other than a leading (?i)).
+ * Known differences from GNU:
+ * - directories are walked in the filesystem's order (ours: byte order; GNU: readdir order);
+ * - binary files: a NUL anywhere makes the whole file binary (GNU decides per 96 KiB buffer);
+ * - `-a` on invalid UTF-8 returns the raw bytes, but the shell's final stdout is text, so the
+ *   tool shows them as Latin-1 (redirections and pipes get the bytes);
+ * - `-P`: no \K, recursion, conditionals or backtracking verbs; atomic groups and possessive
+ *   quantifiers act as ordinary ones; inline flags other than (?i) are ignored, (?i) applies
+ *   to the whole pattern; error messages exist for the common PCRE2 errors only;
+ * - a back-reference to a group that did not take part matches the empty string (POSIX: fails);
+ * - GNU's -o -w retries shorter matches in a wrongly truncated buffer after the first match
+ *   on a line; we do not reproduce that;
+ * - case folding and the classes other than alpha/alnum use V8's Unicode data (newer than
+ *   glibc 2.36: characters assigned since are classified; ı/İ fold differently);
+ * - "input file is also the output" (grep pat f > f) is not detected; GREP_COLORS is ignored.
+ * - Catastrophic patterns backtrack (V8 is not a DFA); the worker's deadline bounds them.
  */
 import { Buffer, isUtf8 } from 'node:buffer';
 import { latin1FromBytes, type Command, type IFileSystem } from 'just-bash';
@@ -113,6 +131,12 @@ There is NO WARRANTY, to the extent permitted by law.
 Written by Mike Haertel and others; see
 <https://git.sv.gnu.org/cgit/grep.git/tree/AUTHORS>.
 `;
+
+// GNU's default GREP_COLORS (ms=01;31:mc=01;31:sl=:cx=:fn=35:ln=32:bn=32:se=36).
+const MATCH_COLOR = '01;31';
+const FN_COLOR = '35';
+const NUM_COLOR = '32';
+const SEP_COLOR = '36';
 
 /** Ends the whole command with an exit status (after what was already written). */
 class GrepExit {
@@ -227,6 +251,8 @@ interface Tok {
 }
 interface Atom {
   src: string;
+  /** A superset stand-in (`[^EOL]*`): a following *, + or ? is absorbed. */
+  relaxed?: boolean;
   /** Can take a quantifier without a wrapping group. */
   single: boolean;
   /** The literal character this atom is, if it is one (for the required-literal prefilter). */
@@ -246,6 +272,14 @@ export interface Translation {
   pure: boolean;
   /** DFA diagnostics in order: warnings, or a fatal error (last). */
   dfa: Array<{ warn: string } | { error: string }>;
+  /**
+   * The pattern uses something GNU's DFA cannot do in a UTF-8 locale (word anchors, \w \s,
+   * back-references, brackets other than plain ASCII characters and digit ranges): GNU then
+   * lets glibc's regex decide which lines match, not the DFA.
+   */
+  unsupported: boolean;
+  /** An ERE ')' without its '(' (an ordinary character, but it closes a -w/-x wrapper). */
+  unmatchedClose: boolean;
 }
 
 /**
@@ -261,6 +295,8 @@ class PosixTranslator {
   private laststart = true;
   private quants = 0;
   private alt = false;
+  private unsupported = false;
+  private unmatchedClose = false;
   private readonly dfa: Translation['dfa'] = [];
   private readonly notEol: string;
 
@@ -272,6 +308,11 @@ class PosixTranslator {
     private readonly groupBase: number,
     /** Follow glibc's regex rather than the DFA where they differ (what -o reports). */
     private readonly glibc = false,
+    /**
+     * The DFA's superset (what GNU uses to skip lines before asking glibc when the DFA cannot
+     * decide): what the DFA cannot do matches anything (word anchors, nothing).
+     */
+    private readonly superset = false,
   ) {
     this.cs = Array.from(pattern);
     this.notEol = `[^${esc(eol)}${BADBYTES}]`;
@@ -289,6 +330,8 @@ class PosixTranslator {
       lit: lit && lit.length ? lit : null,
       pure: !this.alt && top.pure,
       dfa: this.dfa,
+      unsupported: this.unsupported,
+      unmatchedClose: this.unmatchedClose,
     };
   }
 
@@ -360,6 +403,8 @@ class PosixTranslator {
   // ---- grammar (glibc parse_reg_exp / parse_branch / parse_expression) ----
 
   private parseRegExp(nest: number): { src: string; lit: string | null; pure: boolean } {
+    // Groups closed in one alternative cannot be referred to from the next (glibc).
+    const initial = new Set(this.completed);
     const first = this.parseBranch(nest);
     if (this.tok.t !== T.ALT) return first;
     const alts = [first.src];
@@ -368,7 +413,11 @@ class PosixTranslator {
       this.laststart = true;
       this.fetch(true);
       if (this.tok.t !== T.ALT && this.tok.t !== T.END && (nest === 0 || this.tok.t !== T.CLOSE)) {
+        const accumulated = new Set(this.completed);
+        this.completed.clear();
+        for (const n of initial) this.completed.add(n);
         alts.push(this.parseBranch(nest).src);
+        for (const n of accumulated) this.completed.add(n);
       } else {
         alts.push('');
       }
@@ -429,14 +478,20 @@ class PosixTranslator {
       case T.OPEN:
         atom = this.parseSubExp(nest + 1);
         break;
-      case T.BRACKET:
+      case T.BRACKET: {
+        const before = this.unsupported;
+        this.unsupported = false;
         atom = this.parseBracket();
+        if (this.superset && this.unsupported) atom = this.relaxedAtom();
+        this.unsupported ||= before;
         break;
+      }
       case T.BACKREF: {
+        this.unsupported = true;
         const n = Number(tok.c);
-        if (!this.completed.has(n)) throw new PatternError('Invalid back reference');
+        if (!this.completed.has(n) && !this.superset) throw new PatternError('Invalid back reference');
         this.laststart = false;
-        atom = { src: `\\${this.groupBase + n}`, single: true, lit: null };
+        atom = this.superset ? this.relaxedAtom() : { src: `\\${this.groupBase + n}`, single: true, lit: null };
         this.fetch();
         break;
       }
@@ -457,12 +512,21 @@ class PosixTranslator {
           return this.parseExpression(nest);
         }
         // ERE: the DFA repeats the empty string: it matches as if the operator were absent.
-        while (this.isDup(this.tok.t)) {
-          if (!this.startDup()) return this.literalBrace();
+        {
+          let brace = false;
+          while (this.isDup(this.tok.t)) {
+            if (!this.startDup()) {
+              brace = true;
+              break;
+            }
+          }
+          if (!brace) return { src: '', single: false, lit: null };
+          atom = this.literalBrace();
+          break;
         }
-        return { src: '', single: false, lit: null };
       case T.CLOSE:
         if (!this.ere) throw new PatternError('Unmatched ) or \\)');
+        this.unmatchedClose = true;
         atom = this.literal(')');
         this.fetch();
         break;
@@ -471,13 +535,14 @@ class PosixTranslator {
         this.fetch();
         break;
       case T.ANCHOR: {
+        if (!'^$`\''.includes(tok.c)) this.unsupported = true;
         // glibc makes a repetition after an anchor literal (BRE) or ignores it (ERE); the DFA,
         // which decides what matches, repeats the anchor unless the BRE is at its start.
-        let src = this.anchorSrc(tok.c);
+        let src = this.superset && !'^$`\''.includes(tok.c) ? '' : this.anchorSrc(tok.c);
         this.fetch();
         if (this.glibc) return { src, single: false, lit: null };
         while (this.isDup(this.tok.t) && !(!this.ere && this.laststart)) {
-          if (this.ere && this.laststart) this.warnStart(this.tok);
+          if (this.ere && this.laststart && (this.tok.t !== T.OPEN_DUP || this.intervalValid())) this.warnStart(this.tok);
           const q = this.parseDup();
           if (q === null) break;
           src = `(?:${src})${q}`;
@@ -486,13 +551,14 @@ class PosixTranslator {
       }
       case T.PERIOD:
         this.laststart = false;
-        atom = { src: this.notEol, single: true, lit: null };
+        atom = this.superset ? this.relaxedAtom() : { src: this.notEol, single: true, lit: null };
         this.fetch();
         break;
       case T.WORD:
       case T.NOTWORD:
       case T.SPACE:
       case T.NOTSPACE: {
+        this.unsupported = true;
         this.laststart = false;
         const E = esc(this.eol);
         const src =
@@ -500,7 +566,7 @@ class PosixTranslator {
           : tok.t === T.NOTWORD ? `[^${alpha()}0-9_${E}${BADBYTES}]`
           : tok.t === T.SPACE ? `[[${SPACE_SET}]--[${E}]]`
           : `[^${SPACE_SET}${E}${BADBYTES}]`;
-        atom = { src, single: true, lit: null };
+        atom = this.superset ? this.relaxedAtom() : { src, single: true, lit: null };
         this.fetch();
         break;
       }
@@ -509,6 +575,7 @@ class PosixTranslator {
       default:
         return { src: '', single: false, lit: null };
     }
+    if (atom.relaxed && (this.tok.t === T.STAR || this.tok.t === T.PLUS || this.tok.t === T.QMARK)) this.fetch();
     while (this.isDup(this.tok.t)) {
       const q = this.parseDup();
       if (q === null) {
@@ -522,6 +589,10 @@ class PosixTranslator {
       }
     }
     return atom;
+  }
+
+  private relaxedAtom(): Atom {
+    return { src: `[^${esc(this.eol)}]*`, single: false, lit: null, relaxed: true };
   }
 
   /** A literal '{' for an ERE interval that is not one (the tokenizer sits on the '{'). */
@@ -585,6 +656,14 @@ class PosixTranslator {
     if (!ok) return null;
     this.i = p;
     return { tooBig: RE_DUP_MAX < max };
+  }
+
+  /** Would the DFA read an interval here (the tokenizer just after a '{')? */
+  private intervalValid(): boolean {
+    const save = this.i;
+    const ok = this.scanInterval() !== null;
+    this.i = save;
+    return ok;
   }
 
   /** glibc fetch_number. */
@@ -739,7 +818,10 @@ class PosixTranslator {
           }
         }
       }
+      if (neg || start.type !== 'char' || /[^\x00-\x7f]/.test(start.v)) this.unsupported = true;
+      if (start.type === 'class' && start.v === 'digit') this.unsupported = neg || this.unsupported;
       if (rangeEnd) {
+        if (!/^[0-9]$/.test(start.v) || !/^[0-9]$/.test(rangeEnd.v)) this.unsupported = true;
         if (rangeEnd.type === 'class' || rangeEnd.type === 'equiv') throw new PatternError('Invalid range end');
         const a = single(start);
         const b = single(rangeEnd);
@@ -1025,6 +1107,12 @@ function translatePerl(pattern: string, eol: string): { src: string; icase: bool
       continue;
     }
     if (c === '(') {
+      if (cs[i + 1] === '*') {
+        const verb = /^\(\*(UTF8?|UCP|NO_AUTO_POSSESS|NO_START_OPT|NO_DOTSTAR_ANCHOR|NO_JIT)\)/.exec(cs.slice(i, i + 24).join(''));
+        if (!verb) throw new PatternError('(*VERB) not recognized or malformed');
+        i += verb[0].length;
+        continue;
+      }
       if (cs[i + 1] === '?') {
         const rest = cs.slice(i + 2, i + 5).join('');
         if (rest.startsWith('#')) {
@@ -1126,7 +1214,7 @@ function pcreMessage(jsMessage: string): string {
   if (/Invalid escape|Invalid Unicode escape|Invalid decimal escape/i.test(m)) return 'reference to non-existent subpattern';
   if (/Invalid property name/i.test(m)) return 'unknown property name after \\P or \\p';
   if (/Invalid capture group name|Duplicate capture group name/i.test(m)) return 'two named subpatterns have the same name (PCRE2_DUPNAMES not set)';
-  if (/Lone quantifier brackets|Incomplete quantifier/i.test(m)) return 'quantifier does not follow a repeatable item';
+  if (/Lone quantifier brackets|Incomplete quantifier|Invalid quantifier/i.test(m)) return 'quantifier does not follow a repeatable item';
   if (/Range out of order/i.test(m)) return 'range out of order in character class';
   if (/Invalid group/i.test(m)) return 'unrecognized character after (? or (?-';
   return m;
@@ -1136,7 +1224,8 @@ function pcreMessage(jsMessage: string): string {
 // The compiled matcher
 // ---------------------------------------------------------------------------------------
 
-interface Matcher {
+/** One compiled form of the pattern. */
+interface Engine {
   /** Global: scans a whole buffer; a match never crosses an end of line. */
   re: RegExp;
   /** Global, for -o: glibc's reading of the pattern (same as `re` unless they differ). */
@@ -1144,6 +1233,20 @@ interface Matcher {
   oSrc: string;
   /** Sticky: `[^EOL]*?(?:…)`, tests the line starting at lastIndex. */
   lineRe: RegExp | null;
+  flags: string;
+  /** For -o: `(?:…)(?<=^[\s\S]{n,})` by n, to look for longer matches. */
+  extend: Map<number, RegExp>;
+  /** For -w with a pattern that can match empty: [non-empty at lastIndex, same and word-bounded], by prefix length. */
+  nonEmpty: Map<number, [RegExp, RegExp]>;
+  /** Sticky `[^EOL]*?(?:filter)` for Matcher.filter. */
+  filterRe: RegExp | null;
+}
+
+interface Matcher {
+  /** Unicode (`v` flag) form: right for any text. */
+  uni: Engine;
+  /** Lazily built form without the `v` flag, for pure-ASCII buffers, where V8 is faster. */
+  ascii: Engine | null;
   /** A literal (case-exact) every match contains, for an indexOf prefilter. */
   lit: string | null;
   /** The whole pattern is `lit`: indexOf alone decides. */
@@ -1151,8 +1254,13 @@ interface Matcher {
   /** -o must search for a longer match at the same start (POSIX leftmost-longest). */
   longest: boolean;
   src: string;
-  flags: string;
-  extend: Map<number, RegExp>;
+  oSrc: string;
+  icase: boolean;
+  eol: string;
+  /** -w and the bare pattern (this source) can match the empty string. */
+  wordEmpty: string | null;
+  /** The DFA superset every selected line must also match, if it can differ. */
+  filter: string | null;
 }
 
 interface PatternLoc {
@@ -1161,11 +1269,98 @@ interface PatternLoc {
   line: number;
 }
 
-function buildMatcher(src: string, flags: string, lit: string | null, pure: boolean, longest: boolean, eol: string, oSrc = src): Matcher {
+function buildEngine(src: string, oSrc: string, flags: string, withLineRe: boolean, eol: string): Engine {
   const re = new RegExp(src, `g${flags}`);
   const oRe = oSrc === src ? re : new RegExp(oSrc, `g${flags}`);
-  const lineRe = lit !== null && !pure ? new RegExp(`[^${esc(eol)}]*?(?:${src})`, `y${flags}`) : null;
-  return { re, oRe, oSrc, lineRe, lit, pure, longest, src, flags, extend: new Map() };
+  const e = flags.includes('v') ? esc(eol) : eol === '\n' ? '\\n' : '\\x00';
+  const lineRe = withLineRe ? new RegExp(`[^${e}]*?(?:${src})`, `y${flags}`) : null;
+  return { re, oRe, oSrc, lineRe, flags, extend: new Map(), nonEmpty: new Map(), filterRe: null };
+}
+
+function buildMatcher(src: string, icase: boolean, lit: string | null, pure: boolean, longest: boolean, eol: string, oSrc = src): Matcher {
+  const uni = buildEngine(src, oSrc, `v${icase ? 'i' : ''}`, lit !== null && !pure, eol);
+  return { uni, ascii: null, lit, pure, longest, src, oSrc, icase, eol, wordEmpty: null, filter: null };
+}
+
+/**
+ * Rewrites a `v`-flag source produced by this module into an equivalent one without the flag,
+ * valid for text made only of ASCII characters: every class (or class escape, or non-ASCII
+ * character) is replaced by the ASCII characters it matches.
+ */
+function asciiSource(src: string, icase: boolean): string {
+  const flags = `v${icase ? 'i' : ''}`;
+  const project = (cls: string): string => {
+    const re = new RegExp(`^${cls}$`, flags);
+    let out = '';
+    for (let c = 0; c < 128; c++) {
+      if (!re.test(String.fromCharCode(c))) continue;
+      let d = c;
+      while (d + 1 < 128 && re.test(String.fromCharCode(d + 1))) d++;
+      const x = (n: number) => `\\x${n.toString(16).padStart(2, '0')}`;
+      out += d === c ? x(c) : d === c + 1 ? x(c) + x(d) : `${x(c)}-${x(d)}`;
+      c = d;
+    }
+    return out ? `[${out}]` : '[]';
+  };
+  let out = '';
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '\\') {
+      const d = src[i + 1]!;
+      if ((d === 'u' || d === 'p' || d === 'P') && src[i + 2] === '{') {
+        const close = src.indexOf('}', i);
+        const atom = src.slice(i, close + 1);
+        out += d === 'u' && parseInt(src.slice(i + 3, close), 16) < 128 && !icase ? `\\x${src.slice(i + 3, close).padStart(2, '0')}` : project(atom);
+        i = close + 1;
+        continue;
+      }
+      if (d === 'k') {
+        const close = src.indexOf('>', i);
+        out += src.slice(i, close + 1);
+        i = close + 1;
+        continue;
+      }
+      out += c + d;
+      i += 2;
+      continue;
+    }
+    if (c === '[') {
+      let depth = 0;
+      let j = i;
+      for (; j < src.length; j++) {
+        const ch = src[j];
+        if (ch === '\\') {
+          if (src[j + 2] === '{' && /[upP]/.test(src[j + 1]!)) j = src.indexOf('}', j);
+          else j++;
+        } else if (ch === '[') depth++;
+        else if (ch === ']' && --depth === 0) break;
+      }
+      out += project(src.slice(i, j + 1));
+      i = j + 1;
+      continue;
+    }
+    const cp = src.codePointAt(i)!;
+    if (cp >= 128) {
+      const ch = String.fromCodePoint(cp);
+      out += project(`[${esc(ch)}]`);
+      i += ch.length;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  return out;
+}
+
+function asciiEngine(m: Matcher): Engine {
+  if (!m.ascii) {
+    const src = asciiSource(m.src, m.icase);
+    const oSrc = m.oSrc === m.src ? src : asciiSource(m.oSrc, m.icase);
+    m.ascii = buildEngine(src, oSrc, m.icase ? 'i' : '', m.lit !== null && !m.pure, m.eol);
+    if (m.filter !== null) m.ascii.filterRe = new RegExp(`[^${m.eol === '\n' ? '\\n' : '\\x00'}]*?(?:${asciiSource(m.filter, m.icase)})`, `y${m.icase ? 'i' : ''}`);
+  }
+  return m.ascii;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1463,6 +1658,8 @@ class Grep {
 
   private o!: Options;
   private m!: Matcher;
+  /** The engine for the current buffer. */
+  private eng!: Engine;
   private eol = '\n';
   private outQuiet = false;
   private doneOnMatch = false;
@@ -1485,8 +1682,14 @@ class Grep {
   private encodingErrorOutput = false;
   private offsetWidth = 0;
 
-  constructor(private readonly ctx: Ctx) {
+  private readonly fs: IFileSystem;
+
+  constructor(
+    private readonly ctx: Ctx,
+    direct?: IFileSystem,
+  ) {
     this.maxOutput = ctx.limits?.maxOutputSize ?? 0;
+    this.fs = direct ?? ctx.fs;
   }
 
   private write(s: string): void {
@@ -1509,12 +1712,14 @@ class Grep {
     throw new GrepExit(2);
   }
 
+  /**
+   * stdout is returned as bytes: that is what grep writes, and just-bash handles byte output
+   * much faster than text (it measures text by walking it in JavaScript, several times).
+   */
   result(code: number): Result {
-    let stdout = this.out.join('');
-    if (this.rawOutput) {
-      return { stdout: toRawBytes(stdout), stderr: this.err.join(''), exitCode: code, stdoutKind: 'bytes', stdoutEncoding: 'binary' } as Result;
-    }
-    return { stdout, stderr: this.err.join(''), exitCode: code };
+    const text = this.out.join('');
+    const stdout = this.rawOutput ? toRawBytes(text) : Buffer.from(text, 'utf8').toString('latin1');
+    return { stdout, stderr: this.err.join(''), exitCode: code, stdoutKind: 'bytes', stdoutEncoding: 'binary' } as Result;
   }
 
   // ---- option parsing (getopt_long with permutation) ----
@@ -1624,14 +1829,14 @@ class Grep {
             this.stdinUsed = true;
           } else {
             try {
-              const abs = this.ctx.fs.resolvePath(this.ctx.cwd, arg!);
-              const st = await this.ctx.fs.stat(abs);
+              const abs = this.fs.resolvePath(this.ctx.cwd, arg!);
+              const st = await this.fs.stat(abs);
               if (st.isDirectory) {
                 // fopen succeeds on a directory; reading it fails.
                 this.error(`${arg}: Is a directory`);
                 throw new GrepExit(2);
               }
-              content = Buffer.from(await this.ctx.fs.readFileBuffer(abs)).toString('utf8');
+              content = Buffer.from(await this.fs.readFileBuffer(abs)).toString('utf8');
             } catch (e) {
               if (e instanceof GrepExit) throw e;
               this.error(`${arg}: ${errnoText(e)}`);
@@ -1689,7 +1894,7 @@ class Grep {
         case 'exclude-from': {
           let content: string;
           try {
-            content = Buffer.from(await this.ctx.fs.readFileBuffer(this.ctx.fs.resolvePath(this.ctx.cwd, arg!))).toString('utf8');
+            content = Buffer.from(await this.fs.readFileBuffer(this.fs.resolvePath(this.ctx.cwd, arg!))).toString('utf8');
           } catch (e) {
             this.error(`${arg}: ${errnoText(e)}`);
             throw new GrepExit(2);
@@ -1869,7 +2074,9 @@ class Grep {
       }
       let t: { src: string; icase: boolean };
       try {
-        t = translatePerl(keys[0]?.text ?? '', eol);
+        // -w is pasted around the pattern as text (so a trailing backslash escapes its ')').
+        const text = keys[0]?.text ?? '';
+        t = translatePerl(o.words && !o.lines ? `(?<!\\w)(?:${text})(?!\\w)` : text, eol);
       } catch (e) {
         if (e instanceof PatternError) {
           this.error(e.message);
@@ -1879,10 +2086,8 @@ class Grep {
       }
       let src = t.src;
       if (o.lines) src = `(?<=^|${esc(eol)})(?:${src})(?=${esc(eol)}|$)`;
-      else if (o.words) src = `(?<!\\w)(?:${src})(?!\\w)`;
-      const flags = `v${o.icase || t.icase ? 'i' : ''}`;
       try {
-        return buildMatcher(src, flags, null, false, false, eol);
+        return buildMatcher(src, o.icase || t.icase, null, false, false, eol);
       } catch (e) {
         this.error(pcreMessage(String((e as Error).message)));
         throw new GrepExit(2);
@@ -1891,6 +2096,8 @@ class Grep {
 
     const parts: string[] = [];
     const oParts: string[] = [];
+    let wrappedLines: string | null = null;
+    let filter: string | null = null;
     let lit: string | null = null;
     let pure = false;
     let ambiguous = keys.length > 1;
@@ -1918,6 +2125,19 @@ class Grep {
         }
       }
       if (failed) throw new GrepExit(2);
+      // Where the DFA gives up, glibc's regex decides what matches, and it reads a few odd
+      // patterns (repetitions after anchors or at the start) differently; -o always uses it.
+      const glibc: Translation[] = [];
+      // -w wraps the patterns in [^[:alnum:]_] brackets, which the DFA cannot do in UTF-8.
+      const useGlibc = o.words || results.some((t) => t.unsupported);
+      if (useGlibc || o.onlyMatching || o.color) {
+        let g = 0;
+        for (const k of keys) {
+          const t = new PosixTranslator(k.text, matcher === 'E', o.icase, eol, g, true).translate();
+          g += t.groups;
+          glibc.push(t);
+        }
+      }
       for (const t of results) {
         for (const ev of t.dfa) {
           if ('warn' in ev) this.error(`warning: ${ev.warn}`);
@@ -1926,30 +2146,71 @@ class Grep {
             throw new GrepExit(2);
           }
         }
+      }
+      const sel = useGlibc ? glibc : results;
+      for (const t of sel) {
         parts.push(t.src);
         if (t.ambiguous) ambiguous = true;
       }
-      // What -o prints comes from glibc's regex, which reads a few odd patterns differently.
-      groups = 0;
-      for (const k of keys) {
-        if (!o.onlyMatching) break;
-        const t = new PosixTranslator(k.text, matcher === 'E', o.icase, eol, groups, true).translate();
-        groups += t.groups;
+      for (const t of glibc) {
         oParts.push(t.src);
+        if (t.ambiguous) ambiguous = true;
       }
-      if (results.length === 1) {
-        lit = results[0]!.lit;
-        pure = results[0]!.pure;
+      if (sel.length === 1) {
+        lit = sel[0]!.lit;
+        pure = sel[0]!.pure;
+      }
+      // The DFA's superset still screens lines first: it matters where the DFA reads the
+      // patterns differently (odd repetitions, or a ')' closing the -w/-x wrapper early).
+      if (useGlibc && (results.some((t, k) => t.src !== glibc[k]!.src) || ((o.words || o.lines) && results.some((t) => t.unmatchedClose)))) {
+        const ere = matcher === 'E';
+        const alt = ere ? '|' : '\\|';
+        let text = keys.map((k) => k.text).join(alt);
+        if (o.words) text = ere ? `(^|[^[:alnum:]_])(${text})([^[:alnum:]_]|$)` : `\\(^\\|[^[:alnum:]_]\\)\\(${text}\\)\\([^[:alnum:]_]\\|$\\)`;
+        else if (o.lines) text = ere ? `^(${text})$` : `^\\(${text}\\)$`;
+        try {
+          filter = new PosixTranslator(text, ere, o.icase, eol, 0, false, true).translate().src;
+        } catch {
+          /* no screening */
+        }
+      }
+      if (o.lines && !useGlibc) {
+        // The DFA reads -x as the text `^(PATTERNS)$`, so an unmatched ')' in an ERE closes
+        // that group early ('a|)|' then matches every line): translate exactly that text.
+        const ere = matcher === 'E';
+        const text = (ere ? '^(' : '^\\(') + keys.map((k) => k.text).join(ere ? '|' : '\\|') + (ere ? ')$' : '\\)$');
+        try {
+          wrappedLines = new PosixTranslator(text, ere, o.icase, eol, 0).translate().src;
+          lit = null;
+        } catch {
+          /* keep the plain wrapping */
+        }
       }
     }
     const E = esc(eol);
     const W = wordClass();
+    const join = (ps: string[]): string => (ps.length === 1 ? ps[0]! : ps.map((p) => `(?:${p})`).join('|'));
     const combine = (ps: string[]): string => {
-      const s = ps.length === 1 ? ps[0]! : ps.map((p) => `(?:${p})`).join('|');
+      const s = join(ps);
       return o.lines ? `(?<=^|${E})(?:${s})(?=${E}|$)` : o.words ? `(?<!${W})(?:${s})(?!${W})` : s;
     };
-    const src = combine(parts);
-    const oSrc = oParts.length ? combine(oParts) : src;
+    const src = wrappedLines ?? combine(parts);
+    const oSrc = oParts.length ? combine(oParts) : combine(parts);
+    // GNU's -w accepts an empty match only where no longer match starts (see Grep.wordEmptyOk).
+    let wordEmpty: string | null = null;
+    if (o.words) {
+      const inner = join(parts);
+      const probe = new RegExp(inner, `gv${o.icase ? 'i' : ''}`);
+      for (const t of ['', 'a', ' ', ' a', 'a ', 'a a']) {
+        probe.lastIndex = 0;
+        let r: RegExpExecArray | null;
+        while ((r = probe.exec(t)) !== null && r[0].length) probe.lastIndex = r.index + r[0].length;
+        if (r !== null) {
+          wordEmpty = inner;
+          break;
+        }
+      }
+    }
     if (o.lines || o.words) pure = false;
     if (o.icase && lit !== null) {
       // The prefilter is case-exact: only usable when case folding cannot change the literal.
@@ -1957,7 +2218,13 @@ class Grep {
       pure = false;
     }
     if (lit === '' && !pure) lit = null;
-    return buildMatcher(src, `v${o.icase ? 'i' : ''}`, lit, pure && lit !== null, ambiguous && o.onlyMatching, eol, oSrc);
+    const m = buildMatcher(src, o.icase, lit, pure && lit !== null, ambiguous && (o.onlyMatching || o.color), eol, oSrc);
+    m.wordEmpty = wordEmpty;
+    if (filter !== null) {
+      m.filter = filter;
+      m.uni.filterRe = new RegExp(`[^${E}]*?(?:${filter})`, `y${m.uni.flags}`);
+    }
+    return m;
   }
 
   // ---- files ----
@@ -1975,7 +2242,7 @@ class Grep {
   }
 
   private async grepFile(display: string, path: string, commandLine: boolean): Promise<boolean> {
-    const fs = this.ctx.fs;
+    const fs = this.fs;
     const abs = fs.resolvePath(this.ctx.cwd, path);
     this.filename = display;
     let st;
@@ -1993,8 +2260,16 @@ class Grep {
     if (commandLine && this.skipped(display, true, isDir)) return true;
     if (this.outFile < 0) this.outFile = isDir ? 1 : 0;
     if (isDir && this.o.directories === 'recurse') {
-      await (fs as IFileSystem & { prefetchSubtree?: (d: string) => Promise<void> }).prefetchSubtree?.(abs);
-      return this.walk(display, abs, new Set([abs]));
+      // Walk the real directory (a symlink operand is followed; not every filesystem
+      // resolves symlinks in the middle of a path).
+      let real = abs;
+      try {
+        real = await fs.realpath(abs);
+      } catch {
+        /* keep the path */
+      }
+      await (fs as IFileSystem & { prefetchSubtree?: (d: string) => Promise<void> }).prefetchSubtree?.(real);
+      return this.walk(display, real, new Set([real]));
     }
     if (isDir && this.o.directories === 'skip') return true;
     if (isDir) {
@@ -2015,7 +2290,7 @@ class Grep {
 
   /** gnulib fts order: the directory's entries in the filesystem's order, depth first. */
   private async walk(display: string, abs: string, ancestors: Set<string>): Promise<boolean> {
-    const fs = this.ctx.fs;
+    const fs = this.fs;
     let entries: Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }>;
     try {
       if (fs.readdirWithFileTypes) entries = await fs.readdirWithFileTypes(abs);
@@ -2038,7 +2313,7 @@ class Grep {
     for (const ent of entries) {
       if (this.ctx.signal?.aborted || this.outputFull()) break;
       const childDisplay = prefix + ent.name;
-      const childAbs = abs === '/' ? `/${ent.name}` : `${abs}/${ent.name}`;
+      let childAbs = abs === '/' ? `/${ent.name}` : `${abs}/${ent.name}`;
       let isDir = ent.isDirectory;
       if (ent.isSymbolicLink) {
         if (!this.o.deref) continue;
@@ -2058,6 +2333,7 @@ class Grep {
           } catch {
             /* keep the path */
           }
+          childAbs = key;
           if (ancestors.has(key)) {
             if (!this.o.suppress) this.error(`${this.shown(childDisplay)}: warning: recursive directory loop`);
             continue;
@@ -2119,6 +2395,7 @@ class Grep {
       if (!this.encErrors) this.rawOutput = true;
     }
     this.ascii = text.length === buf.length && valid;
+    this.eng = this.ascii && !this.m.pure ? asciiEngine(this.m) : this.m.uni;
     if (binary) text = text.replaceAll('\0', '\n');
     this.text = text;
 
@@ -2155,16 +2432,33 @@ class Grep {
   private finishFile(count: number): boolean {
     const o = this.o;
     if (o.count) {
-      if (this.outFile) this.write(`${this.filename}${o.nullName ? '\0' : ':'}`);
+      if (this.outFile) this.write(`${this.sgr(FN_COLOR, this.filename)}${o.nullName ? '\0' : this.sgr(SEP_COLOR, ':')}`);
       this.write(`${count}\n`);
     }
     const status = count === 0;
-    if (o.list && o.list === (status ? 2 : 1)) this.write(`${this.filename}${o.nullName ? '\0' : '\n'}`);
+    if (o.list && o.list === (status ? 2 : 1)) this.write(`${this.sgr(FN_COLOR, this.filename)}${o.nullName ? '\0' : '\n'}`);
     return status;
+  }
+
+  /** Wraps text in GNU's default --color=always escapes. */
+  private sgr(color: string, text: string): string {
+    return this.o.color ? `\x1b[${color}m\x1b[K${text}\x1b[m\x1b[K` : text;
   }
 
   /** The first line start at or after pos holding a match, or -1. pos is a line start. */
   private nextMatchLine(pos: number): number {
+    const filter = this.eng.filterRe;
+    for (;;) {
+      const ls = this.rawNextMatchLine(pos);
+      if (ls < 0 || filter === null) return ls;
+      filter.lastIndex = ls;
+      if (filter.test(this.text)) return ls;
+      pos = this.lineEnd(ls) + 1;
+      if (pos > this.text.length) return -1;
+    }
+  }
+
+  private rawNextMatchLine(pos: number): number {
     const m = this.m;
     const text = this.text;
     const eol = this.eol;
@@ -2172,7 +2466,7 @@ class Grep {
     if (m.pure) {
       at = text.indexOf(m.lit!, pos);
     } else if (m.lit !== null) {
-      const lineRe = m.lineRe!;
+      const lineRe = this.eng.lineRe!;
       for (;;) {
         const i = text.indexOf(m.lit, pos);
         if (i < 0) return -1;
@@ -2184,15 +2478,52 @@ class Grep {
         pos = le + 1;
       }
     } else {
-      m.re.lastIndex = pos;
-      const r = m.re.exec(text);
-      if (r === null) return -1;
-      at = r.index;
+      const re = this.eng.re;
+      re.lastIndex = pos;
+      for (;;) {
+        const r = re.exec(text);
+        if (r === null) return -1;
+        at = r.index;
+        if (r[0].length || this.m.wordEmpty === null || this.wordEmptyOk(at)) break;
+        if (at >= text.length) return -1;
+        const c = text.charCodeAt(at);
+        re.lastIndex = at + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
+      }
     }
     if (at < 0) return -1;
     const len = text.length;
     if (at >= len && (len === 0 || text.charCodeAt(len - 1) === eol.charCodeAt(0))) return -1;
     return at === 0 ? 0 : text.lastIndexOf(eol, at - 1) + 1;
+  }
+
+  /**
+   * GNU's -w loop takes, at each start, the longest match and then shorter non-empty ones: an
+   * empty word-bounded match at s counts only if nothing longer matches at s, or if a
+   * non-empty match at s is word-bounded too.
+   */
+  private wordEmptyOk(s: number): boolean {
+    const text = this.text;
+    const eng = this.eng;
+    let prev = 0;
+    if (s > 0) {
+      const c = text.charCodeAt(s - 1);
+      prev = s > 1 && c >= 0xdc00 && c <= 0xdfff && text.charCodeAt(s - 2) >= 0xd800 && text.charCodeAt(s - 2) <= 0xdbff ? 2 : 1;
+    }
+    const unicode = eng.flags.includes('v');
+    const need = (unicode ? Math.min(prev, 1) : prev) + 1;
+    let pair = eng.nonEmpty.get(need);
+    if (!pair) {
+      const inner = unicode ? this.m.wordEmpty! : asciiSource(this.m.wordEmpty!, this.m.icase);
+      const W = unicode ? wordClass() : asciiSource(wordClass(), this.m.icase);
+      const body = `(?:${inner})(?<=^[\\s\\S]{${need},})`;
+      pair = [new RegExp(body, `y${eng.flags}`), new RegExp(`${body}(?!${W})`, `y${eng.flags}`)];
+      eng.nonEmpty.set(need, pair);
+    }
+    const sub = text.slice(s - prev);
+    pair[0].lastIndex = prev;
+    if (!pair[0].test(sub)) return true;
+    pair[1].lastIndex = prev;
+    return pair[1].test(sub);
   }
 
   private lineEnd(ls: number): number {
@@ -2250,7 +2581,7 @@ class Grep {
         else break;
       }
       if ((o.before >= 0 || o.after >= 0) && this.used && p !== this.lastout && o.groupSeparator !== null) {
-        this.write(`${o.groupSeparator}\n`);
+        this.write(`${this.sgr(SEP_COLOR, o.groupSeparator)}\n`);
       }
       while (p < beg) {
         const nl = this.lineEnd(p);
@@ -2326,9 +2657,10 @@ class Grep {
       return null;
     }
     let h = '';
-    if (this.outFile) h += this.filename + (o.nullName ? '\0' : sep);
-    if (o.lineNumbers) h += this.num(this.lineNumber(lineStart)) + sep;
-    if (o.byteOffset) h += this.num(this.byteOffset(beg)) + sep;
+    const s = this.sgr(SEP_COLOR, sep);
+    if (this.outFile) h += this.sgr(FN_COLOR, this.filename) + (o.nullName ? '\0' : s);
+    if (o.lineNumbers) h += this.sgr(NUM_COLOR, this.num(this.lineNumber(lineStart))) + s;
+    if (o.byteOffset) h += this.sgr(NUM_COLOR, this.num(this.byteOffset(beg))) + s;
     if (o.alignTabs && (this.outFile || o.lineNumbers || o.byteOffset) && len !== 0) h += '\t';
     return h;
   }
@@ -2339,7 +2671,8 @@ class Grep {
     if (!o.onlyMatching) {
       const h = this.head(beg, nl - beg, beg, sep);
       if (h === null) return;
-      this.write(h + text.slice(beg, nl) + this.eol);
+      if (o.color && (sep === ':') !== o.invert) this.write(h + this.colorMatches(beg, nl) + this.eol);
+      else this.write(h + text.slice(beg, nl) + this.eol);
     } else if ((sep === ':') !== o.invert) {
       if (!this.printMatches(beg, nl, o.invert ? '-' : ':')) return;
     }
@@ -2349,7 +2682,7 @@ class Grep {
   /** print_line_middle for -o: each non-empty leftmost(-longest) match on its own line. */
   private printMatches(beg: number, nl: number, sep: string): boolean {
     const line = this.text.slice(beg, nl);
-    const re = this.m.oRe;
+    const re = this.eng.oRe;
     let cur = 0;
     while (cur < line.length) {
       re.lastIndex = cur;
@@ -2365,42 +2698,80 @@ class Grep {
       }
       const h = this.head(beg + b, e - b, beg, sep);
       if (h === null) return false;
-      this.write(h + line.slice(b, e) + this.eol);
+      this.write(h + this.sgr(MATCH_COLOR, line.slice(b, e)) + this.eol);
       cur = e;
     }
     return true;
   }
 
-  /** The longest match starting at b (POSIX), given one ending at e. */
+  /** print_line_middle with --color: the line with each non-empty match highlighted. */
+  private colorMatches(beg: number, nl: number): string {
+    const line = this.text.slice(beg, nl);
+    const re = this.eng.oRe;
+    let out = '';
+    let done = 0;
+    let cur = 0;
+    while (cur < line.length) {
+      re.lastIndex = cur;
+      const r = re.exec(line);
+      if (r === null) break;
+      const b = r.index;
+      let e = b + r[0].length;
+      if (this.m.longest) e = this.extend(line, b, e);
+      if (e === b) {
+        const c = line.charCodeAt(b);
+        cur = b + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
+        continue;
+      }
+      out += line.slice(done, b) + this.sgr(MATCH_COLOR, line.slice(b, e));
+      done = cur = e;
+    }
+    return out + line.slice(done);
+  }
+
+  /**
+   * The longest match starting at b (POSIX), given one ending at e: asks the engine for a
+   * match at b ending later, until there is none. The search runs on the rest of the line
+   * with one character of left context (all a translated pattern's lookbehinds need), and
+   * "ends later" is a lookbehind over that short prefix, so each try costs about the match.
+   */
   private extend(line: string, b: number, e: number): number {
-    const m = this.m;
+    const m = this.eng;
+    const off = b > 0 ? 1 : 0;
+    const sub = line.slice(b - off);
+    const unicode = m.flags.includes('v');
     for (;;) {
       if (e >= line.length) return e;
-      let n = 0;
-      for (let i = e; i < line.length; i++) {
-        const c = line.charCodeAt(i);
-        if (!(c >= 0xdc00 && c <= 0xdfff && i > e && line.charCodeAt(i - 1) >= 0xd800 && line.charCodeAt(i - 1) <= 0xdbff)) n++;
+      // Required end, in code points (the `v` flag counts those) of sub, plus one.
+      let need = off + (e - b) + 1;
+      if (unicode) {
+        need = 1;
+        for (let i = 0; i < off + (e - b); i++) {
+          const c = sub.charCodeAt(i);
+          if (!(c >= 0xdc00 && c <= 0xdfff && i > 0 && sub.charCodeAt(i - 1) >= 0xd800 && sub.charCodeAt(i - 1) <= 0xdbff)) need++;
+        }
       }
-      let rx = m.extend.get(n);
+      let rx = m.extend.get(need);
       if (!rx) {
         if (m.extend.size > 256) m.extend.clear();
-        rx = new RegExp(`(?:${m.oSrc})(?![\\s\\S]{${n}})`, `y${m.flags}`);
-        m.extend.set(n, rx);
+        rx = new RegExp(`(?:${m.oSrc})(?<=^[\\s\\S]{${need},})`, `y${m.flags}`);
+        m.extend.set(need, rx);
       }
-      rx.lastIndex = b;
-      const r = rx.exec(line);
+      rx.lastIndex = off;
+      const r = rx.exec(sub);
       if (r === null) return e;
       e = b + r[0].length;
     }
   }
+
 }
 
 // ---------------------------------------------------------------------------------------
 // The commands
 // ---------------------------------------------------------------------------------------
 
-async function grepMain(argv: string[], ctx: Ctx): Promise<Result> {
-  const g = new Grep(ctx);
+async function grepMain(argv: string[], ctx: Ctx, direct?: IFileSystem): Promise<Result> {
+  const g = new Grep(ctx, direct);
   try {
     return g.result(await g.run(argv));
   } catch (e) {
@@ -2409,10 +2780,15 @@ async function grepMain(argv: string[], ctx: Ctx): Promise<Result> {
   }
 }
 
-export function grepCommands(): Command[] {
+/**
+ * The commands. `direct`, if given, is the same filesystem the Bash instance runs on, read
+ * directly: just-bash hands commands a membrane over `ctx.fs` that copies every buffer and
+ * wraps every listing entry, which costs more than the search itself on large trees.
+ */
+export function grepCommands(direct?: IFileSystem): Command[] {
   return [
-    { name: 'grep', execute: (args, ctx) => grepMain(args, ctx) },
-    { name: 'egrep', execute: (args, ctx) => grepMain(['-E', ...args], ctx) },
-    { name: 'fgrep', execute: (args, ctx) => grepMain(['-F', ...args], ctx) },
+    { name: 'grep', execute: (args, ctx) => grepMain(args, ctx, direct) },
+    { name: 'egrep', execute: (args, ctx) => grepMain(['-E', ...args], ctx, direct) },
+    { name: 'fgrep', execute: (args, ctx) => grepMain(['-F', ...args], ctx, direct) },
   ];
 }

@@ -26,7 +26,8 @@ async function run(job: BashJob): Promise<BashOutcome> {
     fs,
     cwd: job.cwd,
     commands: BASH_COMMANDS as unknown as CommandName[],
-    customCommands: installGnuCommands(),
+    // grep reads the StoreFs directly: the per-command context membrane copies every buffer.
+    customCommands: installGnuCommands(fs),
     env: { HOME: '/', PATH: '/usr/bin:/bin', USER: 'agent', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PWD: job.cwd },
     executionLimits: {
       maxExecutionTimeMs: job.timeoutMs,

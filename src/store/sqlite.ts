@@ -202,7 +202,8 @@ export class SqliteStore implements Store {
 
   async listChildren(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage> {
     const rows = this.stmt(
-      `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND parent = ? AND deleted = 0 AND path > ? ORDER BY path LIMIT ?`,
+      // The planner otherwise prefers the primary key's path range and scans the whole tree.
+      `SELECT ${NODE_COLUMNS} FROM nodes INDEXED BY nodes_parent WHERE agent_id = ? AND parent = ? AND deleted = 0 AND path > ? ORDER BY path LIMIT ?`,
     ).all(agentId, dir, after ?? '', limit + 1) as Row[];
     return this.page(rows, limit);
   }
