@@ -16,7 +16,7 @@ export const content1k = (i) => (`${i}:` + filler).slice(0, FILE_1K);
 
 const READ_PATH = '/bench/read-1k.txt';
 const EDIT_FILES = 500;
-const editFile = (rev) => (`rev ${rev}\n` + filler).slice(0, FILE_1K);
+const editFile = () => filler.slice(0, FILE_1K - 8) + '@@END@@\n';
 const WRITE_FILES = 4; // rotate among a few paths so no single file's history dominates
 
 export const scenarios = [
@@ -42,22 +42,15 @@ export const scenarios = [
     bodyFor: (i) => ({ path: `/bench/write-${i % WRITE_FILES}.txt`, content: content1k(i) }),
   },
   {
-    // One-line edit of a 1 KB file, a new version each time. Request i edits file i % EDIT_FILES,
-    // turning "rev t" into "rev t+1" (t = floor(i / EDIT_FILES)); with 50 connections the previous
-    // edit of a file has long completed when the next one is sent, so every edit matches.
+    // One-line edit of a ~1 KB file, a new version each time: each edit inserts one line before
+    // an end marker, so every request matches whatever happened before it (a chain of exact
+    // revisions broke whenever the load generator dropped a request). Files grow ~8 B per edit.
     name: 'edit',
     tool: 'edit',
-    // Warm-up and measured run use separate files: requests cut off at the end of the warm-up
-    // would otherwise break the chain of revisions.
     setup: async (ctx) => {
-      for (const phase of ['warmup', 'measure']) {
-        for (let j = 0; j < EDIT_FILES; j++) await ctx.call('write', { path: `/bench/${phase}/edit-${j}.txt`, content: editFile(0) });
-      }
+      for (let j = 0; j < EDIT_FILES; j++) await ctx.call('write', { path: `/bench/edit-${j}.txt`, content: editFile(0) });
     },
-    bodyFor: (_i, phase, k) => {
-      const t = Math.floor(k / EDIT_FILES);
-      return { path: `/bench/${phase}/edit-${k % EDIT_FILES}.txt`, old_string: `rev ${t}\n`, new_string: `rev ${t + 1}\n` };
-    },
+    bodyFor: (i) => ({ path: `/bench/edit-${i % EDIT_FILES}.txt`, old_string: '@@END@@', new_string: `${i}\n@@END@@` }),
   },
   {
     // Per-call overhead of the bash tool (worker thread, filesystem adapter) for a trivial read.
