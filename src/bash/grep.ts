@@ -1107,7 +1107,7 @@ function translatePerl(pattern: string, eol: string): { src: string; icase: bool
       continue;
     }
     if (c === '(') {
-      if (cs[i + 1] === '*') {
+      if (cs[i + 1] === '*' && /[A-Z:]/.test(cs[i + 2] ?? '')) {
         const verb = /^\(\*(UTF8?|UCP|NO_AUTO_POSSESS|NO_START_OPT|NO_DOTSTAR_ANCHOR|NO_JIT)\)/.exec(cs.slice(i, i + 24).join(''));
         if (!verb) throw new PatternError('(*VERB) not recognized or malformed');
         i += verb[0].length;
