@@ -7,7 +7,7 @@
  */
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem } from 'just-bash';
-import { isWithin } from '../core/paths.js';
+import { isWithin, normalizePath } from '../core/paths.js';
 import { contentHash, countLines, decodeText } from '../core/text.js';
 import { newId } from '../core/keys.js';
 import type { NodeRecord, PlannedChange, Store } from '../store/types.js';
@@ -35,6 +35,7 @@ function fsError(code: string, syscall: string, path: string): Error {
     EACCES: 'permission denied',
     EPERM: 'operation not permitted',
     EINVAL: 'invalid argument',
+    ENAMETOOLONG: 'file name too long',
   };
   const err = new Error(`${code}: ${text[code] ?? code}, ${syscall} '${path}'`) as Error & { code: string };
   err.code = code;
@@ -56,8 +57,9 @@ export class StoreFs implements IFileSystem {
 
   // ---- visibility -------------------------------------------------------------------------
 
+  /** Lexical normalization plus NFC, so `cat café` finds the file whatever form the name came in. */
   private norm(p: string): string {
-    const n = posix.normalize(p.startsWith('/') ? p : '/' + p);
+    const n = posix.normalize((p.startsWith('/') ? p : '/' + p).normalize('NFC'));
     return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
   }
 
@@ -242,6 +244,15 @@ export class StoreFs implements IFileSystem {
   // ---- writing ----------------------------------------------------------------------------
 
   private checkWritable(p: string, syscall: string, need: 'write' | 'delete' = 'write'): void {
+    // Names bash creates obey the same rules as the file tools', or no other tool could reach them.
+    if (need === 'write') {
+      try {
+        normalizePath(p);
+      } catch (err) {
+        const reason = String((err as { details?: { reason?: string } }).details?.reason ?? '');
+        throw fsError(/longer/.test(reason) ? 'ENAMETOOLONG' : 'EINVAL', syscall, p);
+      }
+    }
     if (this.visibility(p) !== 'full') throw fsError('EACCES', syscall, p);
     if (need === 'write' ? !this.access.canWrite : !this.access.canDelete) throw fsError('EROFS', syscall, p);
     if (p === '/shared' || p.startsWith('/shared/')) throw fsError('EROFS', syscall, p);

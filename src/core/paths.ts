@@ -10,6 +10,9 @@ export const MAX_SEGMENT_BYTES = 255;
 
 // C0 controls, DEL and C1 controls: never part of a valid name.
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+// A UTF-16 surrogate without its pair (JSON "\ud800") is not Unicode text, so it has no UTF-8 form:
+// stores would keep it as mangled bytes (SQLite) or U+FFFD (PostgreSQL) under a name nobody can address.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function invalid(input: string, reason: string, hint: string): ToolError {
   return new ToolError('INVALID_PATH', `Invalid path ${JSON.stringify(input)}: ${reason}. ${hint}`, {
@@ -28,6 +31,9 @@ export function normalizePath(input: string, field = 'path'): string {
     const cp = controlMatch[0].codePointAt(0)!;
     const what = cp === 0 ? 'NUL character' : `control character U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
     throw invalid(input, `contains a ${what}`, 'Remove control characters from the path.');
+  }
+  if (LONE_SURROGATE.test(input)) {
+    throw invalid(input, 'contains an unpaired UTF-16 surrogate (not valid Unicode)', 'Send the path as valid UTF-8 text.');
   }
   if (input.startsWith('~')) {
     throw invalid(input, "'~' expansion is not supported", 'There is no home directory: use an absolute path starting with "/".');

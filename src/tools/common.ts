@@ -10,7 +10,9 @@ import { editConflict } from './dispatch.js';
 import type { ToolContext } from './registry.js';
 
 export const pathField = z.string().describe('Absolute path, e.g. "/notes/todo.md".');
-export const versionField = z.number().int().min(1);
+// Versions are 32-bit integers in the stores (PostgreSQL INTEGER): a larger number is no version
+// of anything, and must not reach the database (where it is an out-of-range error, a 500).
+export const versionField = z.number().int().min(1).max(2_147_483_647);
 export const expectedFields = {
   expectedUpdatedAt: z
     .string()

@@ -110,18 +110,24 @@ export async function callTool(
 
     let idempotency: { key: string; requestHash: string } | undefined;
     let raw = body;
+    let idempotencyKey: string | undefined;
     if (tool.mutating && 'idempotencyKey' in body) {
-      const { idempotencyKey, ...rest } = body;
-      if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > 200) {
-        throw new ToolError('INVALID_INPUT', "'idempotencyKey' must be a string of 1 to 200 characters.", { field: 'idempotencyKey' });
+      const { idempotencyKey: given, ...rest } = body;
+      if (typeof given !== 'string' || given.length < 1 || given.length > 200 || /[\u0000-\u001f\u007f]/.test(given)) {
+        throw new ToolError('INVALID_INPUT', "'idempotencyKey' must be a string of 1 to 200 printable characters.", { field: 'idempotencyKey' });
       }
       raw = rest;
-      idempotency = {
-        key: idempotencyKey,
-        requestHash: createHash('sha256').update(`${name}\n${canonical(rest)}`).digest('hex'),
-      };
+      idempotencyKey = given;
     }
     const input = parseInput(tool.input, raw, name);
+    // Hashed only once validated: the schemas bound its depth (canonical() recurses, and an
+    // unvalidated body nested thousands deep would overflow the stack: a 500).
+    if (idempotencyKey !== undefined) {
+      idempotency = {
+        key: idempotencyKey,
+        requestHash: createHash('sha256').update(`${name}\n${canonical(raw)}`).digest('hex'),
+      };
+    }
 
     if (idempotency) {
       const earlier = await deps.store.getIdempotent(auth.agentId, idempotency.key);

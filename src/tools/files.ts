@@ -280,7 +280,7 @@ function encodeCursor(after: string, path: string, recursive: boolean): string {
 function decodeCursor(cursor: string, path: string, recursive: boolean): string {
   try {
     const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { a: string; p: string; r: boolean };
-    if (typeof c.a === 'string' && c.p === path && c.r === recursive) return c.a;
+    if (typeof c.a === 'string' && !c.a.includes('\u0000') && c.p === path && c.r === recursive) return c.a;
   } catch {
     /* fall through */
   }

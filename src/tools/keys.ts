@@ -94,7 +94,8 @@ const createKey = defineTool({
     'Creates a key with a subset of this key\'s scopes (give scopes, or a preset: full, read-only, files, files-read), optionally ' +
     'restricted to a folder inside this key\'s folder and expiring no later than this key. The new key is shown once.',
   input: z.strictObject({
-    label: z.string().trim().min(1).max(64),
+    // Printable, like an agent's name (PostgreSQL text cannot even hold NUL).
+    label: z.string().trim().min(1).max(64).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
     scopes: z.array(z.string()).optional().describe(`Scope names or families: ${ALL_SCOPES.join(', ')}, files, shares, …`),
     preset: z.enum(['full', 'read-only', 'files', 'files-read']).optional(),
     folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),

@@ -45,7 +45,8 @@ function encodeToken(value: unknown): string {
 function decodeToken<T>(token: string, field: string, valid: (v: any) => boolean): T {
   try {
     const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (valid(v)) return v as T;
+    // Nothing this tool returns contains NUL (PostgreSQL cannot even compare with it).
+    if (valid(v) && !JSON.stringify(v).includes('\\u0000')) return v as T;
   } catch {
     /* fall through */
   }
@@ -84,7 +85,12 @@ const listVersions = defineTool({
       if (!v) throw versionNotFound(path, input.before, node);
       cursor = { updatedAtMs: v.updatedAtMs, path: v.path, version: v.version };
     } else if (typeof input.before === 'string') {
-      cursor = decodeToken<VersionCursor>(input.before, 'before', (v) => typeof v?.updatedAtMs === 'number' && typeof v?.path === 'string');
+      // The token comes back from the client: only what nextBefore can hold (integers the stores can compare).
+      cursor = decodeToken<VersionCursor>(
+        input.before,
+        'before',
+        (v) => Number.isSafeInteger(v?.updatedAtMs) && typeof v?.path === 'string' && Number.isInteger(v?.version) && v.version >= 0 && v.version <= 2_147_483_647,
+      );
     }
     const rows = await ctx.store.listVersions(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
     const visible = rows.filter((v) => !ctx.auth.folder || isWithin(v.path, ctx.auth.folder));
@@ -307,7 +313,7 @@ const revertChangeset = defineTool({
     'Restores each path of the changeset to its fromVersion (paths it created are deleted) as one new changeset. If any of those ' +
     'paths changed after the changeset, fails with EDIT_CONFLICT listing them, unless force: true. Needs files:delete too when ' +
     'the revert deletes files. dryRun: true lists what would change.',
-  input: z.strictObject({ changesetId: z.string().min(1), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
+  input: z.strictObject({ changesetId: z.string().min(1).regex(/^[^\u0000]*$/, 'must not contain NUL'), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'INSUFFICIENT_SCOPE'],
