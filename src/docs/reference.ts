@@ -37,7 +37,9 @@ export function normalizeExample(value: unknown): unknown {
     .replace(/mk_[0-9A-Za-z]{4}…[0-9A-Za-z]{4}/g, 'mk_AbCd…wxYz')
     .replace(/\b(cs|key|agt|f)_[0-9A-Za-z]{22}\b/g, (_m, p) => `${p}_EXAMPLE`)
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '2026-01-02T03:04:05.678Z')
-    .replace(/(cs_EXAMPLE|\/notes\/[^"]*)\t\(version/g, '$1\t(version');
+    .replace(/(cs_EXAMPLE|\/notes\/[^"]*)\t\(version/g, '$1\t(version')
+    // Rate usage is live state too: shown as after one call.
+    .replace(/"rate":\{"limit":(\d+),"used":\d+,"remaining":\d+/g, (_m, limit) => `"rate":{"limit":${limit},"used":1,"remaining":${Number(limit) - 1}`);
   return JSON.parse(text);
 }
 

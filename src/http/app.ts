@@ -113,7 +113,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.addHook('onClose', async () => bash.close());
   const limiter = new RateLimiter(store, config.rateLimitPerMinute);
   app.addHook('onClose', async () => limiter.close());
-  const deps: DispatchDeps = { registry, store, config, bash, onKeysChanged: () => auth.forget() };
+  const deps: DispatchDeps = {
+    registry, store, config, bash,
+    onKeysChanged: () => auth.forget(),
+    rateWindow: (keyId) => limiter.peek(keyId),
+  };
 
   app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {
     reply.header('x-request-id', req.id);

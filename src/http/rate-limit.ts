@@ -60,6 +60,14 @@ export class RateLimiter {
     return { allowed: true, limit: this.limit, remaining: this.limit - used - 1, resetAtMs, retryAfterS: 0 };
   }
 
+  /** The key's current window without counting a request (for get_key_info). */
+  peek(keyId: string, now = Date.now()): { limit: number; used: number; remaining: number; resetAtMs: number } {
+    const windowStart = now - (now % WINDOW_MS);
+    const w = this.windows.get(keyId);
+    const used = w && w.windowStart === windowStart ? w.shared + w.pending : 0;
+    return { limit: this.limit, used, remaining: Math.max(0, this.limit - used), resetAtMs: windowStart + WINDOW_MS };
+  }
+
   /** Pushes local counts to the shared counters and pulls the totals. */
   async flush(): Promise<void> {
     if (this.flushing) return;

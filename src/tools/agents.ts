@@ -41,6 +41,10 @@ const getKeyInfo = defineTool({
       usage: {
         storageBytes: agent?.storageBytes ?? 0,
         storageRemainingBytes: Math.max(0, config.storageQuotaBytes - (agent?.storageBytes ?? 0)),
+        rate: (() => {
+          const w = ctx.rateWindow();
+          return w ? { limit: w.limit, used: w.used, remaining: w.remaining, resetAt: iso(w.resetAtMs) } : null;
+        })(),
       },
     };
   },

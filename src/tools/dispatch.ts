@@ -59,6 +59,8 @@ export interface DispatchDeps {
   bash: BashPool;
   /** Called after a tool revoked or rotated keys (the HTTP layer drops its auth cache). */
   onKeysChanged?: () => void;
+  /** The request-rate window of a key, from the transport's limiter. */
+  rateWindow?: (keyId: string) => { limit: number; used: number; remaining: number; resetAtMs: number };
 }
 
 export type ToolOutcome = { ok: true; result: object } | { ok: false; error: ToolError };
@@ -224,6 +226,9 @@ function makeContext(
       return p;
     },
     committed: false,
+    rateWindow() {
+      return deps.rateWindow?.(auth.keyId) ?? null;
+    },
     keysChanged() {
       deps.onKeysChanged?.();
     },

@@ -39,6 +39,8 @@ export interface ToolContext {
   commit<R extends object>(changes: PlannedChange[], respond: (cs: ChangesetRecord) => R): Promise<R>;
   /** True once commit() succeeded in this attempt (its result is then stored with the commit). */
   committed: boolean;
+  /** The calling key's request-rate window, when the transport enforces one. */
+  rateWindow(): { limit: number; used: number; remaining: number; resetAtMs: number } | null;
   /** Tells the transport that keys changed (revocation), so cached lookups are dropped at once. */
   keysChanged(): void;
 }
