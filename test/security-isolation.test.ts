@@ -224,7 +224,8 @@ function stable(r: CallResult): unknown {
     if (Array.isArray(v)) return v.map(strip);
     if (v && typeof v === 'object') {
       const o: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId') o[k] = strip(x);
+      // lastUsedAt and the key's own rate window (get_key_info usage.rate) change with A's own calls.
+      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId' && k !== 'rate') o[k] = strip(x);
       return o;
     }
     return v;
