@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { ancestorsOf, baseName, isReservedPath, isWithin, parentOf } from '../core/paths.js';
 import { closest } from '../core/suggest.js';
+import { countLines, decodeText } from '../core/text.js';
 import { iso, parseTimestamp } from '../core/time.js';
 import { newId } from '../core/keys.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
@@ -159,4 +160,45 @@ export function navigablePath(ctx: ToolContext, input: string): string {
     }
     throw err;
   }
+}
+
+/**
+ * Commits new content for one file (plus the planned parent directories) and answers with the
+ * result shape write and append share.
+ */
+export function commitFileContent(
+  ctx: ToolContext,
+  changes: PlannedChange[],
+  path: string,
+  current: NodeRecord | null | undefined,
+  bytes: Buffer,
+  hash: string,
+) {
+  const created = !isLive(current);
+  const text = decodeText(bytes);
+  changes.push({
+    path,
+    expectVersion: current?.version ?? 0,
+    op: created ? 'create' : 'update',
+    state: {
+      kind: 'file',
+      blob: { hash, size: bytes.length, bytes },
+      lines: text === null ? null : countLines(text),
+      fileId: created || !current ? newId('f') : current.fileId,
+    },
+  });
+  return ctx.commit(changes, (cs) => {
+    const entry = cs.entries.find((e) => e.path === path)!;
+    return {
+      success: true,
+      path,
+      version: entry.toVersion,
+      updatedAt: iso(entry.updatedAtMs),
+      size: bytes.length,
+      contentHash: hash,
+      created,
+      unchanged: false,
+      changesetId: cs.id,
+    };
+  });
 }

@@ -11,6 +11,7 @@ import {
   ROOT,
   checkPreconditions,
   checkSize,
+  commitFileContent,
   decodeContent,
   expectedFields,
   isADirectory,
@@ -164,25 +165,7 @@ const append = defineTool({
         created: false, unchanged: true, changesetId: null,
       };
     }
-    const text = decodeText(bytes);
-    changes.push({
-      path,
-      expectVersion: node?.version ?? 0,
-      op: created ? 'create' : 'update',
-      state: {
-        kind: 'file',
-        blob: { hash, size: bytes.length, bytes },
-        lines: text === null ? null : countLines(text),
-        fileId: created ? newId('f') : node.fileId,
-      },
-    });
-    return ctx.commit(changes, (cs) => {
-      const entry = cs.entries.find((e) => e.path === path)!;
-      return {
-        success: true, path, version: entry.toVersion, updatedAt: iso(entry.updatedAtMs), size: bytes.length,
-        contentHash: hash, created, unchanged: false, changesetId: cs.id,
-      };
-    });
+    return commitFileContent(ctx, changes, path, node, bytes, hash);
   },
 });
 

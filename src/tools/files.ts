@@ -10,6 +10,7 @@ import {
   ROOT,
   checkPreconditions,
   checkSize,
+  commitFileContent,
   decodeContent,
   expectedFields,
   isADirectory,
@@ -85,33 +86,7 @@ const write = defineTool({
         changesetId: null,
       };
     }
-    const text = decodeText(bytes);
-    const created = !isLive(current);
-    changes.push({
-      path,
-      expectVersion: current?.version ?? 0,
-      op: created ? 'create' : 'update',
-      state: {
-        kind: 'file',
-        blob: { hash, size: bytes.length, bytes },
-        lines: text === null ? null : countLines(text),
-        fileId: created ? newId('f') : current.fileId,
-      },
-    });
-    return ctx.commit(changes, (cs) => {
-      const entry = cs.entries.find((e) => e.path === path)!;
-      return {
-        success: true,
-        path,
-        version: entry.toVersion,
-        updatedAt: iso(entry.updatedAtMs),
-        size: bytes.length,
-        contentHash: hash,
-        created,
-        unchanged: false,
-        changesetId: cs.id,
-      };
-    });
+    return commitFileContent(ctx, changes, path, current, bytes, hash);
   },
 });
 
