@@ -122,6 +122,32 @@ for (const backend of backends()) {
       assert.equal((await store.getNode(a, '/race.txt'))?.version, 2);
     });
 
+    it('commits issued together: a refused one undoes only itself (even after writing its first path)', async () => {
+      // On SQLite these share one transaction (group commit) with a savepoint each.
+      const a = await agent();
+      await commit(a, [file('/m/a.txt', 'a1'), file('/m/z.txt', 'z1')]);
+      const before = (await store.getAgent(a))!.storageBytes;
+      const results = await Promise.allSettled([
+        commit(a, [file('/m/ok1.txt', 'first ok')]),
+        // Paths apply in order: /m/a.txt succeeds, then /m/z.txt's stale version refuses the whole commit.
+        commit(a, [file('/m/a.txt', 'a2 half', 1), file('/m/z.txt', 'z2', 7)]),
+        commit(a, [file('/m/big.txt', 'x'.repeat(500))], before + 20),
+        commit(a, [file('/m/ok2.txt', 'second ok')]),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      assert.ok((results[1] as PromiseRejectedResult).reason instanceof StoreConflict);
+      assert.ok((results[2] as PromiseRejectedResult).reason instanceof StoreQuotaExceeded);
+      const seqs = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ seq: number }>).value.seq);
+      assert.deepEqual(seqs.sort((x, y) => x - y), [2, 3], 'refused commits take no changeset number');
+      const half = await store.readNode(a, '/m/a.txt');
+      assert.equal(half?.version, 1);
+      assert.equal(half?.content?.toString(), 'a1', 'the half-applied path is rolled back');
+      assert.equal(await store.countVersions(a, '/m/a.txt'), 1);
+      assert.equal(await store.getNode(a, '/m/big.txt'), null);
+      assert.equal((await store.readNode(a, '/m/ok2.txt'))?.content?.toString(), 'second ok');
+      assert.equal((await store.getAgent(a))!.storageBytes, before + 'first ok'.length + 'second ok'.length, 'refused blobs are not counted');
+    });
+
     it('idempotency: the response is saved with the commit; a second commit with the key is refused', async () => {
       const a = await agent();
       const cs = await store.commit({
@@ -184,11 +210,66 @@ for (const backend of backends()) {
       assert.equal(again.entries[0]!.toVersion, 4, 'version numbers are never reused after purge');
     });
 
+    it('listSubtreeSummary pages exactly what listSubtree lists (path, kind, size, updatedAt), nothing of siblings or others', async () => {
+      const a = await agent();
+      const b = await agent();
+      for (const p of ['/s/a.txt', '/s/b/c.txt', '/s/b/d.txt', '/s0.txt', '/s.txt', '/t/x.txt']) await commit(a, [file(p, p)]);
+      await commit(a, [{ path: '/s/e', expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: 'fd' } }]);
+      await commit(a, [{ path: '/s/b/d.txt', expectVersion: 1, op: 'delete', state: { kind: 'deleted', was: 'file' } }]);
+      await commit(b, [file('/s/secret.txt', 'b')]);
+      const full = (await store.listSubtree(a, '/s', 100, null)).nodes.map((n) => ({ path: n.path, kind: n.kind, size: n.size, updatedAtMs: n.updatedAtMs }));
+      const paged: unknown[] = [];
+      for (let after: string | null = null; ; ) {
+        const page: { nodes: unknown[]; nextAfter: string | null } = await store.listSubtreeSummary(a, '/s', 2, after);
+        paged.push(...page.nodes);
+        if (!page.nextAfter) break;
+        after = page.nextAfter;
+      }
+      assert.deepEqual(paged, full);
+      assert.deepEqual(full.map((n) => n.path), ['/s/a.txt', '/s/b/c.txt', '/s/e']);
+      assert.equal((await store.listSubtreeSummary(a, '/', 100, null)).nodes.length, 6);
+    });
+
     it('rate counters are shared and counted per window', async () => {
       const w = Date.now() - (Date.now() % 3_600_000);
       assert.equal(await store.hitCounter('test:x', w, w + 3_600_000), 1);
       assert.equal(await store.hitCounter('test:x', w, w + 3_600_000), 2);
       assert.equal(await store.hitCounter('test:y', w, w + 3_600_000), 1);
+    });
+  });
+}
+
+if (backends().includes('sqlite')) {
+  describe('SQLite WAL checkpoints run in the background', () => {
+    it('committed pages reach the database file without the committing connection checkpointing', async () => {
+      const db = await createTestDatabase('sqlite');
+      const store = openStore(testConfig(db)) as Store & { file: string };
+      try {
+        await store.migrate();
+        const agentId = 'agt_ckpt';
+        await store.createAgent(
+          { id: agentId, name: agentId, slug: 'agt-ckpt', createdAtMs: Date.now(), storageBytes: 0 },
+          {
+            id: 'key_ckpt', agentId, hash: 'hash_ckpt', label: 'k', scopes: [], folder: null, preview: 'p',
+            createdAtMs: Date.now(), lastUsedAtMs: null, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+          },
+        );
+        const { statSync } = await import('node:fs');
+        const size = () => statSync(store.file).size;
+        await new Promise((r) => setTimeout(r, 500)); // the schema reaches the file first
+        const before = size();
+        // ~120 commits, ~1,000 pages: far below the 4,000-page threshold at which the committer would checkpoint itself.
+        for (let i = 0; i < 120; i++) {
+          await store.commit({ agentId, keyId: 'k', keyLabel: 'k', tool: 'test', quotaBytes: 1e9, changes: [file(`/f${i}.txt`, `${i}`.padEnd(3000, 'x'))] });
+        }
+        const deadline = Date.now() + 3000;
+        while (size() < before + 360_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        assert.ok(size() >= before + 360_000, `database file grew by ${size() - before} bytes`);
+        assert.equal((await store.readNode(agentId, '/f119.txt'))?.content?.toString().slice(0, 4), '119x');
+      } finally {
+        await store.close();
+        await db.drop();
+      }
     });
   });
 }

@@ -3,7 +3,14 @@ import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'>): Store {
+/**
+ * `reader`: a secondary connection (a bash worker) that leaves WAL checkpoints to the serving
+ * process's background checkpointer.
+ */
+export function openStore(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'>,
+  opts: { reader?: boolean } = {},
+): Store {
   if (config.databaseUrl) return new PostgresStore({ connectionString: config.databaseUrl, poolSize: config.pgPoolSize });
-  return new SqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous });
+  return new SqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, backgroundCheckpoint: !opts.reader });
 }

@@ -31,6 +31,7 @@ import {
   type KeyRecord,
   type ListPage,
   type NodeRecord,
+  type NodeSummary,
   type NodeWithContent,
   type Store,
   type VersionCursor,
@@ -185,6 +186,13 @@ export class PostgresStore implements Store {
     return rows.map(toKey);
   }
 
+  async reparentKeys(agentId: string, fromKeyId: string, toKeyId: string): Promise<number> {
+    const r = await this.q(this.pool, 'UPDATE api_keys SET created_by_key_id = $3 WHERE agent_id = $1 AND created_by_key_id = $2 AND id <> $3', [
+      agentId, fromKeyId, toKeyId,
+    ]);
+    return r.rowCount ?? 0;
+  }
+
   async revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null> {
     const { rows } = await this.q(
       this.pool,
@@ -268,6 +276,17 @@ export class PostgresStore implements Store {
       [agentId, after && after > lo ? after : lo, hi, limit + 1],
     );
     return this.page(rows, limit);
+  }
+
+  async listSubtreeSummary(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeSummary[]; nextAfter: string | null }> {
+    const { lo, hi } = subtreeRange(dir);
+    const { rows } = await this.q(
+      this.pool,
+      `SELECT path, kind, size, updated_at_ms FROM nodes WHERE agent_id = $1 AND path >= $2 AND path < $3 AND NOT deleted AND path > $4 ORDER BY path LIMIT $5`,
+      [agentId, lo, hi, after ?? '', limit + 1],
+    );
+    const nodes = rows.slice(0, limit).map((r) => ({ path: String(r.path), kind: r.kind as NodeSummary['kind'], size: Number(r.size), updatedAtMs: Number(r.updated_at_ms) }));
+    return { nodes, nextAfter: rows.length > limit && nodes.length ? nodes[nodes.length - 1]!.path : null };
   }
 
   async readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }> {

@@ -8,6 +8,7 @@ import type {
   KeyRecord,
   NodeKind,
   NodeRecord,
+  NodeSummary,
   VersionRecord,
 } from './types.js';
 
@@ -19,6 +20,34 @@ const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
 
 export const NODE_COLUMNS =
   'path, kind, deleted, version, file_id, blob_hash, size, lines, created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms';
+
+/** NODE_COLUMNS qualified with the alias `n`, for joins. */
+export const NODE_COLUMNS_N = NODE_COLUMNS.split(', ').map((c) => `n.${c}`).join(', ');
+export const NODE_COLUMN_COUNT = NODE_COLUMNS.split(', ').length;
+
+/** A node from a row fetched as an array, in NODE_COLUMNS order. */
+export function nodeFromValues(v: unknown[]): NodeRecord {
+  return {
+    path: String(v[0]),
+    kind: v[1] as NodeKind,
+    deleted: v[2] === true || v[2] === 1,
+    version: num(v[3]),
+    fileId: String(v[4]),
+    blobHash: strOrNull(v[5]),
+    size: num(v[6]),
+    lines: numOrNull(v[7]),
+    createdAtMs: num(v[8]),
+    updatedAtMs: num(v[9]),
+    updatedByKeyId: strOrNull(v[10]),
+    updatedByLabel: strOrNull(v[11]),
+    purged: v[12] != null,
+  };
+}
+
+/** A NodeSummary from `SELECT path, kind, size, updated_at_ms` as an array. */
+export function summaryFromValues(v: unknown[]): NodeSummary {
+  return { path: String(v[0]), kind: v[1] as NodeKind, size: num(v[2]), updatedAtMs: num(v[3]) };
+}
 
 export function toNode(r: Row): NodeRecord {
   return {

@@ -1,6 +1,7 @@
 /** SQLite implementation (better-sqlite3, WAL). Synchronous under the hood; prepared statements only. */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { subtreeRange } from '../core/paths.js';
 import { commitProgram, runSync, type CommitStep } from './commit-program.js';
@@ -8,6 +9,10 @@ import { MIGRATIONS } from './migrations.js';
 import {
   KEY_INSERT_COLUMNS,
   NODE_COLUMNS,
+  NODE_COLUMNS_N,
+  NODE_COLUMN_COUNT,
+  nodeFromValues,
+  summaryFromValues,
   keyParams,
   splitPath,
   stateColumns,
@@ -20,6 +25,9 @@ import {
 } from './rows.js';
 import {
   IDEMPOTENCY_TTL_MS,
+  StoreConflict,
+  StoreIdempotencyTaken,
+  StoreQuotaExceeded,
   StoreSlugTaken,
   type AgentRecord,
   type AuthRecord,
@@ -29,6 +37,7 @@ import {
   type KeyRecord,
   type ListPage,
   type NodeRecord,
+  type NodeSummary,
   type NodeWithContent,
   type Store,
   type VersionCursor,
@@ -37,17 +46,38 @@ import {
 
 type Row = Record<string, unknown>;
 
+interface PendingCommit {
+  input: CommitInput;
+  resolve: (cs: ChangesetRecord) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The outcomes a commit program reports by throwing; they undo only that commit. */
+const isCommitOutcome = (err: unknown): boolean =>
+  err instanceof StoreConflict || err instanceof StoreQuotaExceeded || err instanceof StoreIdempotencyTaken;
+
 export interface SqliteOptions {
   dataDir: string;
   synchronous: 'normal' | 'full';
   fileName?: string;
+  /** Checkpoint the WAL from a background thread (the serving process); off for readers such as bash workers. */
+  backgroundCheckpoint?: boolean;
 }
+
+/** WAL pages after which the committing connection checkpoints by itself. */
+const AUTOCHECKPOINT_PAGES = 4000;
+/** With a background checkpointer: only a safety net, should that thread fall behind or die. */
+const FALLBACK_AUTOCHECKPOINT_PAGES = 50_000;
+const CHECKPOINT_INTERVAL_MS = 200;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly file: string;
   private readonly db: Database.Database;
   private readonly stmts = new Map<string, Database.Statement>();
+  private checkpointer: Worker | null = null;
+  private pending: PendingCommit[] = [];
+  private flushScheduled = false;
 
   constructor(opts: SqliteOptions) {
     mkdirSync(opts.dataDir, { recursive: true });
@@ -58,8 +88,27 @@ export class SqliteStore implements Store {
     this.db.pragma('busy_timeout = 5000');
     // Each file write touches ~10 pages; checkpointing every 4,000 pages instead of 1,000 cuts
     // the checkpoint fsyncs on the write path by 4× (measured: ~250 → ~185 µs per commit).
-    this.db.pragma('wal_autocheckpoint = 4000');
+    this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    if (opts.backgroundCheckpoint) this.startCheckpointer(opts.synchronous);
     this.db.pragma('foreign_keys = ON');
+    // Group commit puts each commit in a savepoint; its undo journal then lives in memory
+    // instead of a temp file (measured: ~8% of CPU under an edit load went to that file).
+    this.db.pragma('temp_store = MEMORY');
+  }
+
+  /**
+   * Rows as arrays, in the column order of the SELECT: better-sqlite3 builds a named-property
+   * object per row otherwise, which cost 3× the query itself on bulk listings (measured:
+   * 10,000 node rows in 60 ms as objects, 21 ms as arrays).
+   */
+  private raw(sql: string): Database.Statement {
+    const key = `raw:${sql}`;
+    let s = this.stmts.get(key);
+    if (!s) {
+      s = this.db.prepare(sql).raw(true);
+      this.stmts.set(key, s);
+    }
+    return s;
   }
 
   private stmt(sql: string): Database.Statement {
@@ -93,7 +142,40 @@ export class SqliteStore implements Store {
     this.stmt('SELECT 1').get();
   }
 
+  private startCheckpointer(synchronous: 'normal' | 'full'): void {
+    const worker = new Worker(new URL('./checkpointer.js', import.meta.url), {
+      workerData: { file: this.file, synchronous, intervalMs: CHECKPOINT_INTERVAL_MS },
+    });
+    worker.unref();
+    const fallBack = () => {
+      if (this.checkpointer !== worker) return;
+      this.checkpointer = null;
+      if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    };
+    worker.on('error', fallBack);
+    worker.on('exit', fallBack);
+    this.checkpointer = worker;
+    this.db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  }
+
+  private async stopCheckpointer(): Promise<void> {
+    const worker = this.checkpointer;
+    if (!worker) return;
+    this.checkpointer = null;
+    await new Promise<void>((resolve) => {
+      const done = setTimeout(resolve, 2000);
+      worker.once('message', () => {
+        clearTimeout(done);
+        resolve();
+      });
+      worker.postMessage('stop');
+    });
+    await worker.terminate();
+  }
+
   async close(): Promise<void> {
+    await this.stopCheckpointer();
+    this.flushCommits();
     if (this.db.open) this.db.close();
   }
 
@@ -142,6 +224,12 @@ export class SqliteStore implements Store {
     return (this.stmt('SELECT * FROM api_keys WHERE agent_id = ? ORDER BY created_at_ms, id').all(agentId) as Row[]).map(toKey);
   }
 
+  async reparentKeys(agentId: string, fromKeyId: string, toKeyId: string): Promise<number> {
+    return this.stmt('UPDATE api_keys SET created_by_key_id = ? WHERE agent_id = ? AND created_by_key_id = ? AND id <> ?').run(
+      toKeyId, agentId, fromKeyId, toKeyId,
+    ).changes;
+  }
+
   async revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null> {
     const r = this.stmt(
       `UPDATE api_keys SET revoked_at_ms = CASE WHEN revoked_at_ms IS NULL OR revoked_at_ms > ? THEN ? ELSE revoked_at_ms END
@@ -164,29 +252,28 @@ export class SqliteStore implements Store {
   }
 
   async getNode(agentId: string, path: string): Promise<NodeRecord | null> {
-    const r = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`).get(agentId, path) as Row | undefined;
-    return r ? toNode(r) : null;
+    const r = this.raw(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`).get(agentId, path) as unknown[] | undefined;
+    return r ? nodeFromValues(r) : null;
   }
 
   async getNodes(agentId: string, paths: string[]): Promise<Map<string, NodeRecord>> {
     const out = new Map<string, NodeRecord>();
-    const s = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`);
+    const s = this.raw(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`);
     for (const p of paths) {
-      const r = s.get(agentId, p) as Row | undefined;
-      if (r) out.set(p, toNode(r));
+      const r = s.get(agentId, p) as unknown[] | undefined;
+      if (r) out.set(p, nodeFromValues(r));
     }
     return out;
   }
 
   async readNode(agentId: string, path: string): Promise<NodeWithContent | null> {
-    const r = this.stmt(
-      `SELECT n.path, n.kind, n.deleted, n.version, n.file_id, n.blob_hash, n.size, n.lines, n.created_at_ms, n.updated_at_ms,
-              n.updated_by_key_id, n.updated_by_label, n.purged_at_ms, b.content
+    const r = this.raw(
+      `SELECT ${NODE_COLUMNS_N}, b.content
          FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
         WHERE n.agent_id = ? AND n.path = ?`,
-    ).get(agentId, path) as Row | undefined;
+    ).get(agentId, path) as unknown[] | undefined;
     if (!r) return null;
-    return { ...toNode(r), content: (r.content as Buffer | null) ?? null };
+    return { ...nodeFromValues(r), content: (r[NODE_COLUMN_COUNT] as Buffer | null) ?? null };
   }
 
   async getBlob(agentId: string, hash: string): Promise<Buffer | null> {
@@ -194,17 +281,17 @@ export class SqliteStore implements Store {
     return r ? (r.content as Buffer) : null;
   }
 
-  private page(rows: Row[], limit: number): ListPage {
+  private page(rows: unknown[][], limit: number): ListPage {
     const more = rows.length > limit;
-    const nodes = rows.slice(0, limit).map(toNode);
+    const nodes = rows.slice(0, limit).map(nodeFromValues);
     return { nodes, nextAfter: more && nodes.length ? nodes[nodes.length - 1]!.path : null };
   }
 
   async listChildren(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage> {
-    const rows = this.stmt(
+    const rows = this.raw(
       // The planner otherwise prefers the primary key's path range and scans the whole tree.
       `SELECT ${NODE_COLUMNS} FROM nodes INDEXED BY nodes_parent WHERE agent_id = ? AND parent = ? AND deleted = 0 AND path > ? ORDER BY path LIMIT ?`,
-    ).all(agentId, dir, after ?? '', limit + 1) as Row[];
+    ).all(agentId, dir, after ?? '', limit + 1) as unknown[][];
     return this.page(rows, limit);
   }
 
@@ -212,21 +299,31 @@ export class SqliteStore implements Store {
     const { lo, hi } = subtreeRange(dir);
     const from = after && after > lo ? after : lo;
     const op = after && after >= lo ? '>' : '>=';
-    const rows = this.stmt(
+    const rows = this.raw(
       `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path ${op} ? AND path < ? AND deleted = 0 ORDER BY path LIMIT ?`,
-    ).all(agentId, from, hi, limit + 1) as Row[];
+    ).all(agentId, from, hi, limit + 1) as unknown[][];
     return this.page(rows, limit);
+  }
+
+  async listSubtreeSummary(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeSummary[]; nextAfter: string | null }> {
+    const { lo, hi } = subtreeRange(dir);
+    const from = after && after > lo ? after : lo;
+    const op = after && after >= lo ? '>' : '>=';
+    const rows = this.raw(
+      `SELECT path, kind, size, updated_at_ms FROM nodes WHERE agent_id = ? AND path ${op} ? AND path < ? AND deleted = 0 ORDER BY path LIMIT ?`,
+    ).all(agentId, from, hi, limit + 1) as unknown[][];
+    const nodes = rows.slice(0, limit).map(summaryFromValues);
+    return { nodes, nextAfter: rows.length > limit && nodes.length ? nodes[nodes.length - 1]!.path : null };
   }
 
   async readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }> {
     const { lo, hi } = subtreeRange(dir);
-    const rows = this.stmt(
-      `SELECT n.path, n.kind, n.deleted, n.version, n.file_id, n.blob_hash, n.size, n.lines, n.created_at_ms, n.updated_at_ms,
-              n.updated_by_key_id, n.updated_by_label, n.purged_at_ms, b.content
+    const rows = this.raw(
+      `SELECT ${NODE_COLUMNS_N}, b.content
          FROM nodes n JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
         WHERE n.agent_id = ? AND n.path > ? AND n.path < ? AND n.deleted = 0 AND n.kind = 'file' ORDER BY n.path LIMIT ?`,
-    ).all(agentId, after && after > lo ? after : lo, hi, limit + 1) as Row[];
-    const nodes = rows.slice(0, limit).map((r) => ({ ...toNode(r), content: r.content as Buffer }));
+    ).all(agentId, after && after > lo ? after : lo, hi, limit + 1) as unknown[][];
+    const nodes = rows.slice(0, limit).map((r) => ({ ...nodeFromValues(r), content: r[NODE_COLUMN_COUNT] as Buffer }));
     return { nodes, nextAfter: rows.length > limit && nodes.length ? nodes[nodes.length - 1]!.path : null };
   }
 
@@ -236,10 +333,10 @@ export class SqliteStore implements Store {
   }
 
   async findByName(agentId: string, name: string, limit: number): Promise<NodeRecord[]> {
-    const rows = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND name = ? AND deleted = 0 LIMIT ?`).all(
+    const rows = this.raw(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND name = ? AND deleted = 0 LIMIT ?`).all(
       agentId, name, limit,
-    ) as Row[];
-    return rows.map(toNode);
+    ) as unknown[][];
+    return rows.map(nodeFromValues);
   }
 
   async getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null> {
@@ -280,10 +377,10 @@ export class SqliteStore implements Store {
 
   async listDeleted(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage> {
     const { lo, hi } = subtreeRange(dir);
-    const rows = this.stmt(
+    const rows = this.raw(
       `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path > ? AND path < ? AND deleted = 1 AND purged_at_ms IS NULL
         ORDER BY path LIMIT ?`,
-    ).all(agentId, after && after > lo ? after : lo, hi, limit + 1) as Row[];
+    ).all(agentId, after && after > lo ? after : lo, hi, limit + 1) as unknown[][];
     return this.page(rows, limit);
   }
 
@@ -326,9 +423,68 @@ export class SqliteStore implements Store {
     return this.execStep({ op: 'insertIdempotency', agentId, key, requestHash, response: JSON.stringify(response), createdAtMs: now }) as boolean;
   }
 
-  async commit(input: CommitInput): Promise<ChangesetRecord> {
-    const tx = this.db.transaction(() => runSync(commitProgram(input, Date.now()), (step) => this.execStep(step)));
-    return tx.immediate();
+  /**
+   * Group commit: commits requested during one turn of the event loop share one IMMEDIATE
+   * transaction, each inside its own savepoint, so a conflict or quota refusal undoes only its
+   * own commit. Nothing is answered before the shared COMMIT, so an acknowledged write is
+   * durable exactly as before; what is shared is the WAL append and its page writes, which
+   * dominate a commit's cost (measured: ~245 µs of BEGIN/COMMIT per write alone).
+   */
+  commit(input: CommitInput): Promise<ChangesetRecord> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ input, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flushCommits());
+      }
+    });
+  }
+
+  private commitOne(input: CommitInput): ChangesetRecord {
+    return runSync(commitProgram(input, Date.now()), (step) => this.execStep(step));
+  }
+
+  private flushCommits(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    if (batch.length > 1) {
+      const outcomes: Array<{ ok: true; cs: ChangesetRecord } | { ok: false; err: unknown }> = [];
+      const savepoint = this.db.transaction((input: CommitInput) => this.commitOne(input));
+      try {
+        this.db.transaction(() => {
+          for (const { input } of batch) {
+            try {
+              outcomes.push({ ok: true, cs: savepoint(input) });
+            } catch (err) {
+              // Anything but a commit's own refusal (disk full, I/O error) fails the batch; each
+              // commit is then retried alone below so one bad commit cannot fail its neighbours.
+              if (!isCommitOutcome(err)) throw err;
+              outcomes.push({ ok: false, err });
+            }
+          }
+        }).immediate();
+      } catch {
+        for (const item of batch) this.commitAlone(item);
+        return;
+      }
+      batch.forEach((item, i) => {
+        const o = outcomes[i]!;
+        if (o.ok) item.resolve(o.cs);
+        else item.reject(o.err);
+      });
+      return;
+    }
+    this.commitAlone(batch[0]!);
+  }
+
+  private commitAlone(item: PendingCommit): void {
+    try {
+      item.resolve(this.db.transaction(() => this.commitOne(item.input)).immediate());
+    } catch (err) {
+      item.reject(err);
+    }
   }
 
   private execStep(step: CommitStep): unknown {

@@ -56,6 +56,14 @@ export interface NodeRecord {
   purged: boolean;
 }
 
+/** What a directory walk (find, grep -r, ls -R, du) needs of a live node. */
+export interface NodeSummary {
+  path: string;
+  kind: NodeKind;
+  size: number;
+  updatedAtMs: number;
+}
+
 export interface NodeWithContent extends NodeRecord {
   content: Buffer | null;
 }
@@ -203,6 +211,8 @@ export interface Store {
   listKeys(agentId: string): Promise<KeyRecord[]>;
   /** Sets revokedAt (now, or later for a rotation's grace period) unless already revoked earlier. */
   revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null>;
+  /** Keys minted by `fromKeyId` become `toKeyId`'s (a rotated key's replacement keeps its children). Returns how many. */
+  reparentKeys(agentId: string, fromKeyId: string, toKeyId: string): Promise<number>;
   touchKey(keyId: string, atMs: number): Promise<void>;
 
   // rate counters shared by every instance using the same database
@@ -218,6 +228,8 @@ export interface Store {
   listChildren(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
   /** Live nodes strictly below `dir`, ordered by path, after `after` (exclusive). */
   listSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
+  /** Live nodes strictly below `dir`, with only what a directory walk needs: far cheaper in bulk. */
+  listSubtreeSummary(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeSummary[]; nextAfter: string | null }>;
   countLiveChildren(agentId: string, dir: string): Promise<number>;
   /** Live files strictly below `dir` with their content, ordered by path (bulk reads for grep -r). */
   readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }>;
