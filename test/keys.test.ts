@@ -509,6 +509,25 @@ for (const backend of backends()) {
       await fail(s, a.key, 'rotate_key', { gracePeriodSeconds: -1 }, 'INVALID_INPUT');
     });
 
+    it('rotate_key: the keys the old key minted now belong to its replacement (list, revoke, rotate them)', async () => {
+      const a = await agent(s);
+      const parent = await mint(s, a.key, { label: 'parent', scopes: ['files:read', 'agents:read', 'agents:write'] });
+      const child = await mint(s, parent.apiKey, { label: 'child', scopes: ['files:read', 'agents:write'] });
+      const grandchild = await mint(s, child.apiKey, { label: 'grandchild', scopes: ['files:read'] });
+      const rotated = await ok(s, parent.apiKey, 'rotate_key', {});
+      const listed = await ok(s, rotated.apiKey, 'list_keys');
+      assert.deepEqual(listed.keys.map((k: any) => k.label).sort(), ['child', 'grandchild', 'parent']);
+      const childRow = listed.keys.find((k: any) => k.keyId === child.keyId);
+      assert.equal(childRow.createdByKeyId, rotated.keyId);
+      const again = await ok(s, rotated.apiKey, 'rotate_key', { keyId: grandchild.keyId });
+      assert.equal(again.replaced.keyId, grandchild.keyId);
+      await ok(s, rotated.apiKey, 'revoke_key', { keyId: child.keyId });
+      await unauthorized(s, child.apiKey, 'revoked');
+      // The replacement is nobody's child of itself, and the old key's listing is gone with it.
+      assert.notEqual((await ok(s, rotated.apiKey, 'list_keys')).keys.find((k: any) => k.keyId === rotated.keyId)?.createdByKeyId, rotated.keyId);
+      await unauthorized(s, parent.apiKey, 'revoked');
+    });
+
     it('rotate_key with a grace period: the old key keeps working until it ends, then 401 revoked', async () => {
       const a = await agent(s);
       const old = await mint(s, a.key, { label: 'graceful', preset: 'files' });

@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { backends, createTestDatabase } from './helpers/backends.js';
+import { RateLimiter } from '../src/http/rate-limit.js';
+import { openStore } from '../src/store/open.js';
+import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
 import { freePort, spawnServer, startServer, type TestServer } from './helpers/server.js';
 
 for (const backend of backends()) {
@@ -65,6 +67,32 @@ for (const backend of backends()) {
       });
       assert.ok(closed.ms < 3000, `closed after ${closed.ms} ms`);
       if (closed.data) assert.match(closed.data, /^HTTP\/1\.1 408/);
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`rate limiter on a real store (${backend})`, () => {
+    it('requests arriving while an instance learns the shared count do not count from zero', async () => {
+      const db = await createTestDatabase(backend);
+      const store = openStore(testConfig(db));
+      await store.migrate();
+      const limiter = new RateLimiter(store, 20);
+      try {
+        // Another instance already admitted 15 of this key's 20 in the current window.
+        const now = Date.now();
+        const windowStart = now - (now % 60_000);
+        await store.hitCounter('key:key_busy', windowStart, windowStart + 120_000, 15);
+        const decisions = await Promise.all(Array.from({ length: 30 }, () => limiter.check('key_busy', now)));
+        assert.equal(decisions.filter((d) => d.allowed).length, 5);
+        assert.deepEqual(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort(), [0, 1, 2, 3, 4]);
+        await limiter.flush();
+        assert.equal(await store.hitCounter('key:key_busy', windowStart, windowStart + 120_000, 0), 20, 'the shared count is exact');
+      } finally {
+        limiter.close();
+        await store.close();
+        await db.drop();
+      }
     });
   });
 }

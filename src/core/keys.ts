@@ -1,27 +1,41 @@
 /** API keys: 'mk_' + base62 of 32 random bytes. Only the SHA-256 hex digest is ever stored. */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const KEY_PREFIX = 'mk_';
 const KEY_BODY_LENGTH = 43; // ceil(256 / log2(62)) = 43 base62 digits carry 32 random bytes
 export const KEY_PATTERN = /^mk_[0-9A-Za-z]{43}$/;
 
-export function base62(bytes: Uint8Array, length: number): string {
-  let n = BigInt('0x' + (Buffer.from(bytes).toString('hex') || '0'));
+// Random base62 strings are drawn from a pooled buffer of random bytes: one getrandom call per
+// few hundred ids instead of one each (ids are minted on every write). Bytes >= 248 are skipped
+// so each of the 62 digits stays equally likely (248 = 4 × 62).
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolPos = POOL_SIZE;
+
+function randomByte(): number {
+  if (poolPos === POOL_SIZE) {
+    randomFillSync(pool);
+    poolPos = 0;
+  }
+  return pool[poolPos++]!;
+}
+
+export function randomBase62(length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) {
-    out = ALPHABET[Number(n % 62n)] + out;
-    n /= 62n;
+  while (out.length < length) {
+    const b = randomByte();
+    if (b < 248) out += ALPHABET[b % 62];
   }
   return out;
 }
 
 export function generateApiKey(): string {
-  return KEY_PREFIX + base62(randomBytes(32), KEY_BODY_LENGTH);
+  return KEY_PREFIX + randomBase62(KEY_BODY_LENGTH);
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** A short non-secret preview for listings: 'mk_AbCd…wxYz'. */
@@ -31,5 +45,5 @@ export function keyPreview(key: string): string {
 
 /** Random identifiers with a readable type prefix ('agt_', 'key_', 'cs_'). */
 export function newId(prefix: string): string {
-  return `${prefix}_${base62(randomBytes(16), 22)}`;
+  return `${prefix}_${randomBase62(22)}`;
 }

@@ -15,6 +15,8 @@ interface KeyWindow {
   shared: number;
   /** Admitted here since the last flush. */
   pending: number;
+  /** While the shared total is being learned: later requests of the window wait for it. */
+  learning: Promise<void> | null;
 }
 
 export interface RateDecision {
@@ -43,14 +45,25 @@ export class RateLimiter {
     let w = this.windows.get(keyId);
     if (!w || w.windowStart !== windowStart) {
       // First request of this key in this window on this instance: learn what the others admitted.
-      w = { windowStart, shared: 0, pending: 0 };
-      this.windows.set(keyId, w);
-      try {
-        w.shared = await this.store.hitCounter(`key:${keyId}`, windowStart, windowStart + 2 * WINDOW_MS, 0);
-      } catch {
-        /* the store is down: count locally; the call will fail on its own anyway */
-      }
+      const fresh: KeyWindow = { windowStart, shared: 0, pending: 0, learning: null };
+      fresh.learning = this.store
+        .hitCounter(`key:${keyId}`, windowStart, windowStart + 2 * WINDOW_MS, 0)
+        .then(
+          (total) => {
+            fresh.shared = Math.max(fresh.shared, total);
+          },
+          () => {
+            /* the store is down: count locally; the call will fail on its own anyway */
+          },
+        )
+        .finally(() => {
+          fresh.learning = null;
+        });
+      this.windows.set(keyId, fresh);
+      w = fresh;
     }
+    // Requests arriving while the total is being learned must not count from zero.
+    if (w.learning) await w.learning;
     const used = w.shared + w.pending;
     const resetAtMs = windowStart + WINDOW_MS;
     if (used >= this.limit) {

@@ -209,7 +209,7 @@ const rotateKey = defineTool({
   summary: 'Replace a key with a new one of the same grants; the old one stops working after a grace period.',
   description:
     'Mints a new key with the same label, scopes, folder and expiry as keyId (default: this key) and revokes the old one after ' +
-    'gracePeriodSeconds (default 0: at once). The new key is shown once.',
+    'gracePeriodSeconds (default 0: at once). Keys the old one minted now belong to the new one. The new key is shown once.',
   input: z.strictObject({ keyId: z.string().min(1).optional(), gracePeriodSeconds: z.number().int().min(0).max(7 * 86400).default(0) }),
   mutating: false,
   annotations: { readOnly: false, destructive: true, idempotent: false },
@@ -233,6 +233,8 @@ const rotateKey = defineTool({
       expiresAtMs: target.expiresAtMs,
       createdByKeyId: target.createdByKeyId ?? ctx.auth.keyId,
     });
+    // Same grants include the keys the old one minted: its replacement can manage them.
+    await ctx.store.reparentKeys(ctx.auth.agentId, target.id, record.id);
     const old = (await ctx.store.revokeKey(ctx.auth.agentId, target.id, Date.now() + input.gracePeriodSeconds * 1000))!;
     ctx.keysChanged();
     return {
