@@ -477,6 +477,9 @@ const CASES: Case[] = [
     "echo hello world | tr ' ' '\\n'",
     'nl nonl.txt',
     'tac nonl.txt',
+    'tac nonl.txt crlf.txt nosuch.txt',
+    "printf 'a\\nb\\nc' | tac",
+    'tac docs',
     'rev nonl.txt',
     'paste -sd, .gitignore',
     'sort -k2 logs/app.log | head -5',
@@ -553,6 +556,21 @@ const CASES: Case[] = [
     "printf '%s\\n' README.md nonl.txt | xargs cat | wc -l",
     "echo README.md | xargs -I{} wc -c {}",
     "printf 'nonl.txt\\0empty.txt\\0' | xargs -0 wc -c",
+    'echo a b c | xargs -n 2 echo X',
+    "printf 'a b\\nc d\\n' | xargs -L1 echo L",
+    "printf 'one\\ntwo\\n' | xargs -I % echo %-%",
+    "printf 'one\\ntwo\\n' | xargs -i echo {}!",
+    "printf 'a,b,c' | xargs -d, -n1 echo",
+    'echo | xargs -r echo nothing',
+    'echo | xargs echo empty',
+    `echo "'quoted arg' \\"dq\\" back\\\\ slash" | xargs -n1 echo`,
+    `echo "'unterminated" | xargs echo`,
+    'echo a b | xargs -t echo T',
+    'echo README.md nosuch.txt | xargs grep -c TODO',
+    'echo x | xargs nosuchcmd',
+    'echo x | xargs -n 0 echo',
+    'echo a b c | xargs -E b echo',
+    'ls docs | head -2 | xargs -I{} wc -l docs/{}',
   ]),
 
   // echo / printf / shell
@@ -595,6 +613,19 @@ const CASES: Case[] = [
     'diff nosuch README.md',
     'diff <(head -n 5 README.md) <(head -n 6 README.md)',
     'diff -u nonl.txt crlf.txt | tail -n +3',
+    'diff -u docs/api.md docs/guide.md | tail -n +3',
+    'diff -U1 README.md docs/api.md | tail -n +3',
+    'diff -U 0 crlf.txt nonl.txt | tail -n +3',
+    'diff nonl.txt empty.txt',
+    'diff empty.txt nonl.txt',
+    'diff -q README.md README.md; echo $?',
+    'diff -s README.md README.md',
+    'diff -i README.md README.md',
+    'diff --strip-trailing-cr crlf.txt crlf.txt',
+    "diff <(printf 'a\\nb\\nc\\nd\\n') <(printf 'a\\nB\\nc\\nd\\ne\\n')",
+    "printf 'x\\ny\\n' | diff - nonl.txt",
+    'diff README.md',
+    'diff -w crlf.txt crlf.txt',
   ]),
 
   // test / [
@@ -669,8 +700,6 @@ const WHY = {
   wcWidth: 'wc with several files: column width from the largest count (GNU: from the total size of the files, e.g. 5 for 40 KB)',
   findMmin: 'find -mmin is an unknown predicate',
   findSize: 'find -size -N[k]: GNU rounds sizes up to whole units first (-1k = empty files only, -2 = up to 512 bytes); the service compares bytes',
-  xargsExit: 'xargs exits with the command’s status (2) instead of 123 when a command exits 1–125',
-  xargsFlags: 'xargs rejects -n and -I',
   lsT: 'ls -t is accepted but ignored (name order, also with -r)',
   lsSlash: 'ls -l appends `/` to directory names',
   lsDots: "ls -la: `.` and `..` show size 0 and the epoch instead of the directory's own time; a date more than 6 months old shows HH:MM instead of the year (GNU `Jan  1  1970`)",
@@ -683,13 +712,9 @@ const WHY = {
   catDir: 'cat on a directory says "No such file or directory" (GNU "Is a directory")',
   statFormat: 'stat -c: %y and %Y unsupported (printed literally); %a prints the type bits (100644); --format= rejected; %F says "regular file" for an empty file (GNU "regular empty file")',
   statLayout: 'stat default layout is not GNU: no "IO Block: 4096   regular file", no Device/Inode/Links or Uid/Gid, mode `(100644/…)`, Modify in ISO form instead of `2026-01-02 03:04:05.678000000 +0000`',
-  duFiles: 'du lists only directories (file operands like `du -sh *` are dropped); `du` without an operand prints `.github` (GNU `./.github`)',
-  nlTac: 'nl / tac on a file without a final newline: GNU nl adds the newline, GNU tac joins the last line to the next',
   awkLength: 'awk: bare `length` (no parentheses) is not recognised',
-  sedMissing: 'sed on a missing file exits 1 (GNU 2)',
   jqInvalid: 'jq on a non-JSON file: exit 5 and "jq: parse error: Invalid JSON at position 0" (jq 1.6: exit 4, "parse error: Invalid numeric literal at line 1, column 2")',
-  diffFormat: 'diff without -u prints a unified-style diff under a ==== banner instead of the normal format (`1c1`, `<`, `---`, `>`); diff -u headers lack the timestamps',
-  redirectMsg: "a redirect into a missing directory reports the raw Node error (`bash: ENOENT: no such file or directory, open '/nodir/f.txt'`), GNU `bash: nodir/f.txt: No such file or directory`",
+  diffHunks: 'between two very different files GNU cuts coarser hunks (it sets aside lines frequent in the other file, such as blank lines, before matching); we match them, so hunks are smaller and more numerous',
 } as const;
 
 /**
@@ -698,35 +723,23 @@ const WHY = {
  */
 const KNOWN_MISMATCHES: Record<string, string> = {
 
-  "find . -name '*.ts' | sort | xargs grep -c TODO": WHY.xargsExit,
-  "find . -type f -name '*.ts' | xargs grep -l TODO": WHY.xargsExit,
 
   'ls -d */': WHY.globDirs,
 
 
-  du: WHY.duFiles,
 
-  'nl nonl.txt': WHY.nlTac,
-  'tac nonl.txt': WHY.nlTac,
-  "sed 's/x/y/' nosuch.txt": WHY.sedMissing,
   "awk 'length > 40' README.md": WHY.awkLength,
   'jq . README.md': WHY.jqInvalid,
-  "find . -name '*.md' | sort | xargs wc -l": WHY.xargsExit,
-  'ls docs/*.md | xargs -n1 basename': WHY.xargsFlags,
-  'echo a b c | xargs -n1': WHY.xargsFlags,
-  'echo README.md | xargs -I{} wc -c {}': WHY.xargsFlags,
-  'diff docs/api.md docs/guide.md': WHY.diffFormat,
-  'diff crlf.txt nonl.txt': WHY.diffFormat,
-  'diff <(head -n 5 README.md) <(head -n 6 README.md)': WHY.diffFormat,
-  'diff -u nonl.txt crlf.txt | tail -n +3': WHY.diffFormat,
-  'echo x > nodir/f.txt': WHY.redirectMsg,
+  'diff docs/api.md docs/guide.md': WHY.diffHunks,
+  'diff -u docs/api.md docs/guide.md | tail -n +3': WHY.diffHunks,
+  'diff -U1 README.md docs/api.md | tail -n +3': WHY.diffHunks,
 };
 
 
 /** Per family: at least this many commands byte-identical / not `different` (measured, see docs/bash-compat.md). */
 const FLOORS: Record<string, { identical: number; passing: number }> = {
   grep: { identical: 62, passing: 96 },
-  find: { identical: 12, passing: 55 },
+  find: { identical: 13, passing: 57 },
   ls: { identical: 31, passing: 46 },
   cat: { identical: 19, passing: 19 },
   head: { identical: 16, passing: 16 },
@@ -734,21 +747,21 @@ const FLOORS: Record<string, { identical: number; passing: number }> = {
   wc: { identical: 17, passing: 17 },
   stat: { identical: 10, passing: 13 },
   du: { identical: 6, passing: 10 },
-  text: { identical: 24, passing: 24 },
-  sed: { identical: 14, passing: 14 },
+  text: { identical: 29, passing: 29 },
+  sed: { identical: 15, passing: 15 },
   awk: { identical: 15, passing: 15 },
   jq: { identical: 14, passing: 15 },
-  xargs: { identical: 2, passing: 2 },
+  xargs: { identical: 21, passing: 21 },
   echo: { identical: 16, passing: 16 },
   path: { identical: 8, passing: 9 },
-  diff: { identical: 3, passing: 3 },
+  diff: { identical: 17, passing: 17 },
   test: { identical: 9, passing: 9 },
   pipeline: { identical: 11, passing: 11 },
   chain: { identical: 14, passing: 15 },
-  mutate: { identical: 14, passing: 14 },
+  mutate: { identical: 14, passing: 15 },
 };
 /** Overall: byte-identical share of the compared commands (measured 63.2% when written). */
-const OVERALL_IDENTICAL_FLOOR = 0.72;
+const OVERALL_IDENTICAL_FLOOR = 0.75;
 
 // ---- running ---------------------------------------------------------------------------------
 

@@ -271,7 +271,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(key, 'read', { path: '/e.txt' })).content, 'alpha\n');
     });
 
-    it('a read-only key: sed -i and tee say read-only (not "No such file or directory")', { todo: 'BUG: sed -i and tee report EROFS as "No such file or directory"' }, async () => {
+    it('a read-only key: sed -i and tee say read-only (not "No such file or directory")', async () => {
       const { key, id } = await fresh(s);
       await write(s, key, { '/e.txt': 'alpha\n' });
       const ro = await s.addKey(id, { scopes: ['files:read'] });
@@ -280,6 +280,56 @@ for (const backend of backends()) {
         assert.notEqual(r.exitCode, 0, cmd);
         assert.match(r.stderr, READ_ONLY_ERROR, `${cmd}: ${r.stderr}`);
       }
+    });
+
+    it('sed, tee and redirection error lines as GNU prints them; tee still writes bytes exactly with a writing key', async () => {
+      const { key, id } = await fresh(s);
+      await write(s, key, { '/e.txt': 'alpha\n', '/d/f.txt': 'alpha\n' });
+      const ro = await s.addKey(id, { scopes: ['files:read'] });
+      let r = await bash(s, ro, "sed -i 's/alpha/A/' /e.txt");
+      assert.match(r.stderr, /^sed: couldn't open temporary file \/sed[0-9A-Za-z]{6}: Read-only file system\n$/);
+      assert.equal(r.exitCode, 4);
+      r = await bash(s, ro, "sed -i 's/alpha/A/' f.txt", '/d');
+      assert.match(r.stderr, /^sed: couldn't open temporary file \.\/sed[0-9A-Za-z]{6}: Read-only file system\n$/);
+      r = await bash(s, ro, 'echo x | tee /t.txt /e.txt');
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['x\n', 'tee: /t.txt: Read-only file system\ntee: /e.txt: Read-only file system\n', 1]);
+      r = await bash(s, key, 'sed p /missing.txt');
+      assert.deepEqual([r.stderr, r.exitCode], ["sed: can't read /missing.txt: No such file or directory\n", 2]);
+      r = await bash(s, key, "sed -i 's/alpha/beta/' /e.txt /missing.txt");
+      assert.deepEqual([r.stderr, r.exitCode], ["sed: can't read /missing.txt: No such file or directory\n", 2]);
+      assert.equal((await s.ok(key, 'read', { path: '/e.txt' })).content, 'beta\n', 'the readable file is still edited');
+      r = await bash(s, key, "printf 'caf\\xc3\\xa9 ok\\n' | tee /t1.txt | tee -a /e.txt");
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['café ok\n', '', 0]);
+      assert.equal((await s.ok(key, 'read', { path: '/t1.txt' })).content, 'café ok\n', 'UTF-8 bytes written once, not re-encoded');
+      assert.equal((await s.ok(key, 'read', { path: '/e.txt' })).content, 'beta\ncafé ok\n');
+      r = await bash(s, ro, 'echo x > /g.txt');
+      assert.deepEqual([r.stderr, r.exitCode], ['bash: /g.txt: Read-only file system\n', 1]);
+      r = await bash(s, ro, 'echo y >> /e.txt');
+      assert.deepEqual([r.stderr, r.exitCode], ['bash: /e.txt: Read-only file system\n', 1]);
+      r = await bash(s, key, 'echo x > /nodir/f');
+      assert.deepEqual([r.stderr, r.exitCode], ['bash: /nodir/f: No such file or directory\n', 1]);
+      r = await bash(s, key, 'echo x | tee /d');
+      assert.deepEqual([r.stderr, r.exitCode], ['tee: /d: Is a directory\n', 1]);
+    });
+
+    it('diff: normal and unified formats as GNU prints them, with GNU timestamps; exit 0/1/2', async () => {
+      const { key } = await fresh(s);
+      await write(s, key, { '/a.txt': 'one\ntwo\nthree\n', '/b.txt': 'one\nTWO\nthree\nfour', '/c.txt': 'one\ntwo\nthree\n' });
+      let r = await bash(s, key, 'diff /a.txt /b.txt');
+      assert.deepEqual([r.stdout, r.exitCode], ['2c2\n< two\n---\n> TWO\n3a4\n> four\n\\ No newline at end of file\n', 1]);
+      r = await bash(s, key, 'diff -u /a.txt /b.txt');
+      const [h1, h2, ...rest] = r.stdout.split('\n');
+      assert.match(h1!, /^--- \/a\.txt\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}000000 \+0000$/);
+      assert.match(h2!, /^\+\+\+ \/b\.txt\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} \+0000$/);
+      assert.equal(rest.join('\n'), '@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n three\n+four\n\\ No newline at end of file\n');
+      const stamp = (await s.ok(key, 'stat', { path: '/a.txt' })).updatedAt as string; // 2026-…T08:00:00.123Z
+      assert.equal(h1!.split('\t')[1], `${stamp.slice(0, 10)} ${stamp.slice(11, 23)}000000 +0000`);
+      r = await bash(s, key, 'diff -q /a.txt /c.txt; echo $?; diff -s /a.txt /c.txt; diff -q /a.txt /b.txt');
+      assert.equal(r.stdout, '0\nFiles /a.txt and /c.txt are identical\nFiles /a.txt and /b.txt differ\n');
+      r = await bash(s, key, 'diff /a.txt /missing.txt');
+      assert.deepEqual([r.stderr, r.exitCode], ['diff: /missing.txt: No such file or directory\n', 2]);
+      r = await bash(s, key, 'diff /a.txt');
+      assert.deepEqual([r.stderr, r.exitCode], ["diff: missing operand after '/a.txt'\ndiff: Try 'diff --help' for more information.\n", 2]);
     });
 
     it('a read-only key: touch on an existing file fails too', async () => {
@@ -396,6 +446,76 @@ for (const backend of backends()) {
       assert.equal((await s.ok(b.key, 'read', { path: '/mine/b.txt' })).content, 'collision needle\n');
     });
 
+    it('`cat` of plain paths (answered without the interpreter) prints exactly what the interpreter prints', async () => {
+      const a = await fresh(s);
+      await write(s, a.key, {
+        '/c/one.txt': 'first line\nsecond\n',
+        '/c/crlf.txt': 'a\r\nb\r\n',
+        '/c/nonl.txt': 'no final newline',
+        '/c/empty.txt': '',
+        '/c/uni.txt': 'café ☕ 日本\n',
+        '/c/bom.txt': '\uFEFFwith bom\n',
+        '/c/odd=name@x:y,z+%.txt': 'odd\n',
+        '/c/sub/deep.txt': 'deep\n',
+      });
+      await s.ok(a.key, 'write', { path: '/c/bin.dat', content: Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x0a]).toString('base64'), encoding: 'base64' });
+      const folderKey = (await s.ok(a.key, 'create_key', { label: 'c-only', preset: 'read-only', folder: '/c/sub' })).apiKey;
+      const cases: Array<[string, string, string?]> = [
+        [a.key, 'cat /c/one.txt'],
+        [a.key, 'cat one.txt crlf.txt nonl.txt empty.txt', '/c'],
+        [a.key, 'cat sub/deep.txt ../c/one.txt', '/c'],
+        [a.key, 'cat /c/uni.txt /c/nonl.txt /c/nonl.txt'],
+        [a.key, 'cat /c/bom.txt'],
+        [a.key, 'cat /c/bin.dat'],
+        [a.key, 'cat /c/odd=name@x:y,z+%.txt'],
+        [a.key, 'cat /c/missing.txt'],
+        [a.key, 'cat /c/one.txt /c/missing.txt /c/nonl.txt'],
+        [a.key, 'cat /c'],
+        [a.key, 'cat /dev/null'],
+        [a.key, '  cat\t/c/one.txt  '],
+        [folderKey, 'cat /c/sub/deep.txt'],
+        [folderKey, 'cat /c/one.txt'],
+        [folderKey, 'cat deep.txt', '/c/sub'],
+      ];
+      for (const [key, command, cwd] of cases) {
+        const direct = await bash(s, key, command, cwd);
+        const viaInterpreter = await bash(s, key, `${command.trim()} | cat; exit \${PIPESTATUS[0]}`, cwd);
+        assert.deepEqual(
+          { stdout: direct.stdout, stderr: direct.stderr, exitCode: direct.exitCode },
+          { stdout: viaInterpreter.stdout, stderr: viaInterpreter.stderr, exitCode: viaInterpreter.exitCode },
+          command,
+        );
+        assert.equal(direct.changesetId, null);
+      }
+      assert.equal((await bash(s, a.key, 'cat /c/one.txt')).stdout, 'first line\nsecond\n');
+    });
+
+    it('nothing one command sets reaches the next, nor another agent (workers reuse their interpreter)', async () => {
+      const a = await fresh(s);
+      const b = await fresh(s);
+      await write(s, b.key, { '/d/.hidden': 'h\n', '/d/Visible.txt': 'v\n' });
+      const probe =
+        'echo "X=$X Y=$Y IFS=[$IFS] OPTIND=$OPTIND"; set -o | grep -E "errexit|nounset|pipefail|noglob" | tr -s " \\t" " "; ' +
+        'shopt dotglob nullglob globstar nocaseglob extglob | tr -s " \\t" " "; R=2; echo R=$R; type f; pwd; ' +
+        'echo /d/*; echo /d/v*; echo /nomatch*; cat /a-only.txt';
+      const clean = await bash(s, b.key, probe);
+      assert.match(clean.stdout, /^X= Y= IFS=\[ \t\n\] OPTIND=1\n/);
+      assert.match(clean.stdout, /\/d\/Visible\.txt\n\/d\/v\*\n\/nomatch\*\n$/, 'no dotglob, nocaseglob or nullglob');
+      // Poison every worker: options, variables, functions, readonly names, cwd, the command hash, files.
+      const poison =
+        'cd /tmp 2>/dev/null; X=1; export Y=2; f() { :; }; set -e; set -u; set -o pipefail; set -f; ' +
+        'shopt -s dotglob nullglob globstar extglob nocaseglob; readonly R=1; IFS=:; OPTIND=5; hash ls; ' +
+        'echo secret > /a-only.txt; false';
+      for (let i = 0; i < 8; i++) await bash(s, a.key, poison);
+      for (let i = 0; i < 4; i++) {
+        const again = await bash(s, b.key, probe);
+        assert.equal(again.stdout, clean.stdout);
+        assert.equal(again.stderr, clean.stderr);
+        assert.equal(again.exitCode, clean.exitCode);
+      }
+      assert.match(clean.stderr, /\/a-only\.txt: No such file or directory/);
+    });
+
     it('tree: -L, -a, -d, -I against hand-checked GNU tree outputs (ASCII lines, as GNU tree prints in the C locale)', async () => {
       const { key } = await fresh(s);
       await write(s, key, { '/t/a.md': 'a\n', '/t/b/c.txt': 'c\n', '/t/b/d/e.ts': 'e\n', '/t/.hidden': 'h\n', '/t/z.log': 'z\n' });
@@ -417,11 +537,33 @@ for (const backend of backends()) {
       assert.match(missing.stdout + missing.stderr, /nope \[error opening dir\]|No such file or directory/);
     });
 
-    it('tree -I excludes by pattern', { todo: 'just-bash 3.4.2 rejects tree -I' }, async () => {
+    it('tree -I excludes by pattern; -P, -f, -i, -F, --dirsfirst, --noreport; bad options as GNU tree says them', async () => {
       const { key } = await fresh(s);
-      await write(s, key, { '/t/a.md': 'a\n', '/t/b/c.txt': 'c\n', '/t/b/d/e.ts': 'e\n', '/t/z.log': 'z\n' });
-      const r = await bash(s, key, "tree -I '*.log' /t");
-      assert.equal(r.stdout, '/t\n|-- a.md\n`-- b\n    |-- c.txt\n    `-- d\n        `-- e.ts\n\n2 directories, 3 files\n');
+      await write(s, key, { '/t/a.md': 'a\n', '/t/b/c.txt': 'c\n', '/t/b/d/e.ts': 'e\n', '/t/z.log': 'z\n', '/t/.h.log': 'h\n' });
+      const expect: Record<string, string> = {
+        "tree -I '*.log' /t": '/t\n|-- a.md\n`-- b\n    |-- c.txt\n    `-- d\n        `-- e.ts\n\n2 directories, 3 files\n',
+        "tree -I 'd|*.md' /t": '/t\n|-- b\n|   `-- c.txt\n`-- z.log\n\n1 directory, 2 files\n',
+        "tree -I '*.md' -I '*.log' -a /t": '/t\n`-- b\n    |-- c.txt\n    `-- d\n        `-- e.ts\n\n2 directories, 2 files\n',
+        "tree -P '*.ts' /t": '/t\n`-- b\n    `-- d\n        `-- e.ts\n\n2 directories, 1 file\n',
+        'tree -f -L 1 /t': '/t\n|-- /t/a.md\n|-- /t/b\n`-- /t/z.log\n\n1 directory, 2 files\n',
+        'tree -i -F /t/b': '/t/b/\nc.txt\nd/\ne.ts\n\n1 directory, 2 files\n',
+        'tree --dirsfirst --noreport -L 1 /t': '/t\n|-- b\n|-- a.md\n`-- z.log\n',
+      };
+      for (const [cmd, out] of Object.entries(expect)) {
+        const r = await bash(s, key, cmd);
+        assert.equal(r.stdout, out, cmd);
+        assert.equal(r.exitCode, 0, cmd);
+      }
+      let r = await bash(s, key, 'tree -L 0 /t');
+      assert.deepEqual([r.stderr, r.exitCode], ['tree: Invalid level, must be greater than 0.\n', 1]);
+      r = await bash(s, key, 'tree -L');
+      assert.deepEqual([r.stderr, r.exitCode], ['tree: Missing argument to -L option.\n', 1]);
+      r = await bash(s, key, 'tree -x /t');
+      assert.equal(r.exitCode, 1);
+      assert.match(r.stderr, /^tree: Invalid argument -`x'\.\nusage: tree /);
+      r = await bash(s, key, 'tree /nope /t/b');
+      assert.equal(r.stdout, '/nope [error opening dir]\n/t/b\n|-- c.txt\n`-- d\n    `-- e.ts\n\n1 directory, 2 files\n');
+      assert.equal(r.exitCode, 2);
     });
   });
 
@@ -437,6 +579,18 @@ for (const backend of backends()) {
     });
     after(() => s.close());
 
+    it('BASH_MAX_OUTPUT_BYTES holds for a plain `cat` too (a file over the limit → truncated prefix)', async () => {
+      const big = Array.from({ length: 400 }, (_, i) => `line ${i}`).join('\n') + '\n';
+      await s.ok(key, 'write', { path: '/big.txt', content: big });
+      await s.ok(key, 'write', { path: '/small.txt', content: 'small\n' });
+      const r = await bash(s, key, 'cat /small.txt /big.txt');
+      assert.equal(r.truncated, true);
+      assert.ok(Buffer.byteLength(r.stdout) <= MAX_OUTPUT);
+      assert.ok(('small\n' + big).startsWith(r.stdout));
+      const fits = await bash(s, key, 'cat /small.txt /small.txt');
+      assert.deepEqual([fits.stdout, fits.truncated], ['small\nsmall\n', false]);
+    });
+
     it('BASH_MAX_OUTPUT_BYTES: seq 1 100000 → truncated, stdout within the limit and a prefix of the real output', async () => {
       const r = await bash(s, key, 'seq 1 100000');
       assert.equal(r.truncated, true);
@@ -450,6 +604,31 @@ for (const backend of backends()) {
       const err = await bash(s, key, 'seq 1 100000 >&2');
       assert.equal(err.truncated, true);
       assert.ok(Buffer.byteLength(err.stderr) <= MAX_OUTPUT);
+    });
+  });
+
+  describe(`bash workers are shared fairly (${backend})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startServer(backend, { BASH_WORKERS: '2', BASH_MAX_CONCURRENT_PER_AGENT: '8' });
+    });
+    after(() => s.close());
+
+    it("one agent's slow commands never take every worker: another agent's command runs at once", async () => {
+      const a = (await s.register('Busy Agent')).apiKey;
+      const b = (await s.register('Quick Agent')).apiKey;
+      await bash(s, b, 'true'); // threads started
+      const started = Date.now();
+      const slow = Array.from({ length: 3 }, () => bash(s, a, 'sleep 1; echo done'));
+      await new Promise((r) => setTimeout(r, 100)); // A's commands are running or queued
+      const t0 = Date.now();
+      const quick = await bash(s, b, 'echo hi');
+      const quickMs = Date.now() - t0;
+      assert.equal(quick.stdout, 'hi\n');
+      assert.ok(quickMs < 700, `B waited ${quickMs} ms behind A's sleeps`);
+      const done = await Promise.all(slow);
+      for (const r of done) assert.equal(r.stdout, 'done\n', 'A is served too, in turn');
+      assert.ok(Date.now() - started >= 2900, "A's three commands shared one worker (the other stayed free for B)");
     });
   });
 
@@ -559,3 +738,21 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('bash: which command lines take the cat fast path', () => {
+  it('only `cat` with 1–16 plain operands; anything the shell would interpret goes to the interpreter', async () => {
+    const { plainCatOperands } = await import('../src/bash/fast.js');
+    assert.deepEqual(plainCatOperands('cat /a.txt'), ['/a.txt']);
+    assert.deepEqual(plainCatOperands('  cat \t a b/c.md  '), ['a', 'b/c.md']);
+    assert.deepEqual(plainCatOperands('cat x=y@z:w,v+%.txt'), ['x=y@z:w,v+%.txt']);
+    assert.equal(plainCatOperands(`cat ${Array.from({ length: 16 }, (_, i) => `f${i}`).join(' ')}`)?.length, 16);
+    for (const cmd of [
+      'cat', 'cat ', 'cat -n a', 'cat -- a', 'cat a -', 'cat *.md', 'cat a?', 'cat [ab]', 'cat {a,b}', 'cat ~/a', 'cat $HOME',
+      'cat "a b"', "cat 'a'", 'cat a\\ b', 'cat a; ls', 'cat a | wc', 'cat a && ls', 'cat a > b', 'cat < a', 'cat a # c',
+      'cat `x`', 'cat $(x)', 'cat a&', 'cat (a)', 'cat a\nls', 'cats a', 'Cat a', 'tac a', 'head a', 'cat café',
+      `cat ${Array.from({ length: 17 }, (_, i) => `f${i}`).join(' ')}`,
+    ]) {
+      assert.equal(plainCatOperands(cmd), null, cmd);
+    }
+  });
+});

@@ -10,10 +10,12 @@ import type { FsStat, IFileSystem } from 'just-bash';
 import { isWithin, normalizePath } from '../core/paths.js';
 import { contentHash, countLines, decodeText } from '../core/text.js';
 import { newId } from '../core/keys.js';
-import type { NodeRecord, PlannedChange, Store } from '../store/types.js';
+import type { NodeKind, NodeRecord, NodeSummary, PlannedChange, Store } from '../store/types.js';
 
 type Entry = { kind: 'file'; bytes: Buffer; mtimeMs: number } | { kind: 'dir'; mtimeMs: number } | { kind: 'deleted' };
 type LiveEntry = Exclude<Entry, { kind: 'deleted' }>;
+/** A directory listing entry: from the store's children (full records) or a prefetched walk (summaries, all live). */
+type Listed = { path: string; kind: NodeKind; deleted?: boolean };
 
 export interface FsAccess {
   agentId: string;
@@ -43,17 +45,36 @@ function fsError(code: string, syscall: string, path: string): Error {
 }
 
 export class StoreFs implements IFileSystem {
-  private readonly overlay = new Map<string, Entry>();
+  // Everything below is one command's state; `begin` replaces all of it (a worker reuses one
+  // StoreFs, and the interpreter bound to it, for every command it runs).
+  private access: FsAccess;
+  private overlay = new Map<string, Entry>();
   /** Heads as first seen by this command: the versions its changes are based on. */
-  private readonly base = new Map<string, NodeRecord | null>();
-  private readonly contents = new Map<string, Buffer>();
-  private readonly listed = new Map<string, NodeRecord[]>();
+  private base = new Map<string, NodeRecord | null>();
+  private contents = new Map<string, Buffer>();
+  private listed = new Map<string, Listed[]>();
+  /** Heads known only in summary (from a prefetched walk); `head` fetches the full record when needed. */
+  private summaries = new Map<string, NodeSummary>();
+  private prefetched = new Set<string>();
 
   constructor(
     private readonly store: Store,
-    private readonly access: FsAccess,
+    access: FsAccess,
     private readonly trusted: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn(),
-  ) {}
+  ) {
+    this.access = access;
+  }
+
+  /** Starts a new command for `access`: forgets every read, change and prefetch of the last one. */
+  begin(access: FsAccess): void {
+    this.access = access;
+    this.overlay = new Map();
+    this.base = new Map();
+    this.contents = new Map();
+    this.listed = new Map();
+    this.summaries = new Map();
+    this.prefetched = new Set();
+  }
 
   // ---- visibility -------------------------------------------------------------------------
 
@@ -84,8 +105,8 @@ export class StoreFs implements IFileSystem {
     if (vis === 'hidden') return null;
     const o = this.overlay.get(p);
     if (o) return o.kind === 'deleted' ? null : o;
-    const n = await this.head(p);
-    if (!n || n.deleted) return null;
+    const n = this.base.get(p) ?? this.summaries.get(p) ?? (await this.head(p));
+    if (!n || ('deleted' in n && n.deleted)) return null; // summaries are live nodes
     if (vis === 'ancestor' && n.kind !== 'dir') return null;
     return n.kind === 'dir' ? { kind: 'dir', mtimeMs: n.updatedAtMs } : { kind: 'file', bytes: Buffer.alloc(0), mtimeMs: n.updatedAtMs };
   }
@@ -133,7 +154,7 @@ export class StoreFs implements IFileSystem {
     if (!e) throw fsError('ENOENT', 'stat', p);
     if (e.kind === 'dir') return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 4096, mtime: new Date(e.mtimeMs), identity: p };
     const o = this.overlay.get(p);
-    const size = o?.kind === 'file' ? o.bytes.length : (this.base.get(p)?.size ?? 0);
+    const size = o?.kind === 'file' ? o.bytes.length : (this.base.get(p)?.size ?? this.summaries.get(p)?.size ?? 0);
     return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o100644, size, mtime: new Date(e.mtimeMs), identity: p };
   }
 
@@ -141,17 +162,18 @@ export class StoreFs implements IFileSystem {
     return this.stat(path);
   }
 
-  private async storeChildren(dir: string): Promise<NodeRecord[]> {
+  private async storeChildren(dir: string): Promise<Listed[]> {
     let list = this.listed.get(dir);
     if (!list) {
-      list = [];
+      const nodes: NodeRecord[] = [];
       for (let after: string | null = null; ; ) {
         const page = await this.trusted(() => this.store.listChildren(this.access.agentId, dir, 1000, after));
-        list.push(...page.nodes);
+        nodes.push(...page.nodes);
         if (!page.nextAfter) break;
         after = page.nextAfter;
       }
-      for (const n of list) if (!this.base.has(n.path)) this.base.set(n.path, n);
+      for (const n of nodes) if (!this.base.has(n.path)) this.base.set(n.path, n);
+      list = nodes;
       this.listed.set(dir, list);
     }
     return list;
@@ -191,6 +213,8 @@ export class StoreFs implements IFileSystem {
    */
   async prefetchSubtree(dir: string, maxBytes = 64 * 1024 * 1024): Promise<void> {
     const p = this.norm(dir);
+    // The walk lists every directory too: one range scan instead of a query per directory.
+    await this.prefetchMetadata(p);
     let loaded = 0;
     for (let after: string | null = null; loaded < maxBytes; ) {
       const page: { nodes: Array<NodeRecord & { content: Buffer | null }>; nextAfter: string | null } = await this.trusted(() =>
@@ -213,15 +237,15 @@ export class StoreFs implements IFileSystem {
   async prefetchMetadata(dir: string, maxEntries = 200_000): Promise<void> {
     const p = this.norm(dir);
     if (this.listed.has(p) && this.prefetched.has(p)) return;
-    const byParent = new Map<string, NodeRecord[]>();
+    const byParent = new Map<string, Listed[]>();
     const dirs: string[] = [p];
     let count = 0;
     for (let after: string | null = null; count < maxEntries; ) {
-      const page: { nodes: NodeRecord[]; nextAfter: string | null } = await this.trusted(() =>
-        this.store.listSubtree(this.access.agentId, p, 1000, after),
+      const page: { nodes: NodeSummary[]; nextAfter: string | null } = await this.trusted(() =>
+        this.store.listSubtreeSummary(this.access.agentId, p, 2000, after),
       );
       for (const n of page.nodes) {
-        if (!this.base.has(n.path)) this.base.set(n.path, n);
+        if (!this.base.has(n.path) && !this.summaries.has(n.path)) this.summaries.set(n.path, n);
         const parent = posix.dirname(n.path);
         let list = byParent.get(parent);
         if (!list) byParent.set(parent, (list = []));
@@ -238,8 +262,6 @@ export class StoreFs implements IFileSystem {
       after = page.nextAfter;
     }
   }
-
-  private readonly prefetched = new Set<string>();
 
   // ---- writing ----------------------------------------------------------------------------
 
@@ -265,28 +287,33 @@ export class StoreFs implements IFileSystem {
     if (e.kind !== 'dir') throw fsError('ENOTDIR', syscall, p);
   }
 
-  private toBuffer(content: string | Uint8Array): Buffer {
-    return typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+  /** Strings are text unless the caller names an encoding: 'binary'/'latin1' strings carry one byte per char. */
+  private toBuffer(content: string | Uint8Array, options?: string | { encoding?: string | null } | null): Buffer {
+    if (typeof content !== 'string') return Buffer.from(content);
+    const encoding = typeof options === 'string' ? options : options?.encoding;
+    if (encoding === 'binary' || encoding === 'latin1') return Buffer.from(content, 'latin1');
+    if (encoding === 'hex' || encoding === 'base64') return Buffer.from(content, encoding);
+    return Buffer.from(content, 'utf8');
   }
 
-  async writeFile(path: string, content: string | Uint8Array): Promise<void> {
+  async writeFile(path: string, content: string | Uint8Array, options?: string | { encoding?: string | null } | null): Promise<void> {
     const p = this.norm(path);
     if (DEVICES.has(p)) return;
     this.checkWritable(p, 'open');
     const e = await this.lookup(p);
     if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
     if (!e) await this.requireParentDir(p, 'open');
-    this.overlay.set(p, { kind: 'file', bytes: this.toBuffer(content), mtimeMs: Date.now() });
+    this.overlay.set(p, { kind: 'file', bytes: this.toBuffer(content, options), mtimeMs: Date.now() });
   }
 
-  async appendFile(path: string, content: string | Uint8Array): Promise<void> {
+  async appendFile(path: string, content: string | Uint8Array, options?: string | { encoding?: string | null } | null): Promise<void> {
     const p = this.norm(path);
     if (DEVICES.has(p)) return;
     this.checkWritable(p, 'open');
     const e = await this.lookup(p);
     if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
     const before = e ? await this.bytesOf(p, 'open') : (await this.requireParentDir(p, 'open'), Buffer.alloc(0));
-    this.overlay.set(p, { kind: 'file', bytes: Buffer.concat([before, this.toBuffer(content)]), mtimeMs: Date.now() });
+    this.overlay.set(p, { kind: 'file', bytes: Buffer.concat([before, this.toBuffer(content, options)]), mtimeMs: Date.now() });
   }
 
   async mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {

@@ -10,6 +10,11 @@ import { duCommand } from './du.js';
 import { rmCommand } from './rm.js';
 import { textCommands } from './textutils.js';
 import { findCommand } from './find.js';
+import { treeCommand } from './tree.js';
+import { writerCommands } from './writers.js';
+import { xargsCommand } from './xargs.js';
+import { diffCommand } from './diff.js';
+import { lineCommands } from './lines.js';
 
 /**
  * `fs`, when given, must be the filesystem the Bash instance is created with: commands that
@@ -17,5 +22,5 @@ import { findCommand } from './find.js';
  * context membrane, which copies every buffer it returns.
  */
 export function installGnuCommands(fs?: IFileSystem): CustomCommand[] {
-  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs)];
+  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs), treeCommand(), ...writerCommands(), xargsCommand(), diffCommand(), ...lineCommands()];
 }

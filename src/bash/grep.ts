@@ -36,6 +36,7 @@
  */
 import { Buffer, isUtf8 } from 'node:buffer';
 import { latin1FromBytes, type Command, type IFileSystem } from 'just-bash';
+import { ERRNO_TEXT, errnoCode } from './errno.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 type Result = Awaited<ReturnType<Command['execute']>>;
@@ -1629,18 +1630,8 @@ function toRawBytes(s: string): string {
 }
 
 function errnoText(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  const code = e?.code ?? /^([A-Z]+):/.exec(String(e?.message ?? ''))?.[1];
-  switch (code) {
-    case 'ENOENT': return 'No such file or directory';
-    case 'ENOTDIR': return 'Not a directory';
-    case 'EISDIR': return 'Is a directory';
-    case 'EACCES': return 'Permission denied';
-    case 'EPERM': return 'Operation not permitted';
-    case 'ELOOP': return 'Too many levels of symbolic links';
-    case 'EROFS': return 'Read-only file system';
-    default: return String(e?.message ?? err).replace(/^[A-Z]+: /, '');
-  }
+  const text = ERRNO_TEXT[errnoCode(err) ?? ''];
+  return text ?? String((err as { message?: string })?.message ?? err).replace(/^[A-Z]+: /, '');
 }
 
 // ---------------------------------------------------------------------------------------

@@ -12,16 +12,23 @@ export interface StoreSettings {
   sqliteSynchronous: 'normal' | 'full';
 }
 
+interface Pending {
+  job: BashJob;
+  resolve: (o: BashOutcome) => void;
+}
+
 interface Slot {
   worker: Worker;
-  job: { job: BashJob; resolve: (o: BashOutcome) => void; timer: NodeJS.Timeout } | null;
+  job: (Pending & { timer: NodeJS.Timeout }) | null;
 }
 
 const HARD_GRACE_MS = 1500;
 
 export class BashPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Array<{ job: BashJob; resolve: (o: BashOutcome) => void }> = [];
+  /** Waiting jobs per agent; agents are served in turn (round robin), each queue in order. */
+  private readonly queues = new Map<string, Pending[]>();
+  private readonly runningByAgent = new Map<string, number>();
   private nextId = 1;
   private closed = false;
 
@@ -48,11 +55,11 @@ export class BashPool {
     const fail = (reason: string) => {
       const current = slot.job;
       slot.job = null;
-      this.replace(slot);
       if (current) {
         clearTimeout(current.timer);
         current.resolve({ id: current.job.id, stdout: '', stderr: '', exitCode: 1, truncated: false, timedOut: false, changes: [], error: reason });
       }
+      this.replace(slot);
     };
     worker.on('error', (err) => fail(`bash worker failed: ${err.message}`));
     worker.on('exit', (code) => {
@@ -71,20 +78,56 @@ export class BashPool {
     this.pump();
   }
 
+  /**
+   * With more than one worker, no agent may hold all of them: one always stays free of any
+   * single agent, so another agent's command never waits behind a runaway (it waits at most
+   * for the round robin among agents that are actually queued).
+   */
+  private get perAgentLimit(): number {
+    return Math.max(1, this.size - 1);
+  }
+
+  /** The next job to start: the first queued agent (in turn) below its limit. */
+  private takeNext(): Pending | null {
+    for (const [agentId, queue] of this.queues) {
+      if ((this.runningByAgent.get(agentId) ?? 0) >= this.perAgentLimit) continue;
+      const next = queue.shift()!;
+      // Re-inserting moves the agent to the back of the turn order.
+      this.queues.delete(agentId);
+      if (queue.length) this.queues.set(agentId, queue);
+      return next;
+    }
+    return null;
+  }
+
+  private finished(agentId: string): void {
+    const n = (this.runningByAgent.get(agentId) ?? 1) - 1;
+    if (n <= 0) this.runningByAgent.delete(agentId);
+    else this.runningByAgent.set(agentId, n);
+  }
+
   private pump(): void {
     while (this.slots.length < this.size && !this.closed) this.slots.push(this.spawn());
     for (const slot of this.slots) {
-      if (slot.job || this.queue.length === 0) continue;
-      const next = this.queue.shift()!;
+      if (slot.job) continue;
+      const next = this.takeNext();
+      if (!next) break;
+      const agentId = next.job.access.agentId;
+      this.runningByAgent.set(agentId, (this.runningByAgent.get(agentId) ?? 0) + 1);
+      let settled = false;
+      const resolve = (o: BashOutcome) => {
+        if (settled) return;
+        settled = true;
+        this.finished(agentId);
+        next.resolve(o);
+      };
       const timer = setTimeout(() => {
         // Past the soft limit and the grace period: the thread is stuck in CPU-bound work.
         slot.job = null;
+        resolve({ id: next.job.id, stdout: '', stderr: '', exitCode: 124, truncated: false, timedOut: true, changes: [] });
         this.replace(slot);
-        next.resolve({
-          id: next.job.id, stdout: '', stderr: '', exitCode: 124, truncated: false, timedOut: true, changes: [],
-        });
       }, next.job.timeoutMs + HARD_GRACE_MS);
-      slot.job = { ...next, timer };
+      slot.job = { job: next.job, resolve, timer };
       slot.worker.postMessage(next.job);
     }
   }
@@ -92,7 +135,11 @@ export class BashPool {
   run(job: Omit<BashJob, 'id'>): Promise<BashOutcome> {
     if (this.closed) return Promise.reject(new Error('bash pool closed'));
     return new Promise((resolve) => {
-      this.queue.push({ job: { ...job, id: this.nextId++ }, resolve });
+      const agentId = job.access.agentId;
+      const queue = this.queues.get(agentId);
+      const pending = { job: { ...job, id: this.nextId++ }, resolve };
+      if (queue) queue.push(pending);
+      else this.queues.set(agentId, [pending]);
       this.pump();
     });
   }

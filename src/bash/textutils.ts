@@ -20,6 +20,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from 'just-bash';
+import { ERRNO_TEXT, errnoCode } from './errno.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 type Result = Awaited<ReturnType<Command['execute']>>;
@@ -173,15 +174,10 @@ const quotef = (n: string) => shellQuote(n, false);
 
 type Input = { ok: true; bytes: string } | { ok: false; code: 'ENOENT' | 'EISDIR' | 'EACCES' | 'ENOTDIR'; text: string };
 
-const ERRTEXT: Record<string, string> = {
-  ENOENT: 'No such file or directory',
-  EISDIR: 'Is a directory',
-  EACCES: 'Permission denied',
-  ENOTDIR: 'Not a directory',
-};
+const ERRTEXT = ERRNO_TEXT;
 
 function errCode(e: unknown): 'ENOENT' | 'EISDIR' | 'EACCES' | 'ENOTDIR' {
-  const code = (e as { code?: string })?.code ?? /^([A-Z]+):/.exec(String((e as Error)?.message ?? ''))?.[1];
+  const code = errnoCode(e);
   return code === 'EISDIR' || code === 'EACCES' || code === 'ENOTDIR' ? code : 'ENOENT';
 }
 
@@ -225,7 +221,8 @@ class Io {
   }
 }
 
-function bytesResult(stdout: string, stderr: string, exitCode: number): Result {
+/** A result whose stdout is a byte string (one char per byte), passed through unchanged. */
+export function bytesResult(stdout: string, stderr: string, exitCode: number): Result {
   return { stdout, stderr, exitCode, stdoutKind: 'bytes', stdoutEncoding: 'binary' } as Result;
 }
 

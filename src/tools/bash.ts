@@ -1,6 +1,7 @@
 /** The bash tool: GNU-style exploration (and, with the scopes, changes) over the caller's tree. */
 import { z } from 'zod';
 import { BASH_COMMANDS } from '../bash/commands.js';
+import { tryFastCat } from '../bash/fast.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { iso } from '../core/time.js';
 import { ROOT, isLive, navigablePath } from './common.js';
@@ -44,6 +45,9 @@ const bash = defineTool({
       }
     }
     const { scopes, agentId, folder } = ctx.auth;
+    const access = { agentId, folder, canWrite: scopes.includes('files:write'), canDelete: scopes.includes('files:delete') };
+    const fast = await tryFastCat(ctx.store, access, input.command, cwd, ctx.config.bashMaxOutputBytes);
+    if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changed: [] };
     const running = runningPerAgent.get(agentId) ?? 0;
     if (running >= ctx.config.bashMaxConcurrentPerAgent) {
       throw new TransportError('RATE_LIMITED', `${running} bash commands are already running for this agent (limit ${ctx.config.bashMaxConcurrentPerAgent}). Wait for them to finish, then retry.`, {
@@ -55,7 +59,7 @@ const bash = defineTool({
     const outcome = await ctx.bash.run({
       command: input.command,
       cwd,
-      access: { agentId, folder, canWrite: scopes.includes('files:write'), canDelete: scopes.includes('files:delete') },
+      access,
       timeoutMs: ctx.config.bashTimeoutMs,
       maxOutputBytes: ctx.config.bashMaxOutputBytes,
     }).finally(() => {

@@ -1,0 +1,125 @@
+/**
+ * `tee` and `sed` error reporting as GNU prints it. just-bash reports every failed write (and
+ * every unreadable file) as "No such file or directory", so an agent with a read-only key was
+ * told its file does not exist. `tee` is ours (it is small); `sed` runs just-bash's own and
+ * only its error lines are corrected:
+ *   - a file that does not exist: `sed: can't read F: No such file or directory` (exit 2);
+ *   - `sed -i` on a file it cannot replace: `sed: couldn't open temporary file DIR/sedXXXXXX:
+ *     Read-only file system` (exit 4), as GNU fails creating the temporary file beside it.
+ */
+import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from 'just-bash';
+import { randomBase62 } from '../core/keys.js';
+import { getopt, type LongOpt } from './ls.js';
+import { bytesResult } from './textutils.js';
+import { ERRNO_TEXT, errnoCode } from './errno.js';
+
+type Ctx = Parameters<Command['execute']>[1];
+
+function errnoText(e: unknown): string {
+  return ERRNO_TEXT[errnoCode(e) ?? ''] ?? ERRNO_TEXT.ENOENT!;
+}
+
+const TEE_LONGS: LongOpt[] = [
+  { name: 'append', key: 'a', arg: 'none' },
+  { name: 'ignore-interrupts', key: 'i', arg: 'none' },
+  { name: 'output-error', key: 'p', arg: 'optional' },
+];
+
+function teeCommand(): CustomCommand {
+  return defineCommand('tee', async (args, ctx: Ctx) => {
+    if (args.includes('--help') || args.includes('--version')) return ctx.origCommand!(args);
+    const p = getopt('tee', args, 'aip', TEE_LONGS);
+    if ('error' in p) return { stdout: '', stderr: `${p.error}Try 'tee --help' for more information.\n`, exitCode: 1 };
+    const append = p.opts.some(([k]) => k === 'a');
+    const input = latin1FromBytes(ctx.stdin); // one char per byte, written back byte for byte
+    let stderr = '';
+    let exitCode = 0;
+    for (const name of p.operands) {
+      if (name === '-') continue; // GNU tee writes "-" to stdout only once: it is already there
+      const path = ctx.fs.resolvePath(ctx.cwd, name);
+      try {
+        if (append) await ctx.fs.appendFile(path, input, 'binary');
+        else await ctx.fs.writeFile(path, input, 'binary');
+      } catch (e) {
+        stderr += `tee: ${name}: ${errnoText(e)}\n`;
+        exitCode = 1;
+      }
+    }
+    return bytesResult(input, stderr, exitCode);
+  });
+}
+
+/** Whether sed's arguments ask for in-place editing (-i, -iSUFFIX, --in-place[=SUFFIX], -ni…). */
+function inPlace(args: string[]): boolean {
+  for (const a of args) {
+    if (a === '--') break;
+    if (a === '--in-place' || a.startsWith('--in-place=')) return true;
+    if (/^-[^-]/.test(a)) {
+      // Short options up to one that takes an argument (-e, -f, -l): -i inside a cluster counts.
+      for (const c of a.slice(1)) {
+        if (c === 'i') return true;
+        if (c === 'e' || c === 'f' || c === 'l') break;
+      }
+    }
+  }
+  return false;
+}
+
+function sedCommand(): CustomCommand {
+  return defineCommand('sed', async (args, ctx: Ctx) => {
+    const r = await ctx.origCommand!(args);
+    if (r.exitCode === 0 || !/No such file or directory/.test(r.stderr)) return r;
+    const editing = inPlace(args);
+    let exitCode = r.exitCode;
+    const lines: string[] = [];
+    for (const line of r.stderr.split('\n')) {
+      const m = /^sed: (.+): No such file or directory$/.exec(line);
+      if (!m || m[1]!.startsWith("can't read ")) {
+        lines.push(line);
+        continue;
+      }
+      const name = m[1]!;
+      const path = ctx.fs.resolvePath(ctx.cwd, name);
+      let exists = false;
+      try {
+        exists = (await ctx.fs.stat(path)).isFile;
+      } catch {
+        exists = false;
+      }
+      if (!exists) {
+        lines.push(`sed: can't read ${name}: No such file or directory`);
+        exitCode = Math.max(exitCode, 2);
+        continue;
+      }
+      if (editing) {
+        // Same bytes back: changes nothing when writable, reveals why not when it is not.
+        try {
+          await ctx.fs.writeFile(path, await ctx.fs.readFileBuffer(path));
+        } catch (e) {
+          // GNU cuts the name at its last '/' ("/e.txt" → "", "f" → "."), then appends "/sedXXXXXX".
+          const slash = name.lastIndexOf('/');
+          const dir = slash === -1 ? '.' : name.slice(0, slash);
+          lines.push(`sed: couldn't open temporary file ${dir}/sed${randomBase62(6)}: ${errnoText(e)}`);
+          exitCode = 4;
+          continue;
+        }
+      }
+      lines.push(line);
+    }
+    return { ...r, stderr: lines.join('\n'), exitCode };
+  });
+}
+
+/**
+ * The shell's own errors (a redirection it cannot open) arrive as Node-style messages
+ * ("bash: EROFS: read-only file system, open '/f'"); bash says "bash: /f: Read-only file system".
+ */
+export function gnuShellErrors(stderr: string): string {
+  return stderr.replace(/^bash: (E[A-Z]+): [^,\n]*, [a-z]+ '([^'\n]*)'$/gm, (line, code: string, path: string) =>
+    ERRNO_TEXT[code] ? `bash: ${path}: ${ERRNO_TEXT[code]}` : line,
+  );
+}
+
+export function writerCommands(): CustomCommand[] {
+  return [teeCommand(), sedCommand()];
+}
