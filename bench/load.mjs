@@ -376,7 +376,7 @@ function table(results, opts) {
     `${opts.connections} concurrent keep-alive connections for ${opts.durationS} s per backend, from a separate load-generator process; ` +
       `${opts.agents} agents × ${opts.files} files; mix read/write/edit/bash = ${opts.mix.join('/')}; edits carry expectedVersion, ` +
       `so EDIT_CONFLICT is expected under contention and not counted as an error. Rate limit lifted, BASH_MAX_CONCURRENT_PER_AGENT=64, ` +
-      `other settings default (BASH_WORKERS=2). Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ` +
+      `other settings default (BASH_WORKERS=4). Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ` +
       `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. The generator shares the CPUs with the server.`,
   );
   lines.push('');
