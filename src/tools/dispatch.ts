@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { isWithin, normalizePath } from '../core/paths.js';
 import { missingScopes } from '../core/scopes.js';
+import { conflictRetryDelay } from '../core/retry.js';
 import { closest } from '../core/suggest.js';
 import { iso } from '../core/time.js';
 import {
@@ -21,8 +22,6 @@ import {
 } from '../store/types.js';
 import { parseInput } from './input.js';
 import type { AuthContext, ToolContext, ToolRegistry } from './registry.js';
-
-const MAX_ATTEMPTS = 12;
 
 /**
  * Mutations of one (agent, path) run one at a time on this instance, so concurrent writers to
@@ -49,8 +48,6 @@ function mutationKey(agentId: string, input: Record<string, unknown>): string {
   const target = typeof input.path === 'string' ? input.path : typeof input.from === 'string' ? input.from : '';
   return `${agentId}\u0000${target}`;
 }
-
-const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
 
 export interface DispatchDeps {
   registry: ToolRegistry;
@@ -143,6 +140,7 @@ export async function callTool(
       // A concurrent call with the same idempotencyKey may have finished while this one queued.
       const done = await replayIfDone();
       if (done) return { ok: true, result: done };
+      const started = Date.now();
       for (let n = 1; ; n++) {
         const ctx = makeContext(deps, auth, requestId, name, idempotency);
         try {
@@ -154,8 +152,9 @@ export async function callTool(
           }
           return { ok: true, result };
         } catch (err) {
-          if (err instanceof StoreConflict && n < MAX_ATTEMPTS) {
-            await backoff(n);
+          const delay = err instanceof StoreConflict ? conflictRetryDelay(n, Date.now() - started, Math.random()) : null;
+          if (delay !== null) {
+            await new Promise((r) => setTimeout(r, delay));
             continue;
           }
           // Taken by a concurrent duplicate, or failing because that duplicate already applied
