@@ -79,6 +79,7 @@ const EnvSchema = z.object({
   REGISTRATIONS_PER_IP_PER_HOUR: int('REGISTRATIONS_PER_IP_PER_HOUR', 20, 0),
   RATE_LIMIT_PER_MINUTE: int('RATE_LIMIT_PER_MINUTE', 1200, 1),
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
+  SQLITE_BUSY_TIMEOUT_MS: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 1, 600_000),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
   TRUST_PROXY: bool('TRUST_PROXY', false),
   STRICT_HOST: bool('STRICT_HOST', false),
@@ -119,6 +120,8 @@ export interface Config {
   registrationsPerIpPerHour: number;
   rateLimitPerMinute: number;
   sqliteSynchronous: 'normal' | 'full';
+  /** How long a write waits for another process to release a SQLite file's write lock. */
+  sqliteBusyTimeoutMs: number;
   pgPoolSize: number;
   trustProxy: boolean;
   strictHost: boolean;
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     pgPoolSize: e.PG_POOL_SIZE,
     trustProxy: e.TRUST_PROXY,
     strictHost: e.STRICT_HOST,

@@ -393,6 +393,7 @@ describe('config: loadConfig', () => {
       registrationsPerIpPerHour: 20,
       rateLimitPerMinute: 1200,
       sqliteSynchronous: 'normal',
+      sqliteBusyTimeoutMs: 5000,
       pgPoolSize: 10,
       trustProxy: false,
       strictHost: false,
@@ -432,6 +433,7 @@ describe('config: loadConfig', () => {
       REGISTRATIONS_PER_IP_PER_HOUR: '0',
       RATE_LIMIT_PER_MINUTE: '60',
       SQLITE_SYNCHRONOUS: 'full',
+      SQLITE_BUSY_TIMEOUT_MS: '250',
       PG_POOL_SIZE: '4',
       TRUST_PROXY: 'yes',
       SHUTDOWN_TIMEOUT_MS: '0',
@@ -450,6 +452,7 @@ describe('config: loadConfig', () => {
     assert.equal(c.registrationsPerIpPerHour, 0);
     assert.equal(c.rateLimitPerMinute, 60);
     assert.equal(c.sqliteSynchronous, 'full');
+    assert.equal(c.sqliteBusyTimeoutMs, 250);
     assert.equal(c.pgPoolSize, 4);
     assert.equal(c.trustProxy, true);
     assert.equal(c.shutdownTimeoutMs, 0);
@@ -480,6 +483,8 @@ describe('config: loadConfig', () => {
       ['SHUTDOWN_TIMEOUT_MS', 'soon'],
       ['LOG_LEVEL', 'loud'],
       ['SQLITE_SYNCHRONOUS', 'off'],
+      ['SQLITE_BUSY_TIMEOUT_MS', '0'],
+      ['SQLITE_BUSY_TIMEOUT_MS', 'long'],
       ['TRUST_PROXY', 'maybe'],
       ['DATABASE_URL', 'not a url'],
       ['DATABASE_URL', 'mysql://db/afs'],

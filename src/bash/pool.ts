@@ -10,6 +10,7 @@ export interface StoreSettings {
   databaseUrl: string | undefined;
   dataDir: string;
   sqliteSynchronous: 'normal' | 'full';
+  sqliteBusyTimeoutMs: number;
 }
 
 interface Pending {

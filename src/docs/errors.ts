@@ -6,7 +6,7 @@ export const ERROR_CATALOGUE: Array<{ code: string; status: number; meaning: str
   { code: 'PAYLOAD_TOO_LARGE', status: 413, meaning: 'The request body is over the size limit.', action: 'Split the content; files have their own size limit.' },
   { code: 'RATE_LIMITED', status: 429, meaning: 'Too many requests.', action: 'Wait Retry-After seconds, then retry.' },
   { code: 'INTERNAL_ERROR', status: 500, meaning: 'A server fault; nothing was half-written.', action: 'Retry; report details.requestId if it persists.' },
-  { code: 'UNAVAILABLE', status: 503, meaning: 'The server is starting, stopping or its store is unreachable.', action: 'Retry after a short wait.' },
+  { code: 'UNAVAILABLE', status: 503, meaning: 'The server is starting or stopping, or its store is unreachable (or, on SQLite, locked by another process past SQLITE_BUSY_TIMEOUT_MS).', action: 'Retry after a short wait.' },
   { code: 'INSUFFICIENT_SCOPE', status: 200, meaning: 'The key lacks a scope the tool needs (details.required / granted).', action: 'Use a key with that scope (get_key_info shows this key).' },
   { code: 'OUTSIDE_KEY_FOLDER', status: 200, meaning: "The path is outside this folder-scoped key's folder.", action: 'Stay under details.folder, or use another key.' },
   { code: 'INVALID_INPUT', status: 200, meaning: 'A field is missing, of the wrong type, unknown, or out of range (details.field).', action: 'Fix that field; unknown fields come with the closest valid name.' },

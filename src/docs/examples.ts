@@ -24,7 +24,7 @@ export interface ExampleRun {
 export async function runExamples(registry: ToolRegistry, config: Config): Promise<Map<string, ExampleRun[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'afs-examples-'));
   const store = new SqliteStore({ dataDir: dir, synchronous: 'normal' });
-  const bash = new BashPool(1, { databaseUrl: undefined, dataDir: dir, sqliteSynchronous: 'normal' });
+  const bash = new BashPool(1, { databaseUrl: undefined, dataDir: dir, sqliteSynchronous: 'normal', sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
   const out = new Map<string, ExampleRun[]>();
   try {
     await store.migrate();

@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import pino from 'pino';
 import type { Config } from '../config.js';
 import { TransportError } from '../core/errors.js';
-import type { Store } from '../store/types.js';
+import { StoreBusy, type Store } from '../store/types.js';
 import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { BashPool } from '../bash/pool.js';
@@ -113,6 +113,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteSynchronous: config.sqliteSynchronous,
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
   });
   app.addHook('onClose', async () => bash.close());
   const limiter = new RateLimiter(store, config.rateLimitPerMinute);
@@ -169,6 +170,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     if (err instanceof TransportError) {
       ({ status, code, message, details } = err);
       for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+    } else if (err instanceof StoreBusy) {
+      // Another process sharing the SQLite file held its write lock for the whole busy timeout.
+      status = 503;
+      code = 'UNAVAILABLE';
+      message = `The database stayed locked by another process for ${err.waitedMs} ms; nothing was written. Retry in a moment.`;
+      details = { waitedMs: err.waitedMs };
+      reply.header('retry-after', '1');
     } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       status = 413;
       code = 'PAYLOAD_TOO_LARGE';

@@ -8,9 +8,14 @@ import type { Store } from './types.js';
  * process's background checkpointer.
  */
 export function openStore(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'> & Partial<Pick<Config, 'sqliteBusyTimeoutMs'>>,
   opts: { reader?: boolean } = {},
 ): Store {
   if (config.databaseUrl) return new PostgresStore({ connectionString: config.databaseUrl, poolSize: config.pgPoolSize });
-  return new SqliteStore({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, backgroundCheckpoint: !opts.reader });
+  return new SqliteStore({
+    dataDir: config.dataDir,
+    synchronous: config.sqliteSynchronous,
+    busyTimeoutMs: config.sqliteBusyTimeoutMs,
+    backgroundCheckpoint: !opts.reader,
+  });
 }

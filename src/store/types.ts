@@ -177,6 +177,14 @@ export class StoreIdempotencyTaken extends Error {
   }
 }
 
+/** Thrown by commit when another process held the database's write lock past the busy timeout; nothing was written. */
+export class StoreBusy extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`database write lock held by another process for ${waitedMs} ms`);
+    this.name = 'StoreBusy';
+  }
+}
+
 /** Thrown by createAgent when the slug is taken. */
 export class StoreSlugTaken extends Error {
   constructor(readonly slug: string) {
