@@ -71,6 +71,14 @@ for (const backend of backends()) {
     });
     after(() => s.close());
 
+    it('a loop past 100,000 iterations runs to completion, as in GNU bash (the time limit is the guard)', async () => {
+      const { key } = await fresh(s);
+      const r = await bash(s, key, 'n=0; for i in $(seq 120000); do :; done; echo "done $i"');
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.equal(r.stdout, 'done 120000\n');
+      assert.equal(r.stderr, '');
+    });
+
     it('pipes, ; && || chains, exit codes, command not found → 127', async () => {
       const { key } = await fresh(s);
       await write(s, key, { '/a.txt': 'one\ntwo\nthree\ntwo\n' });

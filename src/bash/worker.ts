@@ -37,6 +37,8 @@ let shell: Shell | null = null;
 
 type WithState = { state?: unknown };
 
+const LOOP_LIMIT = 1_000_000_000;
+
 function newShell(job: BashJob): Shell {
   const fs = new StoreFs(store, job.access, trusted);
   const bash = new Bash({
@@ -49,8 +51,12 @@ function newShell(job: BashJob): Shell {
     executionLimits: {
       maxExecutionTimeMs: job.timeoutMs,
       maxOutputSize: HARD_OUTPUT_BYTES,
-      maxCommandCount: 100_000,
-      maxLoopIterations: 100_000,
+      // The time and output limits are the guards; just-bash's default count limits (100,000
+      // commands or loop iterations) ended `while true` with exit 126 before BASH_TIMEOUT_MS on
+      // fast machines, and stop legitimate long loops GNU bash would finish.
+      maxCommandCount: LOOP_LIMIT,
+      maxLoopIterations: LOOP_LIMIT,
+      maxWorkUnits: LOOP_LIMIT,
     },
   });
   let pristine: unknown = null;
