@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { structuredPatch } from 'diff';
 import fc from 'fast-check';
 import { unifiedDiff } from '../src/core/diff.js';
 import { applyEdits, type EditSpec } from '../src/core/edit.js';
@@ -290,6 +291,31 @@ describe('edit engine: properties', () => {
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('a change inside long common text: the diff (cut to the changed middle) patches correctly and is minimal', () => {
+    // Lines from a tiny alphabet, so the change sits among repeats of its own lines (ties for Myers).
+    const lineArb = fc.constantFrom('a\n', 'b\n', 'a\r\n', '\n', 'c');
+    const linesArb = (max: number) => fc.array(lineArb, { maxLength: max }).map((l) => l.join(''));
+    fc.assert(
+      fc.property(linesArb(30), linesArb(6), linesArb(6), linesArb(30), (pre, midA, midB, post) => {
+        const a = pre.replace(/c$/, 'c\n') + midA + post;
+        const b = pre.replace(/c$/, 'c\n') + midB + post;
+        const d = unifiedDiff(a, b, { path: '/p', oldLabel: 'o', newLabel: 'n' }, Number.MAX_SAFE_INTEGER);
+        assert.equal(applyPatch(a, d.diff), b);
+        // Same number of added and removed lines as jsdiff over the whole texts: a shortest edit script.
+        let added = 0;
+        let removed = 0;
+        for (const h of structuredPatch('a', 'b', a, b, '', '', { context: 3 }).hunks) {
+          for (const l of h.lines) {
+            if (l.startsWith('+')) added++;
+            else if (l.startsWith('-')) removed++;
+          }
+        }
+        assert.deepEqual([d.stats.added, d.stats.removed], [added, removed]);
+      }),
+      { numRuns: 1500 },
     );
   });
 
