@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ToolError } from '../src/core/errors.js';
-import { KEY_PATTERN, randomBase62, generateApiKey, hashApiKey, keyPreview, newId } from '../src/core/keys.js';
+import { KEY_PATTERN, randomBase62, generateApiKey, hashApiKey, keyPreview, newId, newTimeOrderedId } from '../src/core/keys.js';
 import { RESERVED_SLUGS, baseSlug, slugCandidate } from '../src/core/slug.js';
 import { closest, editDistance } from '../src/core/suggest.js';
 import { contentHash, countLines, decodeText, pageLines } from '../src/core/text.js';
@@ -371,6 +371,16 @@ describe('keys', () => {
     assert.match(newId('key'), /^key_[0-9A-Za-z]{22}$/);
     assert.match(newId('agt'), /^agt_[0-9A-Za-z]{22}$/);
     assert.notEqual(newId('cs'), newId('cs'));
+  });
+
+  it('time-ordered ids (changesets) sort by creation time, same shape, still unique within one millisecond', () => {
+    const times = [0, 1, 61, 62, 1_700_000_000_000, 1_700_000_000_001, Date.now(), 2 ** 47];
+    const ids = times.map((t) => newTimeOrderedId('cs', t));
+    for (const id of ids) assert.match(id, /^cs_[0-9A-Za-z]{22}$/);
+    assert.deepEqual([...ids].sort(), ids, 'byte order = time order');
+    assert.equal(newTimeOrderedId('cs', 62).slice(3, 11), '00000010');
+    const same = new Set(Array.from({ length: 1000 }, () => newTimeOrderedId('cs', 1_700_000_000_000)));
+    assert.equal(same.size, 1000);
   });
 });
 

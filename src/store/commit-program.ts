@@ -5,7 +5,7 @@
  * backend maps a step to its own SQL. Locks are always taken in the same order (blobs by
  * hash, nodes by path, then the agent row) so concurrent commits cannot deadlock.
  */
-import { newId } from '../core/keys.js';
+import { newTimeOrderedId } from '../core/keys.js';
 import {
   StoreConflict,
   StoreIdempotencyTaken,
@@ -57,7 +57,7 @@ export interface StepResults {
 type Program = Generator<CommitStep, ChangesetRecord, unknown>;
 
 export function* commitProgram(input: CommitInput, nowMs: number): Program {
-  const changesetId = newId('cs');
+  const changesetId = newTimeOrderedId('cs', nowMs);
   const { agentId } = input;
 
   const blobs = new Map<string, BlobInput>();
