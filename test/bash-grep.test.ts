@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Bash, InMemoryFs } from 'just-bash';
+import { Bash, InMemoryFs } from '../src/bash/just-bash.js';
 import { installGnuCommands } from '../src/bash/gnu.js';
 import { grepCommands } from '../src/bash/grep.js';
 

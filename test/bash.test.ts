@@ -71,6 +71,18 @@ for (const backend of backends()) {
     });
     after(() => s.close());
 
+    it('a glob ending in / matches directories only and keeps the slash (GNU); no directory → the word stays', async () => {
+      const { key } = await fresh(s);
+      await write(s, key, { '/docs/a.md': 'a\n', '/src/lib/b.ts': 'b\n', '/README.md': 'r\n', '/.cfg/x': 'x' });
+      assert.equal((await bash(s, key, 'echo */')).stdout, 'docs/ src/\n');
+      assert.equal((await bash(s, key, 'for d in */; do echo "[$d]"; done')).stdout, '[docs/]\n[src/]\n');
+      assert.equal((await bash(s, key, 'ls -d */*/')).stdout, 'src/lib/\n');
+      assert.equal((await bash(s, key, 'echo /*/ .*/')).stdout, '/docs/ /src/ .cfg/\n');
+      assert.equal((await bash(s, key, 'echo docs/*/')).stdout, 'docs/*/\n');
+      assert.equal((await bash(s, key, 'shopt -s nullglob; echo docs/*/ end')).stdout, 'end\n');
+      assert.equal((await bash(s, key, 'cd src && echo */')).stdout, 'lib/\n');
+    });
+
     it('a loop past 100,000 iterations runs to completion, as in GNU bash (the time limit is the guard)', async () => {
       const { key } = await fresh(s);
       const r = await bash(s, key, 'n=0; for i in $(seq 120000); do :; done; echo "done $i"');

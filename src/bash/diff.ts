@@ -6,7 +6,7 @@
  * read) goes to just-bash's own diff.
  */
 import { diffArrays } from 'diff';
-import { defineCommand, decodeBytesToUtf8, type Command, type CustomCommand } from 'just-bash';
+import { defineCommand, decodeBytesToUtf8, type Command, type CustomCommand } from './just-bash.js';
 import { getopt, type LongOpt } from './ls.js';
 
 type Ctx = Parameters<Command['execute']>[1];

@@ -10,7 +10,7 @@
  * -S/--separate-dirs, -0/--null, --exclude=PATTERN, -t/--threshold; -x -L -P -H -D -l are accepted
  * without effect (one filesystem, no links).
  */
-import { defineCommand, type Command, type CustomCommand, type FsStat } from 'just-bash';
+import { defineCommand, type Command, type CustomCommand, type FsStat } from './just-bash.js';
 import { getopt, globMatch, humanSize, kib, shellQuote, type LongOpt } from './ls.js';
 
 type Ctx = Parameters<Command['execute']>[1];

@@ -18,7 +18,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { posix } from 'node:path';
-import type { Command, FsStat, IFileSystem } from 'just-bash';
+import type { Command, FsStat, IFileSystem } from './just-bash.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 type Result = Awaited<ReturnType<Command['execute']>>;

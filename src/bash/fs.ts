@@ -6,7 +6,7 @@
  * /dev/null, /dev/stdout and /dev/stderr behave as on Linux and are never stored.
  */
 import { posix } from 'node:path';
-import type { FsStat, IFileSystem } from 'just-bash';
+import type { FsStat, IFileSystem } from './just-bash.js';
 import { isWithin, normalizePath } from '../core/paths.js';
 import { contentHash, countLines, decodeText } from '../core/text.js';
 import { newId } from '../core/keys.js';

@@ -2,7 +2,7 @@
  * GNU-faithful replacements and wrappers for just-bash commands where its behaviour differs
  * in ways agents would misread (see shared/research/just-bash.md). Filled in per command.
  */
-import type { CustomCommand, IFileSystem } from 'just-bash';
+import type { CustomCommand, IFileSystem } from './just-bash.js';
 import { grepCommands } from './grep.js';
 import { lsCommand } from './ls.js';
 import { statCommand } from './stat.js';

@@ -35,7 +35,7 @@
  * - Catastrophic patterns backtrack (V8 is not a DFA); the worker's deadline bounds them.
  */
 import { Buffer, isUtf8 } from 'node:buffer';
-import { latin1FromBytes, type Command, type IFileSystem } from 'just-bash';
+import { latin1FromBytes, type Command, type IFileSystem } from './just-bash.js';
 import { ERRNO_TEXT, errnoCode } from './errno.js';
 
 type Ctx = Parameters<Command['execute']>[1];

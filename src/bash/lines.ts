@@ -5,7 +5,7 @@
  * (empty) line with spaces. just-bash's versions differ there; tac with options and nl itself
  * still run just-bash's code.
  */
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from 'just-bash';
+import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
 import { bytesResult } from './textutils.js';
 
 type Ctx = Parameters<Command['execute']>[1];

@@ -21,7 +21,7 @@
  *   - atime and ctime are the mtime; birth time is unknown (stat prints `-`).
  */
 import { Buffer } from 'node:buffer';
-import { defineCommand, type Command, type CustomCommand, type FsStat, type IFileSystem } from 'just-bash';
+import { defineCommand, type Command, type CustomCommand, type FsStat, type IFileSystem } from './just-bash.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 type Result = { stdout: string; stderr: string; exitCode: number };

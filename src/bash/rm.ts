@@ -3,7 +3,7 @@
  * delete looked like success), permission and read-only errors are always reported, and `/`
  * is protected as GNU does.
  */
-import { defineCommand, type CustomCommand } from 'just-bash';
+import { defineCommand, type CustomCommand } from './just-bash.js';
 
 const REASONS: Array<[RegExp, string]> = [
   [/EROFS/, 'Read-only file system'],

@@ -11,7 +11,7 @@
  * (`-`, %W 0). Errors: `stat: cannot statx 'x': No such file or directory`, exit 1.
  * -L/--dereference, --cached are accepted (there are no symbolic links); -f is not supported.
  */
-import { defineCommand, type Command, type CustomCommand, type FsStat } from 'just-bash';
+import { defineCommand, type Command, type CustomCommand, type FsStat } from './just-bash.js';
 import { GID, GROUP, OWNER, UID, epochSeconds, fullTime, getopt, inode, shellQuote, isDevice, kib, linkCount, modeString, permBits, type LongOpt } from './ls.js';
 
 type Ctx = Parameters<Command['execute']>[1];

@@ -19,7 +19,7 @@
  * - `sort -R`, `--parallel`, `-T`, `--compress-program` and `--files0-from` are not supported.
  */
 import { Buffer } from 'node:buffer';
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from 'just-bash';
+import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
 import { ERRNO_TEXT, errnoCode } from './errno.js';
 
 type Ctx = Parameters<Command['execute']>[1];

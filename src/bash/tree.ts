@@ -6,7 +6,7 @@
  * -F (append / to directories), -L level, -I pattern (exclude; `a|b` alternatives, repeatable),
  * -P pattern (list only matching files), --noreport, --dirsfirst; -n/-N/-C accepted (no colour).
  */
-import { defineCommand, type Command, type CustomCommand } from 'just-bash';
+import { defineCommand, type Command, type CustomCommand } from './just-bash.js';
 import { getopt, globMatch, type LongOpt } from './ls.js';
 
 type Ctx = Parameters<Command['execute']>[1];

@@ -4,7 +4,7 @@
  * thread if it overruns its hard deadline.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { Bash, DefenseInDepthBox, type CommandName } from 'just-bash';
+import { Bash, DefenseInDepthBox, type CommandName } from './just-bash.js';
 import { openStore } from '../store/open.js';
 import { StoreFs } from './fs.js';
 import { BASH_COMMANDS, type BashJob, type BashOutcome } from './commands.js';

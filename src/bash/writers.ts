@@ -7,7 +7,7 @@
  *   - `sed -i` on a file it cannot replace: `sed: couldn't open temporary file DIR/sedXXXXXX:
  *     Read-only file system` (exit 4), as GNU fails creating the temporary file beside it.
  */
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from 'just-bash';
+import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
 import { randomBase62 } from '../core/keys.js';
 import { getopt, type LongOpt } from './ls.js';
 import { bytesResult } from './textutils.js';

@@ -8,7 +8,7 @@
  * Exit status: 0; 123 when an invocation exited 1–125; 124 (and stop) on 255; 126/127 when the
  * command cannot run or is not found; 1 for bad usage or unmatched quotes.
  */
-import { defineCommand, decodeBytesToUtf8, type Command, type CustomCommand } from 'just-bash';
+import { defineCommand, decodeBytesToUtf8, type Command, type CustomCommand } from './just-bash.js';
 import { getopt, type LongOpt } from './ls.js';
 
 type Ctx = Parameters<Command['execute']>[1];

@@ -1,0 +1,31 @@
+/** The fix of just-bash's glob expander (src/bash/just-bash-patch.ts): applied exactly once, or not at all. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { PATCHED_FILE_NAME, patchBundle, sourceTag } from '../src/bash/just-bash-patch.js';
+
+describe('just-bash bundle patch', () => {
+  const url = import.meta.resolve('just-bash');
+  const source = readFileSync(fileURLToPath(url), 'utf8');
+
+  it('finds the expander in the installed just-bash and rewrites its relative imports', () => {
+    const patched = patchBundle(source, url);
+    assert.ok(patched, 'the installed just-bash has the expected expand() text: port the fix when this fails');
+    assert.ok(patched.startsWith(sourceTag(source)));
+    assert.equal(patched.match(/async __dirsOnly\(/g)?.length, 1);
+    assert.ok(!patched.includes('"./chunks/'), 'relative chunk imports are absolute');
+    assert.ok(!patched.includes('import.meta.url'));
+    assert.ok(patched.includes(`"${url.slice(0, url.lastIndexOf('/') + 1)}chunks/`));
+  });
+
+  it('declines text it does not recognise, and an already patched bundle', () => {
+    assert.equal(patchBundle('export const x = 1;', url), null);
+    assert.equal(patchBundle(patchBundle(source, url)!, url), null);
+  });
+
+  it('the build wrote the patched bundle for the installed just-bash', () => {
+    const built = readFileSync(new URL(`../src/bash/${PATCHED_FILE_NAME}`, import.meta.url), 'utf8');
+    assert.equal(built, patchBundle(source, url));
+  });
+});
