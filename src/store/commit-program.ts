@@ -31,9 +31,17 @@ export type CommitStep =
       keyLabel: string;
     }
   | { op: 'getNode'; agentId: string; path: string }
-  | { op: 'bumpAgent'; agentId: string; addBytes: number; quotaBytes: number }
+  | {
+      // Allocates the next seq (and charges new bytes against the quota) and stores the changeset,
+      // as one statement where the backend allows: the agent row stays locked from here to COMMIT,
+      // so what follows it is what serializes one agent's commits.
+      op: 'recordChangeset';
+      agentId: string;
+      addBytes: number;
+      quotaBytes: number;
+      changeset: Omit<ChangesetRecord, 'seq'>;
+    }
   | { op: 'getAgent'; agentId: string }
-  | { op: 'insertChangeset'; agentId: string; changeset: ChangesetRecord }
   | {
       op: 'insertIdempotency';
       agentId: string;
@@ -48,9 +56,8 @@ export interface StepResults {
   insertBlob: boolean; // true when the blob was new for this agent
   applyNode: { version: number; updatedAtMs: number } | null; // null: head moved (conflict)
   getNode: NodeRecord | null;
-  bumpAgent: number | null; // the new changeset seq, or null when over quota
+  recordChangeset: number | null; // the new changeset's seq, or null when over quota (nothing stored)
   getAgent: AgentRecord | null;
-  insertChangeset: void;
   insertIdempotency: boolean; // false when the key was already taken
 }
 
@@ -88,12 +95,6 @@ export function* commitProgram(input: CommitInput, nowMs: number): Program {
     applied.set(change.path, result);
   }
 
-  const seq = (yield { op: 'bumpAgent', agentId, addBytes, quotaBytes: input.quotaBytes }) as StepResults['bumpAgent'];
-  if (seq == null) {
-    const agent = (yield { op: 'getAgent', agentId }) as StepResults['getAgent'];
-    throw new StoreQuotaExceeded(agent?.storageBytes ?? 0, addBytes, input.quotaBytes);
-  }
-
   const entries: ChangesetEntry[] = input.changes.map((c) => {
     const r = applied.get(c.path)!;
     return {
@@ -105,16 +106,13 @@ export function* commitProgram(input: CommitInput, nowMs: number): Program {
       updatedAtMs: r.updatedAtMs,
     };
   });
-  const changeset: ChangesetRecord = {
-    id: changesetId,
-    seq,
-    createdAtMs: nowMs,
-    keyId: input.keyId,
-    keyLabel: input.keyLabel,
-    tool: input.tool,
-    entries,
-  };
-  yield { op: 'insertChangeset', agentId, changeset };
+  const draft = { id: changesetId, createdAtMs: nowMs, keyId: input.keyId, keyLabel: input.keyLabel, tool: input.tool, entries };
+  const seq = (yield { op: 'recordChangeset', agentId, addBytes, quotaBytes: input.quotaBytes, changeset: draft }) as StepResults['recordChangeset'];
+  if (seq == null) {
+    const agent = (yield { op: 'getAgent', agentId }) as StepResults['getAgent'];
+    throw new StoreQuotaExceeded(agent?.storageBytes ?? 0, addBytes, input.quotaBytes);
+  }
+  const changeset: ChangesetRecord = { id: changesetId, seq, createdAtMs: nowMs, keyId: input.keyId, keyLabel: input.keyLabel, tool: input.tool, entries };
 
   if (input.idempotency) {
     const response = JSON.stringify(input.idempotency.respond(changeset));

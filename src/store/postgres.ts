@@ -478,27 +478,23 @@ export class PostgresStore implements Store {
         const { rows } = await this.q(c, `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = $1 AND path = $2`, [step.agentId, step.path]);
         return rows[0] ? toNode(rows[0]) : null;
       }
-      case 'bumpAgent': {
+      case 'recordChangeset': {
+        // One round trip: the agent row is locked by the UPDATE until COMMIT, and every
+        // statement after it is time this agent's other commits wait.
+        const cs = step.changeset;
         const { rows } = await this.q(
           c,
-          `UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + $1
-            WHERE id = $2 AND ($1 = 0 OR storage_bytes + $1 <= $3) RETURNING last_seq`,
-          [step.addBytes, step.agentId, step.quotaBytes],
+          `WITH a AS (UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + $1
+                       WHERE id = $2 AND ($1 = 0 OR storage_bytes + $1 <= $3) RETURNING last_seq)
+           INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries)
+           SELECT $2, last_seq, $4, $5, $6, $7, $8, $9 FROM a RETURNING seq`,
+          [step.addBytes, step.agentId, step.quotaBytes, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries)],
         );
-        return rows[0] ? Number(rows[0].last_seq) : null;
+        return rows[0] ? Number(rows[0].seq) : null;
       }
       case 'getAgent': {
         const { rows } = await this.q(c, 'SELECT * FROM agents WHERE id = $1', [step.agentId]);
         return rows[0] ? toAgent(rows[0]) : null;
-      }
-      case 'insertChangeset': {
-        const cs = step.changeset;
-        await this.q(
-          c,
-          'INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-          [step.agentId, cs.seq, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries)],
-        );
-        return undefined;
       }
       case 'insertIdempotency': {
         const r = await this.q(

@@ -609,23 +609,22 @@ export class SqliteStore implements Store {
         const r = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`).get(step.agentId, step.path) as Row | undefined;
         return r ? toNode(r) : null;
       }
-      case 'bumpAgent': {
+      case 'recordChangeset': {
         const r = this.stmt(
           `UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + ?
             WHERE id = ? AND (? = 0 OR storage_bytes + ? <= ?) RETURNING last_seq`,
         ).get(step.addBytes, step.agentId, step.addBytes, step.addBytes, step.quotaBytes) as Row | undefined;
-        return r ? Number(r.last_seq) : null;
+        if (!r) return null;
+        const seq = Number(r.last_seq);
+        const cs = step.changeset;
+        this.stmt(
+          'INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(step.agentId, seq, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries));
+        return seq;
       }
       case 'getAgent': {
         const r = this.stmt('SELECT * FROM agents WHERE id = ?').get(step.agentId) as Row | undefined;
         return r ? toAgent(r) : null;
-      }
-      case 'insertChangeset': {
-        const cs = step.changeset;
-        this.stmt(
-          'INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(step.agentId, cs.seq, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries));
-        return undefined;
       }
       case 'insertIdempotency': {
         const r = this.stmt(
