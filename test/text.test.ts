@@ -463,6 +463,7 @@ describe('config: loadConfig', () => {
     assert.equal(c.rateLimitPerMinute, 60);
     assert.equal(c.sqliteSynchronous, 'full');
     assert.equal(c.sqliteBusyTimeoutMs, 250);
+    assert.equal(loadConfig({ BASH_MAX_CONCURRENT_PER_AGENT: '200' }).bashMaxConcurrentPerAgent, 200);
     assert.equal(c.pgPoolSize, 4);
     assert.equal(c.trustProxy, true);
     assert.equal(c.shutdownTimeoutMs, 0);
@@ -494,6 +495,8 @@ describe('config: loadConfig', () => {
       ['LOG_LEVEL', 'loud'],
       ['SQLITE_SYNCHRONOUS', 'off'],
       ['SQLITE_BUSY_TIMEOUT_MS', '0'],
+      ['BASH_MAX_CONCURRENT_PER_AGENT', '0'],
+      ['BASH_MAX_CONCURRENT_PER_AGENT', '1025'],
       ['SQLITE_BUSY_TIMEOUT_MS', 'long'],
       ['TRUST_PROXY', 'maybe'],
       ['DATABASE_URL', 'not a url'],
