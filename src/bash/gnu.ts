@@ -15,6 +15,7 @@ import { writerCommands } from './writers.js';
 import { xargsCommand } from './xargs.js';
 import { diffCommand } from './diff.js';
 import { lineCommands } from './lines.js';
+import { awkCommand } from './awk.js';
 
 /**
  * `fs`, when given, must be the filesystem the Bash instance is created with: commands that
@@ -22,5 +23,5 @@ import { lineCommands } from './lines.js';
  * context membrane, which copies every buffer it returns.
  */
 export function installGnuCommands(fs?: IFileSystem): CustomCommand[] {
-  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs), treeCommand(), ...writerCommands(), xargsCommand(), diffCommand(), ...lineCommands()];
+  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs), treeCommand(), ...writerCommands(), xargsCommand(), diffCommand(), ...lineCommands(), awkCommand()];
 }
