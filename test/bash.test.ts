@@ -328,6 +328,16 @@ for (const backend of backends()) {
       assert.deepEqual([r.stderr, r.exitCode], ['bash: /e.txt: Read-only file system\n', 1]);
       r = await bash(s, key, 'echo x > /nodir/f');
       assert.deepEqual([r.stderr, r.exitCode], ['bash: /nodir/f: No such file or directory\n', 1]);
+      // The failed redirection fails only its command; the script goes on (GNU), nothing is written.
+      r = await bash(s, key, 'echo x > /nodir/f; echo next; echo y > /e.txt/z || echo handled; cat /d/f.txt');
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], [
+        'next\nhandled\nalpha\n',
+        'bash: /nodir/f: No such file or directory\nbash: /e.txt/z: Not a directory\n',
+        0,
+      ]);
+      r = await bash(s, ro, 'echo x > /g.txt; echo y >> /e.txt; echo still here');
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['still here\n', 'bash: /g.txt: Read-only file system\nbash: /e.txt: Read-only file system\n', 0]);
+      await s.fail(key, 'stat', { path: '/nodir' }, 'NOT_FOUND');
       r = await bash(s, key, 'echo x | tee /d');
       assert.deepEqual([r.stderr, r.exitCode], ['tee: /d: Is a directory\n', 1]);
     });

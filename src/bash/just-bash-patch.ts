@@ -6,6 +6,18 @@
 import { createHash } from 'node:crypto';
 
 const EXPAND = /async expand\((\w+)\)\{if\(this\.globstar\)\{/;
+// Opening a redirection target: `catch(a){if(!s)throw a;return{error:L("",`bash: ${t}: cannot open redirect target\n`,1)}}`
+const REDIRECT_CATCH = /catch\((\w+)\)\{if\(!(\w+)\)throw \1;return\{error:(\w+)\("",`bash: \$\{(\w+)\}: cannot open redirect target\n`,1\)\}\}/;
+const ERRNO_TEXT = {
+  ENOENT: 'No such file or directory',
+  ENOTDIR: 'Not a directory',
+  EISDIR: 'Is a directory',
+  EACCES: 'Permission denied',
+  EPERM: 'Operation not permitted',
+  EROFS: 'Read-only file system',
+  ENOSPC: 'No space left on device',
+  EFBIG: 'File too large',
+};
 
 /** File name of the patched bundle, next to the compiled just-bash.js. */
 export const PATCHED_FILE_NAME = 'just-bash.patched.mjs';
@@ -13,9 +25,15 @@ export const PATCHED_FILE_NAME = 'just-bash.patched.mjs';
 /** First line of a patched bundle: names the original it was made from. */
 export const sourceTag = (source: string): string => `// patched just-bash bundle, source sha256 ${createHash('sha256').update(source).digest('hex')}\n`;
 
-/** The bundle source with the fix, or null when the expected text is not there. */
+/**
+ * The bundle source with the fixes, or null when the expected text is not there:
+ * 1. globs ending in '/' match directories only, with the slash;
+ * 2. a redirection whose target cannot be opened (`> /missing-dir/f`, a read-only key) fails that
+ *    command with GNU's message and exit 1, and the script goes on (GNU); just-bash threw the
+ *    filesystem error, which ended the whole script.
+ */
 export function patchBundle(source: string, bundleUrl: string): string | null {
-  if (!EXPAND.test(source) || source.includes('__expandAll(')) return null;
+  if (!EXPAND.test(source) || !REDIRECT_CATCH.test(source) || source.includes('__expandAll(')) return null;
   const fixed = source.replace(
     EXPAND,
     (_m, p: string) =>
@@ -26,10 +44,16 @@ export function patchBundle(source: string, bundleUrl: string): string | null {
       `try{if((await this.fs.stat(full)).isDirectory)out.push(m.endsWith("/")?m:m+"/")}catch{}}return out}` +
       `async __expandAll(${p}){if(this.globstar){`,
   );
+  const withRedirect = fixed.replace(
+    REDIRECT_CATCH,
+    (_m, err: string, soft: string, result: string, target: string) =>
+      `catch(${err}){let m=/^(E[A-Z]+):/.exec(String(${err}&&${err}.message)),why=m&&${JSON.stringify(ERRNO_TEXT)}[m[1]];` +
+      `if(!${soft}&&!why)throw ${err};return{error:${result}("",\`bash: \${${target}}: \${why||"cannot open redirect target"}\n\`,1)}}`,
+  );
   // Relative imports and import.meta.url made absolute: the patched copy lives elsewhere.
   const dir = bundleUrl.slice(0, bundleUrl.lastIndexOf('/') + 1);
   return (
     sourceTag(source) +
-    fixed.replaceAll('"./chunks/', `"${dir}chunks/`).replaceAll('import.meta.url', JSON.stringify(bundleUrl))
+    withRedirect.replaceAll('"./chunks/', `"${dir}chunks/`).replaceAll('import.meta.url', JSON.stringify(bundleUrl))
   );
 }
