@@ -185,18 +185,26 @@ export async function spawnServer(env: Record<string, string>, port: number): Pr
   });
 }
 
-/** A free TCP port on 127.0.0.1. */
+/**
+ * A free TCP port on 127.0.0.1 for a child server, drawn at random below the ephemeral range
+ * (32768–60999 here). Asking the OS for a port (listen on 0) and handing it to a child that
+ * starts a moment later raced with in-process test servers, which listen on 0 in parallel test
+ * files: one was given the same port, answered the child's readiness probe, and the test talked
+ * to the wrong server (401 Unknown API key).
+ */
 export async function freePort(): Promise<number> {
   const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => resolve(port));
+  const canListen = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
     });
-    srv.on('error', reject);
-  });
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port in 20000–31999');
 }
 
 export { createTestDatabase, type TestDatabase };
