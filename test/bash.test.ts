@@ -597,6 +597,28 @@ for (const backend of backends()) {
     });
   });
 
+  describe(`bash command count limit (${backend})`, () => {
+    let s: TestServer;
+    let key: string;
+    before(async () => {
+      s = await startServer(backend, { BASH_MAX_COMMANDS: '1000' });
+      key = (await s.register('Count Agent')).apiKey;
+    });
+    after(() => s.close());
+
+    it('BASH_MAX_COMMANDS ends a runaway loop with exit 126 and a reason the agent can act on; shorter loops run', async () => {
+      let r = await bash(s, key, 'echo start > /count.txt; i=0; while true; do i=$((i+1)); done');
+      assert.equal(r.exitCode, 126);
+      assert.equal(r.stderr, 'bash: too many commands executed (>1000); the limit of this server (BASH_MAX_COMMANDS): split the work into smaller calls\n');
+      // As in GNU bash, what ran before the limit stays done (one changeset, revertable); a
+      // timeout instead writes nothing (its result is an error, not a finished command).
+      assert.deepEqual(r.changed.map((c) => c.path), ['/count.txt']);
+      assert.equal((await s.ok(key, 'read', { path: '/count.txt' })).content, 'start\n');
+      r = await bash(s, key, 'for i in $(seq 400); do :; done; echo "ok $i"');
+      assert.deepEqual([r.stdout, r.exitCode], ['ok 400\n', 0]);
+    });
+  });
+
   describe(`bash output limit (${backend})`, () => {
     // Its own server with the default wall time: on a busy machine `seq 1 100000` can take
     // longer than the short deadline the timeout tests use.

@@ -14,6 +14,8 @@ export interface BashJob {
   access: { agentId: string; folder: string | null; canWrite: boolean; canDelete: boolean };
   timeoutMs: number;
   maxOutputBytes: number;
+  /** Commands (and, separately, loop iterations) one call may run: past it exit 126. */
+  maxCommands: number;
 }
 
 export interface BashOutcome {

@@ -31,13 +31,12 @@ interface Shell {
   bash: Bash;
   fs: StoreFs;
   timeoutMs: number;
+  maxCommands: number;
   pristine: unknown;
 }
 let shell: Shell | null = null;
 
 type WithState = { state?: unknown };
-
-const LOOP_LIMIT = 1_000_000_000;
 
 function newShell(job: BashJob): Shell {
   const fs = new StoreFs(store, job.access, trusted);
@@ -51,12 +50,12 @@ function newShell(job: BashJob): Shell {
     executionLimits: {
       maxExecutionTimeMs: job.timeoutMs,
       maxOutputSize: HARD_OUTPUT_BYTES,
-      // The time and output limits are the guards; just-bash's default count limits (100,000
-      // commands or loop iterations) ended `while true` with exit 126 before BASH_TIMEOUT_MS on
-      // fast machines, and stop legitimate long loops GNU bash would finish.
-      maxCommandCount: LOOP_LIMIT,
-      maxLoopIterations: LOOP_LIMIT,
-      maxWorkUnits: LOOP_LIMIT,
+      // BASH_MAX_COMMANDS (default 10,000,000): just-bash's own default (100,000 commands or loop
+      // iterations) ended `while true` with exit 126 before BASH_TIMEOUT_MS on fast machines and
+      // stopped long loops GNU bash finishes; the wall-time limit stays the usual guard.
+      maxCommandCount: job.maxCommands,
+      maxLoopIterations: job.maxCommands,
+      maxWorkUnits: Math.max(job.maxCommands, 1_000_000),
     },
   });
   let pristine: unknown = null;
@@ -65,12 +64,12 @@ function newShell(job: BashJob): Shell {
   } catch {
     pristine = null; // unknown internals: never reuse this interpreter
   }
-  return { bash, fs, timeoutMs: job.timeoutMs, pristine };
+  return { bash, fs, timeoutMs: job.timeoutMs, maxCommands: job.maxCommands, pristine };
 }
 
 /** The interpreter for this job, in the state a new one would have. */
 export function shellFor(job: BashJob): { bash: Bash; fs: StoreFs } {
-  if (shell && shell.pristine && shell.timeoutMs === job.timeoutMs) {
+  if (shell && shell.pristine && shell.timeoutMs === job.timeoutMs && shell.maxCommands === job.maxCommands) {
     (shell.bash as unknown as WithState).state = structuredClone(shell.pristine);
     shell.fs.begin(job.access);
     return shell;

@@ -115,7 +115,10 @@ function sedCommand(): CustomCommand {
  * ("bash: EROFS: read-only file system, open '/f'"); bash says "bash: /f: Read-only file system".
  */
 export function gnuShellErrors(stderr: string): string {
-  return stderr.replace(/^bash: (E[A-Z]+): [^,\n]*, [a-z]+ '([^'\n]*)'$/gm, (line, code: string, path: string) =>
+  return stderr
+    // just-bash's advice names its own option, which an agent cannot set.
+    .replace(/, increase executionLimits\.\w+$/gm, '; the limit of this server (BASH_MAX_COMMANDS): split the work into smaller calls')
+    .replace(/^bash: (E[A-Z]+): [^,\n]*, [a-z]+ '([^'\n]*)'$/gm, (line, code: string, path: string) =>
     ERRNO_TEXT[code] ? `bash: ${path}: ${ERRNO_TEXT[code]}` : line,
   );
 }

@@ -62,6 +62,7 @@ const bash = defineTool({
       access,
       timeoutMs: ctx.config.bashTimeoutMs,
       maxOutputBytes: ctx.config.bashMaxOutputBytes,
+      maxCommands: ctx.config.bashMaxCommands,
     }).finally(() => {
       const n = (runningPerAgent.get(agentId) ?? 1) - 1;
       if (n <= 0) runningPerAgent.delete(agentId);
