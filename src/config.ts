@@ -87,6 +87,7 @@ const EnvSchema = z.object({
   BASH_TIMEOUT_MS: int('BASH_TIMEOUT_MS', 10_000, 100, 600_000),
   BASH_MAX_OUTPUT_BYTES: int('BASH_MAX_OUTPUT_BYTES', 256 * 1024, 1024, 8 * MiB),
   BASH_MAX_COMMANDS: int('BASH_MAX_COMMANDS', 10_000_000, 100, 1_000_000_000),
+  BASH_CACHE_BYTES: int('BASH_CACHE_BYTES', 32 * MiB, 0, 4096 * MiB),
   BASH_WORKERS: int('BASH_WORKERS', 4, 1, 64),
   BASH_MAX_CONCURRENT_PER_AGENT: int('BASH_MAX_CONCURRENT_PER_AGENT', 2, 1, 1024),
   HEADERS_TIMEOUT_MS: int('HEADERS_TIMEOUT_MS', 15_000, 100),
@@ -131,6 +132,7 @@ export interface Config {
   bashTimeoutMs: number;
   bashMaxOutputBytes: number;
   bashMaxCommands: number;
+  bashCacheBytes: number;
   bashWorkers: number;
   bashMaxConcurrentPerAgent: number;
   headersTimeoutMs: number;
@@ -171,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bashTimeoutMs: e.BASH_TIMEOUT_MS,
     bashMaxOutputBytes: e.BASH_MAX_OUTPUT_BYTES,
     bashMaxCommands: e.BASH_MAX_COMMANDS,
+    bashCacheBytes: e.BASH_CACHE_BYTES,
     bashWorkers: e.BASH_WORKERS,
     bashMaxConcurrentPerAgent: e.BASH_MAX_CONCURRENT_PER_AGENT,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -83,6 +83,21 @@ for (const backend of backends()) {
       assert.equal((await bash(s, key, 'cd src && echo */')).stdout, 'lib/\n');
     });
 
+    it('repeated grep -r sees every change: the workers\' content cache is keyed by content hash', async () => {
+      const { key } = await fresh(s);
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 30; i++) files[`/t/f${i}.txt`] = `line ${i}\nneedle ${i}\n`;
+      await write(s, key, files);
+      for (let round = 0; round < 6; round++) {
+        // Enough calls that every worker has run this grep (and cached the contents) before.
+        const r = await bash(s, key, 'grep -rc needle /t | sort -t: -k1,1 | head -3');
+        assert.equal(r.stdout, round === 0 ? '/t/f0.txt:1\n/t/f1.txt:1\n/t/f10.txt:1\n' : `/t/f0.txt:${round + 1}\n/t/f1.txt:1\n/t/f10.txt:1\n`, `round ${round}`);
+        await s.ok(key, 'append', { path: '/t/f0.txt', content: 'needle again\n' });
+      }
+      await s.ok(key, 'write', { path: '/t/f1.txt', content: 'line 1\nneedle 0\n' }); // same content as another file had
+      assert.equal((await bash(s, key, 'grep -rn "needle 0" /t | sort')).stdout, '/t/f0.txt:2:needle 0\n/t/f1.txt:2:needle 0\n');
+    });
+
     it('a loop past 100,000 iterations runs to completion, as in GNU bash (the time limit is the guard)', async () => {
       const { key } = await fresh(s);
       const r = await bash(s, key, 'n=0; for i in $(seq 120000); do :; done; echo "done $i"');

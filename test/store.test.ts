@@ -210,14 +210,14 @@ for (const backend of backends()) {
       assert.equal(again.entries[0]!.toVersion, 4, 'version numbers are never reused after purge');
     });
 
-    it('listSubtreeSummary pages exactly what listSubtree lists (path, kind, size, updatedAt), nothing of siblings or others', async () => {
+    it('listSubtreeSummary pages exactly what listSubtree lists (path, kind, size, updatedAt, blobHash), nothing of siblings or others', async () => {
       const a = await agent();
       const b = await agent();
       for (const p of ['/s/a.txt', '/s/b/c.txt', '/s/b/d.txt', '/s0.txt', '/s.txt', '/t/x.txt']) await commit(a, [file(p, p)]);
       await commit(a, [{ path: '/s/e', expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: 'fd' } }]);
       await commit(a, [{ path: '/s/b/d.txt', expectVersion: 1, op: 'delete', state: { kind: 'deleted', was: 'file' } }]);
       await commit(b, [file('/s/secret.txt', 'b')]);
-      const full = (await store.listSubtree(a, '/s', 100, null)).nodes.map((n) => ({ path: n.path, kind: n.kind, size: n.size, updatedAtMs: n.updatedAtMs }));
+      const full = (await store.listSubtree(a, '/s', 100, null)).nodes.map((n) => ({ path: n.path, kind: n.kind, size: n.size, updatedAtMs: n.updatedAtMs, blobHash: n.blobHash }));
       const paged: unknown[] = [];
       for (let after: string | null = null; ; ) {
         const page: { nodes: unknown[]; nextAfter: string | null } = await store.listSubtreeSummary(a, '/s', 2, after);
@@ -228,6 +228,19 @@ for (const backend of backends()) {
       assert.deepEqual(paged, full);
       assert.deepEqual(full.map((n) => n.path), ['/s/a.txt', '/s/b/c.txt', '/s/e']);
       assert.equal((await store.listSubtreeSummary(a, '/', 100, null)).nodes.length, 6);
+    });
+
+    it('getBlobs returns the agent\'s contents by hash, leaves out unknown hashes and other agents\' blobs', async () => {
+      const a = await agent();
+      const b = await agent();
+      await commit(a, [file('/x.txt', 'x content')]);
+      await commit(b, [file('/y.txt', 'y content')]);
+      const hx = (await store.getNode(a, '/x.txt'))!.blobHash!;
+      const hy = (await store.getNode(b, '/y.txt'))!.blobHash!;
+      const got = await store.getBlobs(a, [hx, hy, 'f'.repeat(64)]);
+      assert.deepEqual([...got.keys()], [hx]);
+      assert.equal(got.get(hx)!.toString(), 'x content');
+      assert.equal((await store.getBlobs(a, [])).size, 0);
     });
 
     it('rate counters are shared and counted per window', async () => {

@@ -412,6 +412,7 @@ describe('config: loadConfig', () => {
       bashTimeoutMs: 10_000,
       bashMaxOutputBytes: 262_144,
       bashMaxCommands: 10_000_000,
+      bashCacheBytes: 33_554_432,
       bashWorkers: 4,
       bashMaxConcurrentPerAgent: 2,
       headersTimeoutMs: 15_000,

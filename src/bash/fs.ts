@@ -11,6 +11,7 @@ import { isWithin, normalizePath } from '../core/paths.js';
 import { contentHash, countLines, decodeText } from '../core/text.js';
 import { newId } from '../core/keys.js';
 import type { NodeKind, NodeRecord, NodeSummary, PlannedChange, Store } from '../store/types.js';
+import type { BlobCache } from './blob-cache.js';
 
 type Entry = { kind: 'file'; bytes: Buffer; mtimeMs: number } | { kind: 'dir'; mtimeMs: number } | { kind: 'deleted' };
 type LiveEntry = Exclude<Entry, { kind: 'deleted' }>;
@@ -25,6 +26,8 @@ export interface FsAccess {
 }
 
 const DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+/** Above this many contents missing from the worker's cache, a subtree prefetch scans the range instead. */
+const MAX_MISSES_BY_HASH = 256;
 
 function fsError(code: string, syscall: string, path: string): Error {
   const text: Record<string, string> = {
@@ -61,6 +64,8 @@ export class StoreFs implements IFileSystem {
     private readonly store: Store,
     access: FsAccess,
     private readonly trusted: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn(),
+    /** Contents kept across commands (a worker's); none for one-off instances. */
+    private readonly cache: BlobCache | null = null,
   ) {
     this.access = access;
   }
@@ -209,20 +214,51 @@ export class StoreFs implements IFileSystem {
 
   /**
    * Loads the content of every file below `dir` in a few bulk queries, so a recursive grep
-   * costs O(files / 500) round trips instead of one per file. Bounded by `maxBytes`.
+   * costs O(files / 500) round trips instead of one per file, and nothing at all for contents
+   * this worker still holds from an earlier command (by content hash). Bounded by `maxBytes`.
    */
   async prefetchSubtree(dir: string, maxBytes = 64 * 1024 * 1024): Promise<void> {
     const p = this.norm(dir);
+    const agentId = this.access.agentId;
     // The walk lists every directory too: one range scan instead of a query per directory.
     await this.prefetchMetadata(p);
+    const missing: Array<{ path: string; hash: string }> = [];
+    let wanted = 0;
+    if (this.prefetched.has(p)) {
+      for (const [path, n] of this.summaries) {
+        if (n.kind !== 'file' || !n.blobHash || this.contents.has(path) || path === p || !isWithin(path, p)) continue;
+        if (wanted >= maxBytes) break;
+        wanted += n.size;
+        const hit = this.cache?.get(agentId, n.blobHash);
+        if (hit) this.contents.set(path, hit);
+        else missing.push({ path, hash: n.blobHash });
+      }
+      if (missing.length <= MAX_MISSES_BY_HASH) {
+        for (let i = 0; i < missing.length; i += 500) {
+          const batch = missing.slice(i, i + 500);
+          const blobs = await this.trusted(() => this.store.getBlobs(agentId, [...new Set(batch.map((m) => m.hash))]));
+          for (const m of batch) {
+            const b = blobs.get(m.hash);
+            if (!b) continue; // purged meanwhile: read through the head later
+            this.contents.set(m.path, b);
+            this.cache?.set(agentId, m.hash, b);
+          }
+        }
+        return;
+      }
+    }
+    // Mostly new to this worker: one range scan over the subtree beats a lookup per hash.
     let loaded = 0;
     for (let after: string | null = null; loaded < maxBytes; ) {
       const page: { nodes: Array<NodeRecord & { content: Buffer | null }>; nextAfter: string | null } = await this.trusted(() =>
-        this.store.readSubtree(this.access.agentId, p, 500, after),
+        this.store.readSubtree(agentId, p, 500, after),
       );
       for (const n of page.nodes) {
         if (!this.base.has(n.path)) this.base.set(n.path, n);
-        if (!this.contents.has(n.path) && n.content) this.contents.set(n.path, n.content);
+        if (!this.contents.has(n.path) && n.content) {
+          this.contents.set(n.path, n.content);
+          if (n.blobHash) this.cache?.set(agentId, n.blobHash, n.content);
+        }
         loaded += n.size;
       }
       if (!page.nextAfter) break;

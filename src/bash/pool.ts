@@ -36,6 +36,8 @@ export class BashPool {
   constructor(
     private readonly size: number,
     private readonly store: StoreSettings,
+    /** Per worker: file contents kept between commands (BASH_CACHE_BYTES). */
+    private readonly cacheBytes = 32 * 1024 * 1024,
   ) {
     // The time zone is process-wide (a worker cannot have its own): commands print times in
     // UTC whatever the host's zone (ls -l, stat, date), as the reference documents.
@@ -43,7 +45,7 @@ export class BashPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store } });
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store, cacheBytes: this.cacheBytes } });
     const slot: Slot = { worker, job: null };
     worker.on('message', (outcome: BashOutcome) => {
       const current = slot.job;

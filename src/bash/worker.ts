@@ -10,9 +10,12 @@ import { StoreFs } from './fs.js';
 import { BASH_COMMANDS, type BashJob, type BashOutcome } from './commands.js';
 import { installGnuCommands } from './gnu.js';
 import { gnuShellErrors } from './writers.js';
+import { BlobCache } from './blob-cache.js';
 
 const store = openStore({ ...workerData.store, pgPoolSize: 2 }, { reader: true });
 const trusted = <T>(fn: () => Promise<T>) => DefenseInDepthBox.runTrustedAsync(fn);
+// Contents this worker read recently, by (agent, hash): repeated greps over one tree skip the store.
+const cache = new BlobCache(workerData.cacheBytes ?? 32 * 1024 * 1024);
 // Outputs beyond this stop the command; below it they are cut to the job's limit and flagged.
 const HARD_OUTPUT_BYTES = 8 * 1024 * 1024;
 const BASE_ENV = { HOME: '/', PATH: '/usr/bin:/bin', USER: 'agent', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' };
@@ -39,7 +42,7 @@ let shell: Shell | null = null;
 type WithState = { state?: unknown };
 
 function newShell(job: BashJob): Shell {
-  const fs = new StoreFs(store, job.access, trusted);
+  const fs = new StoreFs(store, job.access, trusted, cache);
   const bash = new Bash({
     fs,
     cwd: '/',

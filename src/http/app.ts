@@ -114,7 +114,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     dataDir: config.dataDir,
     sqliteSynchronous: config.sqliteSynchronous,
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
-  });
+  }, config.bashCacheBytes);
   app.addHook('onClose', async () => bash.close());
   const limiter = new RateLimiter(store, config.rateLimitPerMinute);
   app.addHook('onClose', async () => limiter.close());

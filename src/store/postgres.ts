@@ -248,6 +248,14 @@ export class PostgresStore implements Store {
     return { ...toNode(r), content: (r.content as Buffer | null) ?? null };
   }
 
+  async getBlobs(agentId: string, hashes: string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    if (hashes.length === 0) return out;
+    const { rows } = await this.q(this.pool, 'SELECT hash, content FROM blobs WHERE agent_id = $1 AND hash = ANY($2::text[])', [agentId, hashes]);
+    for (const r of rows) out.set(String(r.hash), r.content as Buffer);
+    return out;
+  }
+
   async getBlob(agentId: string, hash: string): Promise<Buffer | null> {
     const { rows } = await this.q(this.pool, 'SELECT content FROM blobs WHERE agent_id = $1 AND hash = $2', [agentId, hash]);
     return rows[0] ? (rows[0].content as Buffer) : null;
@@ -282,10 +290,16 @@ export class PostgresStore implements Store {
     const { lo, hi } = subtreeRange(dir);
     const { rows } = await this.q(
       this.pool,
-      `SELECT path, kind, size, updated_at_ms FROM nodes WHERE agent_id = $1 AND path >= $2 AND path < $3 AND NOT deleted AND path > $4 ORDER BY path LIMIT $5`,
+      `SELECT path, kind, size, updated_at_ms, blob_hash FROM nodes WHERE agent_id = $1 AND path >= $2 AND path < $3 AND NOT deleted AND path > $4 ORDER BY path LIMIT $5`,
       [agentId, lo, hi, after ?? '', limit + 1],
     );
-    const nodes = rows.slice(0, limit).map((r) => ({ path: String(r.path), kind: r.kind as NodeSummary['kind'], size: Number(r.size), updatedAtMs: Number(r.updated_at_ms) }));
+    const nodes = rows.slice(0, limit).map((r) => ({
+      path: String(r.path),
+      kind: r.kind as NodeSummary['kind'],
+      size: Number(r.size),
+      updatedAtMs: Number(r.updated_at_ms),
+      blobHash: r.blob_hash == null ? null : String(r.blob_hash),
+    }));
     return { nodes, nextAfter: rows.length > limit && nodes.length ? nodes[nodes.length - 1]!.path : null };
   }
 

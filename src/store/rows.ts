@@ -46,7 +46,7 @@ export function nodeFromValues(v: unknown[]): NodeRecord {
 
 /** A NodeSummary from `SELECT path, kind, size, updated_at_ms` as an array. */
 export function summaryFromValues(v: unknown[]): NodeSummary {
-  return { path: String(v[0]), kind: v[1] as NodeKind, size: num(v[2]), updatedAtMs: num(v[3]) };
+  return { path: String(v[0]), kind: v[1] as NodeKind, size: num(v[2]), updatedAtMs: num(v[3]), blobHash: v[4] == null ? null : String(v[4]) };
 }
 
 export function toNode(r: Row): NodeRecord {

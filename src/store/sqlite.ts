@@ -327,10 +327,20 @@ export class SqliteStore implements Store {
     const from = after && after > lo ? after : lo;
     const op = after && after >= lo ? '>' : '>=';
     const rows = this.raw(
-      `SELECT path, kind, size, updated_at_ms FROM nodes WHERE agent_id = ? AND path ${op} ? AND path < ? AND deleted = 0 ORDER BY path LIMIT ?`,
+      `SELECT path, kind, size, updated_at_ms, blob_hash FROM nodes WHERE agent_id = ? AND path ${op} ? AND path < ? AND deleted = 0 ORDER BY path LIMIT ?`,
     ).all(agentId, from, hi, limit + 1) as unknown[][];
     const nodes = rows.slice(0, limit).map(summaryFromValues);
     return { nodes, nextAfter: rows.length > limit && nodes.length ? nodes[nodes.length - 1]!.path : null };
+  }
+
+  async getBlobs(agentId: string, hashes: string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    const one = this.raw('SELECT content FROM blobs WHERE agent_id = ? AND hash = ?');
+    for (const hash of hashes) {
+      const r = one.get(agentId, hash) as unknown[] | undefined;
+      if (r) out.set(hash, r[0] as Buffer);
+    }
+    return out;
   }
 
   async readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }> {

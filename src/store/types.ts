@@ -62,6 +62,8 @@ export interface NodeSummary {
   kind: NodeKind;
   size: number;
   updatedAtMs: number;
+  /** The content's hash (files); content is immutable per hash, so it may be cached by it. */
+  blobHash: string | null;
 }
 
 export interface NodeWithContent extends NodeRecord {
@@ -239,6 +241,8 @@ export interface Store {
   /** Live nodes strictly below `dir`, with only what a directory walk needs: far cheaper in bulk. */
   listSubtreeSummary(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeSummary[]; nextAfter: string | null }>;
   countLiveChildren(agentId: string, dir: string): Promise<number>;
+  /** Contents by hash, for the hashes the agent has (absent ones are left out). */
+  getBlobs(agentId: string, hashes: string[]): Promise<Map<string, Buffer>>;
   /** Live files strictly below `dir` with their content, ordered by path (bulk reads for grep -r). */
   readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }>;
   /** Live nodes named `name` anywhere (for "did you mean" suggestions). */
