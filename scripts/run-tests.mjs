@@ -29,8 +29,14 @@ function collect(dir) {
   return out;
 }
 
-const filter = process.argv.slice(2);
-let files = collect('dist/test').sort();
+// `--slow` runs only dist/test/slow (differential suites against GNU, kill -9 crash runs: minutes
+// each); without it, everything else. `npm test` and `npm run test:slow` together run every file.
+const args = process.argv.slice(2);
+const slow = args.includes('--slow');
+const filter = args.filter((a) => a !== '--slow');
+let files = collect('dist/test')
+  .filter((f) => f.split(/[\\/]/).includes('slow') === slow)
+  .sort();
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files found');

@@ -27,9 +27,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { backends } from './helpers/backends.js';
-import { startServer, type TestServer } from './helpers/server.js';
-import { generateTree } from './helpers/trees.js';
+import { backends } from '../helpers/backends.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { generateTree } from '../helpers/trees.js';
 
 type Norm = 'sorted';
 interface Case {

@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { backends, createTestDatabase, type Backend, type TestDatabase } from './helpers/backends.js';
-import { freePort, spawnServer, type ChildServer } from './helpers/server.js';
+import { backends, createTestDatabase, type Backend, type TestDatabase } from '../helpers/backends.js';
+import { freePort, spawnServer, type ChildServer } from '../helpers/server.js';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 5);
 const WRITERS = 6;

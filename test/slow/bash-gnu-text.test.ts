@@ -21,8 +21,8 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { backends } from './helpers/backends.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { backends } from '../helpers/backends.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 
 const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('');
 
