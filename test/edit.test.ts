@@ -368,4 +368,26 @@ for (const backend of backends()) {
       assert.doesNotMatch(got.toString('utf8'), /[^\r]\n/);
     });
   });
+
+  describe(`edit: the file size limit (${backend})`, () => {
+    let s: TestServer;
+    let key: string;
+    before(async () => {
+      s = await startServer(backend, { MAX_FILE_BYTES: '4096' });
+      key = (await s.register('Small files')).apiKey;
+    });
+    after(() => s.close());
+
+    it('an edit that would make the file larger than MAX_FILE_BYTES → FILE_TOO_LARGE, in a dry run too, before the text is built', async () => {
+      await s.ok(key, 'write', { path: '/f.txt', content: 'a'.repeat(4000) + 'Z' });
+      for (const dryRun of [false, true]) {
+        const err = await s.fail(key, 'edit', { path: '/f.txt', old_string: 'a', new_string: 'bb', replace_all: true, dryRun }, 'FILE_TOO_LARGE');
+        assert.deepEqual(err.details, { path: '/f.txt', size: 8001, limit: 4096 });
+        assert.match(err.message, /would make \/f\.txt 8001 characters long; the limit is 4096 bytes per file/);
+      }
+      // Exactly at the limit is fine.
+      const ok = await s.ok(key, 'edit', { path: '/f.txt', old_string: 'Z', new_string: 'b'.repeat(96) });
+      assert.equal(ok.size, 4096);
+    });
+  });
 }

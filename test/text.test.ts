@@ -10,7 +10,10 @@ import { ToolError } from '../src/core/errors.js';
 import { KEY_PATTERN, randomBase62, generateApiKey, hashApiKey, keyPreview, newId, newTimeOrderedId } from '../src/core/keys.js';
 import { RESERVED_SLUGS, baseSlug, slugCandidate } from '../src/core/slug.js';
 import { closest, editDistance } from '../src/core/suggest.js';
-import { contentHash, countLines, decodeText, pageLines } from '../src/core/text.js';
+import { clip, contentHash, countLines, decodeText, decodeTextWork, pageLines, quoteClipped } from '../src/core/text.js';
+import { runSync } from '../src/core/work.js';
+import { z } from 'zod';
+import { parseInput } from '../src/tools/input.js';
 import { iso, nextUpdatedAtMs, parseTimestamp } from '../src/core/time.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -397,11 +400,13 @@ describe('config: loadConfig', () => {
       logLevel: 'info',
       maxFileBytes: 10 * MiB,
       storageQuotaBytes: 1024 * MiB,
+      maxFilesPerAgent: 50_000,
       maxBodyBytes: 16 * MiB,
       readPageLines: 2000,
       readPageBytes: 256 * 1024,
       registrationsPerIpPerHour: 20,
       rateLimitPerMinute: 1200,
+      maxKeysPerAgent: 100,
       sqliteSynchronous: 'normal',
       sqliteBusyTimeoutMs: 5000,
       pgPoolSize: 10,
@@ -466,6 +471,7 @@ describe('config: loadConfig', () => {
     assert.equal(c.sqliteSynchronous, 'full');
     assert.equal(c.sqliteBusyTimeoutMs, 250);
     assert.equal(loadConfig({ BASH_MAX_CONCURRENT_PER_AGENT: '200' }).bashMaxConcurrentPerAgent, 200);
+    assert.equal(loadConfig({ MAX_FILES_PER_AGENT: '1000' }).maxFilesPerAgent, 1000);
     assert.equal(c.pgPoolSize, 4);
     assert.equal(c.trustProxy, true);
     assert.equal(c.shutdownTimeoutMs, 0);
@@ -486,6 +492,8 @@ describe('config: loadConfig', () => {
       ['MAX_FILE_BYTES', '10MB'],
       ['MAX_FILE_BYTES', '1e6'],
       ['STORAGE_QUOTA_BYTES', '-5'],
+      ['MAX_FILES_PER_AGENT', '0'],
+      ['MAX_FILES_PER_AGENT', '50k'],
       ['MAX_BODY_BYTES', '100'],
       ['READ_PAGE_LINES', '0'],
       ['READ_PAGE_BYTES', '10'],
@@ -532,5 +540,76 @@ describe('config: loadConfig', () => {
         return true;
       },
     );
+  });
+});
+
+describe('echoing client input: at most ~100 characters, and how long it was', () => {
+  it('clip keeps short strings, cuts long ones with an ellipsis, never between a surrogate pair', () => {
+    assert.equal(clip('abc'), 'abc');
+    assert.equal(clip('x'.repeat(100)), 'x'.repeat(100));
+    assert.equal(clip('x'.repeat(101)), 'x'.repeat(100) + '…');
+    assert.equal(clip('x'.repeat(99) + '😀' + 'y'), 'x'.repeat(99) + '…');
+    assert.equal(quoteClipped('abc'), "'abc'");
+    assert.equal(quoteClipped('k'.repeat(5000)), `'${'k'.repeat(100)}…' (5000 characters)`);
+  });
+
+  const schema = z.strictObject({ path: z.string(), edits: z.array(z.strictObject({ old_string: z.string() })).optional() });
+
+  it('an unknown field of 10 MB: message and details.field cut, fieldLength given, no suggestion computed', () => {
+    const key = 'p'.repeat(10_000_000);
+    const input = { path: '/x', [key]: 1 }; // making this object alone takes ~100 ms (the key is hashed)
+    const t0 = performance.now();
+    assert.throws(
+      () => parseInput(schema, input, 'read'),
+      (err: unknown) => {
+        assert.ok(err instanceof ToolError);
+        assert.equal(err.message, `Unknown field '${'p'.repeat(100)}…' (10000000 characters) for read. Valid fields: path, edits.`);
+        assert.deepEqual(err.details, { field: 'p'.repeat(100) + '…', fieldLength: 10_000_000, suggestion: null, allowed: ['path', 'edits'] });
+        return true;
+      },
+    );
+    assert.ok(performance.now() - t0 < 50, `${(performance.now() - t0).toFixed(0)} ms`);
+    // A short unknown field is reported as before.
+    assert.throws(() => parseInput(schema, { path: '/x', pth: 1 }, 'read'), /^ToolError: Unknown field 'pth' for read; did you mean 'path'\?/);
+  });
+
+  it('unknown keys inside an item are cut too, at most 5 listed; at most 20 issues in details', () => {
+    const item = { old_string: 'a', ['q'.repeat(1000)]: 1, b: 1, c: 1, d: 1, e: 1, f: 1 };
+    assert.throws(
+      () => parseInput(schema, { path: '/x', edits: [item] }, 'edit'),
+      (err: unknown) => {
+        assert.ok(err instanceof ToolError);
+        assert.ok(err.message.length < 400, err.message);
+        assert.match(err.message, new RegExp(`^Unknown field\\(s\\) '${'q'.repeat(100)}…' \\(1000 characters\\), 'b', 'c', 'd', 'e', and 1 more in 'edits\\[0\\]'`));
+        return true;
+      },
+    );
+    const many = Array.from({ length: 500 }, () => ({ old_string: 1 }));
+    assert.throws(
+      () => parseInput(schema, { path: '/x', edits: many }, 'edit'),
+      (err: unknown) => {
+        assert.ok(err instanceof ToolError);
+        assert.equal((err.details!.issues as unknown[]).length, 20);
+        return true;
+      },
+    );
+  });
+});
+
+describe('decodeTextWork: decodeText a MiB at a time', () => {
+  it('the same answer as decodeText, with characters split across the MiB boundaries', () => {
+    const MiB = 1 << 20;
+    const euro = Buffer.from('\u20ac'); // 3 bytes: some fall across a boundary
+    const big = Buffer.concat([Buffer.from('\ufeff'), Buffer.alloc(MiB - 4, 'a'), euro, Buffer.from('😀'.repeat(300_000)), Buffer.from('end')]);
+    assert.equal(runSync(decodeTextWork(big)), decodeText(big));
+    assert.ok(runSync(decodeTextWork(big))!.startsWith('\ufeff'), 'the BOM is kept');
+    const nul = Buffer.concat([big, Buffer.from([0])]);
+    assert.equal(runSync(decodeTextWork(nul)), null);
+    const invalid = Buffer.concat([Buffer.alloc(MiB, 'a'), Buffer.from([0xe2, 0x82]), Buffer.alloc(10, 'b')]);
+    assert.equal(decodeText(invalid), null);
+    assert.equal(runSync(decodeTextWork(invalid)), null);
+    const truncated = Buffer.concat([Buffer.alloc(2 * MiB, 'a'), Buffer.from([0xf0, 0x9f])]);
+    assert.equal(runSync(decodeTextWork(truncated)), null);
+    assert.equal(runSync(decodeTextWork(Buffer.from('small'))), 'small');
   });
 });

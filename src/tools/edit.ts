@@ -1,11 +1,12 @@
 /** edit and append: changing part of a file (files family; the edit contract lives in core/edit.ts). */
 import { z } from 'zod';
-import { unifiedDiff } from '../core/diff.js';
-import { applyEdits, type EditSpec } from '../core/edit.js';
+import { unifiedDiffSliced } from '../core/diff.js';
+import { applyEditsSliced, type EditSpec } from '../core/edit.js';
+import { runSliced } from '../core/work.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { ancestorsOf } from '../core/paths.js';
-import { contentHash, countLines, decodeText } from '../core/text.js';
+import { contentHash, countLines, decodeTextWork } from '../core/text.js';
 import { iso } from '../core/time.js';
 import {
   ROOT,
@@ -76,12 +77,14 @@ const edit = defineTool({
       throw await notFound(ctx, path, node);
     }
     checkPreconditions(path, input, node);
-    const before = decodeText(node.content ?? Buffer.alloc(0));
+    const before = await runSliced(decodeTextWork(node.content ?? Buffer.alloc(0)));
     if (before === null) {
       throw new ToolError('INVALID_INPUT', `${path} is a binary file; edit works on text. Use write with encoding "base64" to replace it.`, { field: 'path' });
     }
-    const outcome = applyEdits(before, edits, path);
-    const diff = unifiedDiff(before, outcome.text, { path, oldLabel: `version ${node.version}`, newLabel: input.dryRun ? 'proposed' : `version ${node.version + 1}` });
+    // Sliced: an edit or a diff of a 10 MiB file gives the event loop back every ~20 ms. A text
+    // longer than the file limit in UTF-16 units is longer in UTF-8 bytes too: refused at once.
+    const outcome = await applyEditsSliced(before, edits, path, { maxLength: ctx.config.maxFileBytes });
+    const diff = await unifiedDiffSliced(before, outcome.text, { path, oldLabel: `version ${node.version}`, newLabel: input.dryRun ? 'proposed' : `version ${node.version + 1}` });
     const base = {
       success: true,
       path,
