@@ -36,6 +36,8 @@ for (const backend of backends()) {
           const r = await s.call(key, tool.name, input);
           assert.equal(r.status, 200, `${tool.name}: ${JSON.stringify(r.body)}`);
           assertEnvelope(r, 'success');
+          // rotate_key's example rotates the calling key, which then only reads: go on with its replacement.
+          if (tool.name === 'rotate_key' && r.inner.replaced && !('keyId' in (input as object))) key = r.inner.apiKey;
         }
       }
     });

@@ -528,15 +528,17 @@ for (const backend of backends()) {
       await unauthorized(s, parent.apiKey, 'revoked');
     });
 
-    it('rotate_key with a grace period: the old key keeps working until it ends, then 401 revoked', async () => {
+    it('rotate_key with a grace period: the old key keeps reading (only) until it ends, then 401 revoked', async () => {
       const a = await agent(s);
+      await ok(s, a.key, 'write', { path: '/g/old.txt', content: 'old' });
       const old = await mint(s, a.key, { label: 'graceful', preset: 'files' });
       const t0 = Date.now();
       const r = await ok(s, old.apiKey, 'rotate_key', { gracePeriodSeconds: 1 });
       const until = Date.parse(r.replaced.revokedAt);
       assert.ok(until >= t0 + 1000 && until <= Date.now() + 1000, r.replaced.revokedAt);
-      // Both keys work during the grace period.
-      await ok(s, old.apiKey, 'write', { path: '/g/old.txt', content: 'old' });
+      // During the grace period the old key reads; writing is for its replacement.
+      assert.equal((await ok(s, old.apiKey, 'read', { path: '/g/old.txt' })).content, 'old');
+      await fail(s, old.apiKey, 'write', { path: '/g/old.txt', content: 'changed' }, 'INSUFFICIENT_SCOPE');
       await ok(s, r.apiKey, 'write', { path: '/g/new.txt', content: 'new' });
       const listed = (await ok(s, a.key, 'list_keys')).keys.find((k: any) => k.keyId === old.keyId);
       assert.equal(listed.revokedAt, r.replaced.revokedAt);

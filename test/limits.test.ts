@@ -1,4 +1,4 @@
-/** Limits: per-key request rate (shared across instances), concurrent bash per agent, slow clients. */
+/** Limits: per-agent tool-call rate (shared across keys and instances), concurrent bash per agent, slow clients. */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +15,7 @@ for (const backend of backends()) {
     });
     after(() => s.close());
 
-    it('per-key rate limit: X-RateLimit-* on every tool response, then 429 RATE_LIMITED with Retry-After', async () => {
+    it('per-agent rate limit: X-RateLimit-* on every tool response, then 429 RATE_LIMITED with Retry-After', async () => {
       const { apiKey } = await s.register('Rate');
       const remaining: number[] = [];
       for (let i = 0; i < 5; i++) {
@@ -24,7 +24,7 @@ for (const backend of backends()) {
         assert.equal(r.headers.get('x-ratelimit-limit'), '5');
         remaining.push(Number(r.headers.get('x-ratelimit-remaining')));
         // get_key_info reports the same window, this call included.
-        assert.deepEqual({ ...r.inner.usage.rate, resetAt: undefined }, { limit: 5, used: i + 1, remaining: 4 - i, resetAt: undefined });
+        assert.deepEqual({ ...r.inner.usage.rate, resetAt: undefined }, { limit: 5, used: i + 1, remaining: 4 - i, resetAt: undefined, per: 'agent' });
         assert.ok(Number(r.headers.get('x-ratelimit-reset')) * 1000 > Date.now());
       }
       assert.deepEqual(remaining, [4, 3, 2, 1, 0]);
@@ -34,7 +34,7 @@ for (const backend of backends()) {
       assert.equal(over.inner.error.code, 'RATE_LIMITED');
       assert.ok(Number(over.headers.get('retry-after')) >= 1);
       assert.equal(over.headers.get('x-ratelimit-remaining'), '0');
-      // Another key of the same agent has its own budget.
+      // Another agent has its own budget.
       const info = await s.register('Rate Two');
       assert.equal((await s.call(info.apiKey, 'get_key_info')).status, 200);
     });
@@ -79,15 +79,40 @@ for (const backend of backends()) {
       await store.migrate();
       const limiter = new RateLimiter(store, 20);
       try {
-        // Another instance already admitted 15 of this key's 20 in the current window.
+        // Another instance already admitted 15 of this agent's 20 in the current window.
         const now = Date.now();
         const windowStart = now - (now % 60_000);
-        await store.hitCounter('key:key_busy', windowStart, windowStart + 120_000, 15);
-        const decisions = await Promise.all(Array.from({ length: 30 }, () => limiter.check('key_busy', now)));
+        await store.hitCounter('agent:agt_busy', windowStart, windowStart + 120_000, 15);
+        const decisions = await Promise.all(Array.from({ length: 30 }, () => limiter.check('agt_busy', now)));
         assert.equal(decisions.filter((d) => d.allowed).length, 5);
         assert.deepEqual(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort(), [0, 1, 2, 3, 4]);
         await limiter.flush();
-        assert.equal(await store.hitCounter('key:key_busy', windowStart, windowStart + 120_000, 0), 20, 'the shared count is exact');
+        assert.equal(await store.hitCounter('agent:agt_busy', windowStart, windowStart + 120_000, 0), 20, 'the shared count is exact');
+      } finally {
+        limiter.close();
+        await store.close();
+        await db.drop();
+      }
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`rate limiter during a flush (${backend})`, () => {
+    it('calls checked while a flush is adding the local count to the store still see that count', async () => {
+      const db = await createTestDatabase(backend);
+      const store = openStore(testConfig(db));
+      await store.migrate();
+      const limiter = new RateLimiter(store, 5);
+      try {
+        const now = Date.now();
+        for (let i = 0; i < 5; i++) assert.equal((await limiter.check('agt_flush', now)).allowed, true);
+        const flushing = limiter.flush(); // its store round trip is in flight
+        const during = await limiter.check('agt_flush', now);
+        await flushing;
+        const afterwards = await limiter.check('agt_flush', now);
+        assert.deepEqual([during.allowed, afterwards.allowed], [false, false]);
+        assert.equal(limiter.peek('agt_flush', now).used, 5);
       } finally {
         limiter.close();
         await store.close();
@@ -108,10 +133,12 @@ describe('the rate limit is shared by instances on one PostgreSQL database', () 
       // The limit is per one-minute window: start the calls well inside one (they take ~3 s).
       const left = 60_000 - (Date.now() % 60_000);
       if (left < 10_000) await new Promise((r) => setTimeout(r, left + 100));
-      let admitted = 0;
+      // The budget is the agent's: instance B is called with another key of the same agent.
+      const second = (await a.ok(apiKey, 'create_key', { label: 'on b', preset: 'read-only' })).apiKey as string;
+      let admitted = 1;
       for (let i = 0; i < 15; i++) if ((await a.call(apiKey, 'get_key_info')).status === 200) admitted++;
       await new Promise((r) => setTimeout(r, 1500)); // several flush intervals, even on a loaded machine
-      for (let i = 0; i < 15; i++) if ((await b.call(apiKey, 'get_key_info')).status === 200) admitted++;
+      for (let i = 0; i < 15; i++) if ((await b.call(second, 'get_key_info')).status === 200) admitted++;
       // Without sharing B would admit 15 more (30 in all). Counts travel every 200 ms, so an
       // instance may admit one request the other already counted: the overshoot is bounded.
       assert.ok(admitted >= 20 && admitted <= 21, `instance B knew what A had admitted (${admitted} admitted, limit 20)`);

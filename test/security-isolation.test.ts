@@ -434,7 +434,7 @@ for (const backend of backends()) {
       }
     });
 
-    it("what A writes under B's names lands in A's own namespace; idempotency keys are per agent", async () => {
+    it("what A writes under B's names lands in A's own namespace; idempotency keys are per API key", async () => {
       // From here on A owns files with B's names: only B's contents, ids and hashes stay markers.
       for (const m of ['bzq', 'b-secret', 'BSECRET']) bMarkers.delete(m);
       // write/append/mkdir/copy/move/bash onto B's path names: A's own version 1, A's content.

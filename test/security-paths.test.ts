@@ -54,6 +54,16 @@ function model(raw: string): Model {
 
 const within = (p: string, folder: string) => folder === '/' || p === folder || p.startsWith(folder + '/');
 
+/**
+ * Characters no new name may hold (invisible, bidi controls, line separators: issue 10 item 12);
+ * the tools that create refuse them with INVALID_PATH naming the code point, others answer as for
+ * any name. This list covers the corpus; the full rule is tested in identifier.test.ts.
+ */
+const NOT_IN_NEW_NAMES = /[\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\u3164]/;
+const namesRefused = (err: any, ...paths: Array<string | undefined>) =>
+  typeof err.details?.codePoint === 'string' &&
+  paths.some((p) => p !== undefined && NOT_IN_NEW_NAMES.test(p) && p.includes(String.fromCodePoint(parseInt(err.details.codePoint.slice(2), 16))));
+
 // ---- the corpus --------------------------------------------------------------------------------
 
 const E2 = '\u00e9'; // 2 bytes in UTF-8
@@ -91,8 +101,8 @@ const CORPUS: string[] = [
   `${F}\\..\\..\\etc`, '\\projects\\x\\a', `${F}/a\\b`, `${F}/..\\..\\y`, `${F}/\\`,
   // empty, whitespace and relative
   '', ' ', 'projects/x/a', './projects/x/a', '../projects/x/a', 'a', '.', '..', '/.', '/./', ` ${F}/a`, 'file:///projects/x/a', 'C:\\projects',
-  // the reserved /shared mount
-  '/shared', '/shared/x', `${F}/../../shared/a`, '/shared/../projects/x/s',
+  // the reserved /shared mount, and /dev (bash's devices): no new names there
+  '/shared', '/shared/x', `${F}/../../shared/a`, '/shared/../projects/x/s', '/dev/null', '/dev', '/dev/stdout', `${F}/dev/null`, `${F}/../../dev/x`,
   // other odd but legal names
   `${F}/a:b`, `${F}/%`, `${F}/ `, `${F}/a b/c d`, `${F}/'; rm -rf /; '`, `${F}/$(id)`,
 ];
@@ -198,7 +208,7 @@ for (const backend of backends()) {
     };
 
     before(async () => {
-      s = await startServer(backend, { BASH_MAX_CONCURRENT_PER_AGENT: '16' });
+      s = await startServer(backend, { BASH_MAX_CONCURRENT_PER_AGENT: '16', MAX_KEYS_PER_AGENT: '100000' });
       const a = await s.register('Path Walker');
       agentId = a.id;
       full = a.apiKey;
@@ -267,7 +277,10 @@ for (const backend of backends()) {
       if (err) {
         if (err.code === 'INVALID_PATH') {
           const ok =
-            (err.details.reason === 'reserved' && (within(n, '/shared') || (other !== undefined && within(other, '/shared')))) ||
+            (err.details.reason === 'reserved' &&
+              ['/shared', '/dev'].some((r) => within(n, r) || (other !== undefined && within(other, r))) &&
+              err.details.reserved !== undefined) ||
+            namesRefused(err, n, other) ||
             (err.details.reason === 'root' && n === '/') ||
             (err.details.reason === 'into_itself' && other !== undefined && (within(other, n) || within(n, other)));
           assert.ok(ok, `${where} → ${n}: INVALID_PATH for an allowed path: ${got}`);

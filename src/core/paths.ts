@@ -4,6 +4,8 @@
  * is dropped. Everything is checked here so no other layer ever sees a raw client path.
  */
 import { ToolError } from './errors.js';
+import { identifierProblem } from './identifier.js';
+import { quoteShort } from './text.js';
 
 export const MAX_PATH_BYTES = 1024;
 export const MAX_SEGMENT_BYTES = 255;
@@ -15,7 +17,7 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function invalid(input: string, reason: string, hint: string): ToolError {
-  return new ToolError('INVALID_PATH', `Invalid path ${JSON.stringify(input)}: ${reason}. ${hint}`, {
+  return new ToolError('INVALID_PATH', `Invalid path ${quoteShort(input, 100)}: ${reason}. ${hint}`, {
     path: input,
     reason,
   });
@@ -99,4 +101,56 @@ export function subtreeRange(dir: string): { lo: string; hi: string } {
 /** True if the reserved /shared mount (or something under it) is named. */
 export function isReservedPath(path: string): boolean {
   return isWithin(path, '/shared');
+}
+
+/**
+ * The names of new files and directories, checked in this one place for every tool that creates
+ * (write, append, mkdir, edit, copy/move targets, restore, revert_changeset) and for bash:
+ * - /shared is the read-only mount of what other agents share;
+ * - /dev is bash's: /dev/null, /dev/stdout and /dev/stderr are devices there, so a stored
+ *   /dev/null would be invisible to bash and `> /dev/null` would never reach it. Files an agent
+ *   created under /dev before this rule stay readable, deletable and movable elsewhere;
+ * - every name obeys the identifier rule (core/identifier.ts): no invisible characters, no bidi
+ *   controls, which would make one name look like another in listings. Existing names that
+ *   break it can still be read, deleted and moved to a valid name.
+ * Throws INVALID_PATH with details.reason ('reserved', or what the name contains).
+ */
+export function checkCreatable(path: string): void {
+  if (isReservedPath(path)) {
+    throw new ToolError(
+      'INVALID_PATH',
+      `${path} is inside /shared, the read-only mount of files other agents shared with you. Write somewhere else.`,
+      { path, reason: 'reserved', reserved: '/shared' },
+    );
+  }
+  if (isWithin(path, '/dev')) {
+    throw new ToolError(
+      'INVALID_PATH',
+      `${quoteShort(path, 100)} is inside /dev, which is reserved for bash's devices (/dev/null, /dev/stdout, /dev/stderr): ` +
+        'bash would hide a file there. Write somewhere else (files already there can be read, deleted, or moved out).',
+      { path, reason: 'reserved', reserved: '/dev' },
+    );
+  }
+  for (const name of path.split('/')) {
+    const problem = identifierProblem(name);
+    if (problem) {
+      throw new ToolError(
+        'INVALID_PATH',
+        `Invalid path ${quoteShort(path, 100)}: the name ${quoteShort(name, 60)} contains ${problem.reason}. ` +
+          'Use visible characters only (an existing file with such a name can be read, deleted, or moved to a valid name).',
+        { path, reason: `contains ${problem.reason}`, codePoint: problem.codePoint },
+      );
+    }
+  }
+}
+
+/** What may never be removed or moved away: only the /shared mount (files under /dev may go). */
+export function checkRemovable(path: string): void {
+  if (isReservedPath(path)) {
+    throw new ToolError(
+      'INVALID_PATH',
+      `${path} is inside /shared, the read-only mount of files other agents shared with you. Change it in the owner's tree instead.`,
+      { path, reason: 'reserved', reserved: '/shared' },
+    );
+  }
 }

@@ -22,6 +22,6 @@ export const ERROR_CATALOGUE: Array<{ code: string; status: number; meaning: str
   { code: 'EDIT_CONFLICT', status: 200, meaning: 'The file changed since the version you named (details.current).', action: 'Read it again and redo the change against the current version.' },
   { code: 'NO_CHANGE', status: 200, meaning: 'The call would not change anything.', action: 'Nothing to do; check old_string/new_string or the version.' },
   { code: 'FILE_TOO_LARGE', status: 200, meaning: 'The file would exceed the size limit (details.limit).', action: 'Split it into several files.' },
-  { code: 'QUOTA_EXCEEDED', status: 200, meaning: "The agent's storage quota is used up (history included).", action: 'Purge files you no longer need.' },
+  { code: 'QUOTA_EXCEEDED', status: 200, meaning: "An agent's quota would be passed (details.quota): storage (distinct content, history included) or files (live files and directories).", action: 'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count).' },
   { code: 'TIMEOUT', status: 200, meaning: 'bash: the command ran past its time limit (exit 124); nothing was written.', action: 'Narrow the command (a path, -maxdepth, a literal pattern).' },
 ];

@@ -40,7 +40,7 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
       },
     );
     const auth: AuthContext = {
-      keyId, label: 'default', agentId, agentSlug: 'example-agent', agentName: 'Example Agent', scopes: PRESETS.full!, folder: null, expiresAtMs: null,
+      keyId, label: 'default', agentId, agentSlug: 'example-agent', agentName: 'Example Agent', scopes: PRESETS.full!, folder: null, expiresAtMs: null, revokedAtMs: null,
     };
     // The rate window is live state; the reference shows the window of a key that made one call.
     const rateWindow = () => ({ limit: config.rateLimitPerMinute, used: 1, remaining: config.rateLimitPerMinute - 1, resetAtMs: Date.now() + 60_000 });

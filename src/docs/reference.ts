@@ -24,7 +24,12 @@ export function inputSchema(tool: AnyTool): Record<string, unknown> {
   delete schema.$schema;
   if (tool.mutating) {
     const props = (schema.properties ?? {}) as Record<string, unknown>;
-    props.idempotencyKey = { type: 'string', minLength: 1, maxLength: 200, description: 'Retry-safe: a repeat with the same key and input within 24 h returns the first result.' };
+    props.idempotencyKey = {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Retry-safe: a repeat by the same API key with the same idempotencyKey and input within 24 h returns the first result.',
+    };
     schema.properties = props;
   }
   return schema;
@@ -43,7 +48,8 @@ export function normalizeExample(value: unknown): unknown {
   return JSON.parse(text);
 }
 
-const scopeText = (tool: AnyTool) => (tool.scopes.length === ALL_SCOPES.length ? 'full-access key (every scope)' : tool.scopes.length ? tool.scopes.join(' + ') : 'none');
+const scopeText = (tool: AnyTool) =>
+  tool.fullAccess ? 'full-access key (every scope, no folder, no expiry)' : tool.scopes.length ? tool.scopes.join(' + ') : 'none';
 
 const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];
 const PATH_ERRORS = ['INVALID_PATH', 'OUTSIDE_KEY_FOLDER'];
@@ -142,12 +148,15 @@ Your registration key is \`full\`. A read-only key browses but cannot change any
 folder-scoped key (folder \`/projects/x\`) sees and touches only that subtree (paths stay absolute;
 its ancestors appear as directories only). A call without the needed scope returns
 \`INSUFFICIENT_SCOPE\` with \`details.required\` and \`details.granted\`. \`get_key_info\` (no scope
-needed) tells what the current key can do.${registry.get('create_key') ? ' `create_key` mints narrower keys.' : ''}
+needed) tells what the current key can do.${registry.get('create_key') ? ' `create_key` mints narrower keys.' : ''} \`purge\` needs the
+full-access key (every scope, no folder, no expiry). After \`rotate_key\` with a grace period the old
+key only reads until it stops working. An \`idempotencyKey\` belongs to the key that sent it.
 
 ## Paths and versions
 
 Paths are absolute (\`/notes/todo.md\`), \`/\`-separated, UTF-8 (NFC), case-sensitive; \`.\` and \`//\`
-collapse, \`..\` may not rise above \`/\`. Every file has a \`version\` (1, 2, 3…, +1 on every change
+collapse, \`..\` may not rise above \`/\`. New names may not hold invisible characters or bidi
+controls, and \`/dev\` (bash's devices) and \`/shared\` are reserved (\`INVALID_PATH\`). Every file has a \`version\` (1, 2, 3…, +1 on every change
 including delete and restore, never reused) and an \`updatedAt\` (\`2026-01-02T03:04:05.678Z\`,
 millisecond ISO, strictly increasing per path). Pass either back as \`expectedVersion\` or
 \`expectedUpdatedAt\` to make a change fail with \`EDIT_CONFLICT\` if someone changed the file since
@@ -170,9 +179,12 @@ ${ERROR_CATALOGUE.map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e
 
 - File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes.
 - Storage per agent: ${config.storageQuotaBytes} bytes (every distinct content, history included, until purged).
+- Files and directories per agent: ${config.maxFilesPerAgent} (live ones; deleted ones do not count).
+- Entries of a changeset per response: 100 (\`entryCount\` has them all; \`list_changes\` with \`changesetId\` pages through them).
 - \`read\` pages: ${config.readPageLines} lines / ${config.readPageBytes} bytes (continue with \`next.offset\`).
 - \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond).
-- Requests per key: ${config.rateLimitPerMinute} per minute.
+- Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
+- Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).
 
 ## Heartbeat
 

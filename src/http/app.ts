@@ -12,7 +12,7 @@ import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { BashPool } from '../bash/pool.js';
 import { Authenticator } from './auth.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, rateLimited } from './rate-limit.js';
 import { errorBody, errorEnvelope, successEnvelope } from './envelope.js';
 import { mcpRoutes } from './mcp.js';
 import { referenceRoutes } from './reference.js';
@@ -29,17 +29,14 @@ export interface AppOptions {
 const TOOL_PREFIX = '/api/tools/';
 
 /** Sets X-RateLimit-* on the reply; throws 429 RATE_LIMITED (with Retry-After) over the limit. */
-async function applyRateLimit(limiter: RateLimiter, keyId: string, reply: FastifyReply): Promise<void> {
-  const d = await limiter.check(keyId);
+async function applyRateLimit(limiter: RateLimiter, agentId: string, reply: FastifyReply, count = 1): Promise<void> {
+  // One check per unit: stops at the first refusal, so the loop runs at most limit + 1 times.
+  let d = await limiter.check(agentId);
+  for (let i = 1; i < count && d.allowed; i++) d = await limiter.check(agentId);
   reply.header('x-ratelimit-limit', String(d.limit));
   reply.header('x-ratelimit-remaining', String(d.remaining));
   reply.header('x-ratelimit-reset', String(Math.ceil(d.resetAtMs / 1000)));
-  if (!d.allowed) {
-    throw new TransportError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute reached for this key. Retry in ${d.retryAfterS} s.`, {
-      details: { limit: d.limit, retryAfterSeconds: d.retryAfterS },
-      headers: { 'retry-after': String(d.retryAfterS) },
-    });
-  }
+  if (!d.allowed) throw rateLimited(d);
 }
 
 /**
@@ -121,13 +118,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const deps: DispatchDeps = {
     registry, store, config, bash,
     onKeysChanged: () => auth.forget(),
-    rateWindow: (keyId) => limiter.peek(keyId),
+    rateWindow: (agentId) => limiter.peek(agentId),
   };
 
   app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {
     reply.header('x-request-id', req.id);
     const identity = await auth.authenticate(req.headers.authorization);
-    await applyRateLimit(limiter, identity.keyId, reply);
+    await applyRateLimit(limiter, identity.agentId, reply);
     const body = req.body === undefined ? {} : req.body;
     if (typeof body !== 'object' || Array.isArray(body) || body === null) {
       throw new TransportError('INVALID_JSON', `The body must be a JSON object holding the tool's input, got ${Array.isArray(body) ? 'an array' : typeof body}.`);
@@ -141,7 +138,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   registerRoutes(app, { store, config });
   const warmReference = referenceRoutes(app, { registry, config });
   app.decorate('warmReference', warmReference);
-  mcpRoutes(app, deps, auth, (keyId, reply) => applyRateLimit(limiter, keyId, reply));
+  mcpRoutes(app, deps, auth, {
+    request: (agentId, reply, count) => applyRateLimit(limiter, agentId, reply, count),
+    call: (agentId) => limiter.check(agentId),
+    peek: (agentId) => limiter.peek(agentId),
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

@@ -5,6 +5,7 @@
  */
 import { TransportError } from '../core/errors.js';
 import { KEY_PATTERN, hashApiKey } from '../core/keys.js';
+import { readScopes } from '../core/scopes.js';
 import type { AuthRecord, Store } from '../store/types.js';
 import type { AuthContext } from '../tools/registry.js';
 
@@ -57,15 +58,19 @@ export class Authenticator {
       throw this.fail('expired', `This API key expired at ${new Date(found.key.expiresAtMs).toISOString()}. Use another key.`);
     }
     this.touch(found.key.id, now);
+    // A rotated-out key in its grace period only reads: its replacement exists, and a key on its
+    // way out must not write, mint or rotate again (the one rule; tools and tools/list follow it).
+    const retiring = found.key.revokedAtMs !== null;
     return {
       keyId: found.key.id,
       label: found.key.label,
       agentId: found.agent.id,
       agentSlug: found.agent.slug,
       agentName: found.agent.name,
-      scopes: found.key.scopes,
+      scopes: retiring ? readScopes(found.key.scopes) : found.key.scopes,
       folder: found.key.folder,
       expiresAtMs: found.key.expiresAtMs,
+      revokedAtMs: found.key.revokedAtMs,
     };
   }
 

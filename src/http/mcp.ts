@@ -2,35 +2,63 @@
  * POST /mcp: MCP Streamable HTTP (stateless, JSON responses). tools/list shows the tools the
  * calling key may use; tools/call goes through the same registry, auth, scopes and envelope as
  * the REST endpoint. A server and transport per request (the SDK's stateless pattern).
+ *
+ * Rate limit: every JSON-RPC message counts one against the agent's budget, so a batch of N
+ * costs N. Each tools/call is counted as it runs: calls beyond the budget get a RATE_LIMITED
+ * error result (the others run). The other messages (initialize, tools/list, notifications)
+ * are counted up front: if the budget cannot cover them the request is refused with 429.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { TransportError } from '../core/errors.js';
-import { missingScopes } from '../core/scopes.js';
+import { isFullAccess, missingScopes } from '../core/scopes.js';
 import { inputSchema } from '../docs/reference.js';
 import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { Authenticator } from './auth.js';
 import { errorBody } from './envelope.js';
+import { rateLimited, type RateDecision } from './rate-limit.js';
 
-export function mcpRoutes(
-  app: FastifyInstance,
-  deps: DispatchDeps,
-  auth: Authenticator,
-  rateLimit: (keyId: string, reply: import('fastify').FastifyReply) => Promise<void>,
-): void {
+export interface McpRateLimit {
+  /** Counts `count` messages of the request (not tools/call); throws 429 over the limit. */
+  request(agentId: string, reply: FastifyReply, count: number): Promise<void>;
+  /** Counts one tools/call. */
+  call(agentId: string): Promise<RateDecision>;
+  peek(agentId: string): { limit: number; remaining: number; resetAtMs: number };
+}
+
+/** The MCP SDK's transport answers 400 to a JSON-RPC batch of more messages than this. */
+const MAX_BATCH = 100;
+
+/** The messages of a request: tools/call and the others. */
+function countMessages(body: unknown): { calls: number; others: number } {
+  const messages = Array.isArray(body) ? body : [body];
+  let calls = 0;
+  for (const m of messages) if (m && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call') calls++;
+  return { calls, others: messages.length - calls };
+}
+
+const errorResult = (code: string, message: string, details?: Record<string, unknown>) => ({
+  content: [{ type: 'text' as const, text: JSON.stringify(errorBody(code, message, details)) }],
+  isError: true,
+});
+
+export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authenticator, rate: McpRateLimit): void {
   const { registry } = deps;
 
   app.post('/mcp', async (req, reply) => {
     reply.header('x-request-id', req.id);
     const identity = await auth.authenticate(req.headers.authorization);
-    await rateLimit(identity.keyId, reply);
+    const { calls, others } = countMessages(req.body);
+    // A batch the transport refuses whole (over its 100 messages) runs no call: it counts one.
+    const refusedWhole = calls + others > MAX_BATCH;
+    if (others > 0 || calls === 0 || refusedWhole) await rate.request(identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
     const server = new Server({ name: 'agent-file-service', version: '1' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: registry
         .all()
-        .filter((t) => missingScopes(t.scopes, identity.scopes).length === 0)
+        .filter((t) => missingScopes(t.scopes, identity.scopes).length === 0 && (!t.fullAccess || isFullAccess(identity)))
         .map((t) => ({
           name: t.name,
           title: t.summary,
@@ -48,19 +76,31 @@ export function mcpRoutes(
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       try {
+        const decision = await rate.call(identity.agentId);
+        if (!decision.allowed) throw rateLimited(decision);
         const outcome = await callTool(deps, request.params.name, args, identity, req.id);
         if (outcome.ok) return { content: [{ type: 'text' as const, text: JSON.stringify(outcome.result) }] };
         const e = outcome.error;
-        return { content: [{ type: 'text' as const, text: JSON.stringify(errorBody(e.code, e.message, e.details)) }], isError: true };
+        return errorResult(e.code, e.message, e.details);
       } catch (err) {
-        if (err instanceof TransportError) {
-          return { content: [{ type: 'text' as const, text: JSON.stringify(errorBody(err.code, err.message, err.details)) }], isError: true };
-        }
+        if (err instanceof TransportError) return errorResult(err.code, err.message, err.details);
         throw err;
       }
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
+    // The transport writes the response itself, after the calls ran: the headers then tell the
+    // window as the calls left it.
+    const raw = reply.raw;
+    const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => typeof raw;
+    raw.writeHead = ((...args: unknown[]) => {
+      const w = rate.peek(identity.agentId);
+      raw.setHeader('x-request-id', req.id);
+      raw.setHeader('x-ratelimit-limit', String(w.limit));
+      raw.setHeader('x-ratelimit-remaining', String(w.remaining));
+      raw.setHeader('x-ratelimit-reset', String(Math.ceil(w.resetAtMs / 1000)));
+      return writeHead(...args);
+    }) as typeof raw.writeHead;
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

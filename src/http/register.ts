@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
+import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
 import { PRESETS } from '../core/scopes.js';
 import { baseSlug, slugCandidate } from '../core/slug.js';
 import { iso } from '../core/time.js';
@@ -9,9 +10,8 @@ import { StoreSlugTaken, type Store } from '../store/types.js';
 import { errorBody } from './envelope.js';
 
 const HOUR_MS = 60 * 60 * 1000;
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-export function validateName(body: unknown): { name: string } | { error: string } {
+export function validateName(body: unknown): { name: string } | { error: string; codePoint?: string } {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     return { error: 'The body must be a JSON object such as {"name": "my-agent"}.' };
   }
@@ -22,9 +22,14 @@ export function validateName(body: unknown): { name: string } | { error: string 
   if (typeof raw !== 'string') return { error: `'name' must be a string, got ${raw === null ? 'null' : typeof raw}.` };
   const name = raw.trim();
   if (name.length === 0) return { error: "'name' is empty; give 1 to 64 characters." };
-  if ([...name].length > 64) return { error: `'name' is ${[...name].length} characters; the limit is 64.` };
-  if (CONTROL.test(name)) return { error: "'name' contains control characters; use printable characters only." };
-  return { name: name.normalize('NFC') };
+  if (name.length > 128 || [...name].length > 64) return { error: `'name' is ${[...name].length} characters; the limit is 64.` };
+  // The name is shown to other agents: the identifier rule (visible, valid Unicode, no bidi controls).
+  const nfc = normalizeIdentifier(name);
+  const problem = identifierProblem(nfc);
+  if (problem) {
+    return { error: `'name' contains ${problem.reason} at index ${problem.index}; use visible characters only.`, codePoint: problem.codePoint };
+  }
+  return { name: nfc };
 }
 
 export function registerRoutes(app: FastifyInstance, deps: { store: Store; config: Config }): void {
@@ -33,7 +38,9 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
   app.post('/api/users/register', async (req, reply) => {
     reply.header('x-request-id', req.id);
     const parsed = validateName(req.body);
-    if ('error' in parsed) return reply.code(400).send(errorBody('INVALID_INPUT', parsed.error));
+    if ('error' in parsed) {
+      return reply.code(400).send(errorBody('INVALID_INPUT', parsed.error, parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : undefined));
+    }
 
     const limit = config.registrationsPerIpPerHour;
     if (limit > 0) {

@@ -1,6 +1,6 @@
 /** The agents family. This issue: get_key_info (minting, listing and revoking keys come later). */
 import { z } from 'zod';
-import { isFullScope, isReadOnly } from '../core/scopes.js';
+import { isFullAccess, isReadOnly } from '../core/scopes.js';
 import { iso } from '../core/time.js';
 import { defineTool, type AnyTool } from './registry.js';
 
@@ -11,7 +11,9 @@ const getKeyInfo = defineTool({
   summary: 'What the calling key can do: agent, scopes, folder, expiry, limits and usage.',
   description:
     'Needs no scope. Use it first to learn which tools this key may call (scopes), whether it is read-only, ' +
-    'which folder it is restricted to, and the limits that apply (file size, storage, read page size).',
+    'which folder it is restricted to, and the limits that apply (file size, storage, number of files and directories, read page size, keys). usage.rate is the ' +
+    "agent's tool-call window: every key of the agent draws on it (per: \"agent\"). A key rotated out by rotate_key shows " +
+    'revokedAt (when it stops working) and, until then, only its read scopes.',
   input: z.strictObject({}),
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
@@ -26,24 +28,30 @@ const getKeyInfo = defineTool({
       label: auth.label,
       agent: { id: auth.agentId, slug: auth.agentSlug, name: auth.agentName },
       scopes: auth.scopes,
-      fullAccess: isFullScope(auth.scopes) && auth.folder === null && auth.expiresAtMs === null,
+      fullAccess: isFullAccess(auth),
       readOnly: isReadOnly(auth.scopes),
       folder: auth.folder,
       expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs),
+      revokedAt: auth.revokedAtMs === null ? null : iso(auth.revokedAtMs),
       limits: {
         maxFileBytes: config.maxFileBytes,
         storageQuotaBytes: config.storageQuotaBytes,
+        maxFiles: config.maxFilesPerAgent,
         maxRequestBodyBytes: config.maxBodyBytes,
         readPageLines: config.readPageLines,
         readPageBytes: config.readPageBytes,
         requestsPerMinute: config.rateLimitPerMinute,
+        maxKeys: config.maxKeysPerAgent,
       },
       usage: {
         storageBytes: agent?.storageBytes ?? 0,
         storageRemainingBytes: Math.max(0, config.storageQuotaBytes - (agent?.storageBytes ?? 0)),
+        // Live files and directories: what maxFiles counts (deleted ones do not).
+        files: agent?.nodeCount ?? 0,
+        filesRemaining: Math.max(0, config.maxFilesPerAgent - (agent?.nodeCount ?? 0)),
         rate: (() => {
           const w = ctx.rateWindow();
-          return w ? { limit: w.limit, used: w.used, remaining: w.remaining, resetAt: iso(w.resetAtMs) } : null;
+          return w ? { limit: w.limit, used: w.used, remaining: w.remaining, resetAt: iso(w.resetAtMs), per: 'agent' } : null;
         })(),
       },
     };

@@ -1,5 +1,5 @@
 /**
- * Calling a tool: scope check (the one place it happens), input validation, idempotency,
+ * Calling a tool: scope check (the one place it happens, full-access key included), input validation, idempotency,
  * the handler, and the retry of handlers whose plan was overtaken by a concurrent write.
  * Transport-independent: the HTTP route and the MCP endpoint both call `callTool`.
  */
@@ -7,10 +7,12 @@ import { createHash } from 'node:crypto';
 import type { BashPool } from '../bash/pool.js';
 import type { Config } from '../config.js';
 import { ToolError, TransportError } from '../core/errors.js';
+import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
 import { isWithin, normalizePath } from '../core/paths.js';
-import { missingScopes } from '../core/scopes.js';
+import { isFullAccess, isReadOnly, missingScopes } from '../core/scopes.js';
 import { conflictRetryDelay } from '../core/retry.js';
 import { closest } from '../core/suggest.js';
+import { clip, quoteClipped, quoteShort } from '../core/text.js';
 import { iso } from '../core/time.js';
 import {
   StoreConflict,
@@ -20,15 +22,16 @@ import {
   type PlannedChange,
   type Store,
 } from '../store/types.js';
+import { quotaError } from './big-trees.js';
 import { parseInput } from './input.js';
-import type { AuthContext, ToolContext, ToolRegistry } from './registry.js';
+import type { AnyTool, AuthContext, ToolContext, ToolRegistry } from './registry.js';
 
 /**
  * Mutations of one (agent, path) run one at a time on this instance, so concurrent writers to
  * a hot file queue instead of failing their compare-and-swap and retrying. Across instances
  * the store's CAS still decides, with jittered retries.
  */
-class KeyedQueue {
+export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.tails.get(key) ?? Promise.resolve();
@@ -56,8 +59,8 @@ export interface DispatchDeps {
   bash: BashPool;
   /** Called after a tool revoked or rotated keys (the HTTP layer drops its auth cache). */
   onKeysChanged?: () => void;
-  /** The request-rate window of a key, from the transport's limiter. */
-  rateWindow?: (keyId: string) => { limit: number; used: number; remaining: number; resetAtMs: number };
+  /** The tool-call rate window of an agent (shared by all its keys), from the transport's limiter. */
+  rateWindow?: (agentId: string) => { limit: number; used: number; remaining: number; resetAtMs: number };
 }
 
 export type ToolOutcome = { ok: true; result: object } | { ok: false; error: ToolError };
@@ -81,11 +84,93 @@ export function resolveTool(registry: ToolRegistry, name: string) {
   const near = closest(name, registry.names(), 3);
   throw new TransportError(
     'UNKNOWN_TOOL',
-    `Unknown tool '${name}'.` +
+    `Unknown tool ${quoteClipped(name)}.` +
       (near.length ? ` Did you mean ${near.map((n) => `'${n}'`).join(', ')}?` : '') +
       ' The full list is in /skill.md.',
-    { details: { tool: name, suggestions: near } },
+    { details: { tool: clip(name), ...(name.length > clip(name).length ? { toolLength: name.length } : {}), suggestions: near } },
   );
+}
+
+interface Idempotency {
+  /** As the client sent it (for messages). */
+  key: string;
+  /** As stored: scoped to the calling API key (see readInput). */
+  storeKey: string;
+  requestHash: string;
+}
+
+/** The registry's access rules: scopes, and the full-access key for the tools that need it. */
+function checkAccess(tool: AnyTool, auth: AuthContext): void {
+  const missing = missingScopes(tool.scopes, auth.scopes);
+  if (missing.length) {
+    const retiring = auth.revokedAtMs !== null;
+    throw new ToolError(
+      'INSUFFICIENT_SCOPE',
+      retiring
+        ? `${tool.name} needs scope ${tool.scopes.join(' + ')}; this key was rotated out and until it stops working at ` +
+            `${iso(auth.revokedAtMs!)} it can only read. Use the key that replaced it.`
+        : `${tool.name} needs scope ${tool.scopes.join(' + ')}; this key lacks ${missing.join(', ')}. ` +
+            'Use a key that has it (get_key_info shows what this key can do).',
+      { required: tool.scopes, granted: auth.scopes, missing, ...(retiring ? { revokedAt: iso(auth.revokedAtMs!) } : {}) },
+    );
+  }
+  if (tool.fullAccess && !isFullAccess(auth)) {
+    const why = [
+      ...(auth.folder !== null ? [`it is restricted to ${auth.folder}`] : []),
+      ...(auth.expiresAtMs !== null ? [`it expires at ${iso(auth.expiresAtMs)}`] : []),
+      ...(auth.revokedAtMs !== null ? [`it was rotated out`] : []),
+    ];
+    throw new ToolError(
+      'INSUFFICIENT_SCOPE',
+      `${tool.name} needs the agent's full-access key (every scope, no folder, no expiry); this key is not: ${why.join(', ') || 'it lacks scopes'}. ` +
+        'Call it with the key from registration (or its rotated replacement).',
+      { required: { fullAccess: true, scopes: tool.scopes, folder: null, expiresAt: null }, granted: { scopes: auth.scopes, folder: auth.folder, expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs) } },
+    );
+  }
+}
+
+const MAX_IDEMPOTENCY_KEY = 200;
+
+/**
+ * Validates the input, taking idempotencyKey out of it. idempotencyKey values are remembered per
+ * API key (stored as `{keyId}/{value}`): another key of the agent, whatever its grants, neither
+ * replays nor blocks them. rotate_key's replacement is a new key and starts with none; the old
+ * key, in its grace period, can only read, so retry an interrupted write with the new key only
+ * after checking list_changes. A key that cannot change anything (read-only, or in its grace
+ * period) has nothing to protect: its idempotencyKey is checked and otherwise ignored, so it
+ * never writes idempotency rows.
+ */
+function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, auth: AuthContext) {
+  let raw = body;
+  let given: string | undefined;
+  if (tool.mutating && Object.hasOwn(body, 'idempotencyKey')) {
+    const { idempotencyKey, ...rest } = body;
+    if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
+      throw new ToolError('INVALID_INPUT', `'idempotencyKey' must be a string of 1 to ${MAX_IDEMPOTENCY_KEY} printable characters.`, { field: 'idempotencyKey' });
+    }
+    const problem = identifierProblem(idempotencyKey);
+    if (problem) {
+      throw new ToolError(
+        'INVALID_INPUT',
+        `'idempotencyKey' contains ${problem.reason} at index ${problem.index}. Use printable, visible characters (e.g. a UUID).`,
+        { field: 'idempotencyKey', codePoint: problem.codePoint, index: problem.index },
+      );
+    }
+    raw = rest;
+    given = normalizeIdentifier(idempotencyKey);
+  }
+  const input = parseInput(tool.input, raw, name);
+  let idempotency: Idempotency | undefined;
+  // Hashed only once validated: the schemas bound its depth (canonical() recurses, and an
+  // unvalidated body nested thousands deep would overflow the stack: a 500).
+  if (given !== undefined && !isReadOnly(auth.scopes)) {
+    idempotency = {
+      key: given,
+      storeKey: `${auth.keyId}/${given}`,
+      requestHash: createHash('sha256').update(`${name}\n${canonical(raw)}`).digest('hex'),
+    };
+  }
+  return { input, idempotency };
 }
 
 export async function callTool(
@@ -97,45 +182,19 @@ export async function callTool(
 ): Promise<ToolOutcome> {
   const tool = resolveTool(deps.registry, name);
   try {
-    const missing = missingScopes(tool.scopes, auth.scopes);
-    if (missing.length) {
-      throw new ToolError(
-        'INSUFFICIENT_SCOPE',
-        `${name} needs scope ${tool.scopes.join(' + ')}; this key lacks ${missing.join(', ')}. ` +
-          'Use a key that has it (get_key_info shows what this key can do).',
-        { required: tool.scopes, granted: auth.scopes, missing },
-      );
-    }
+    checkAccess(tool, auth);
+    const { input, idempotency } = readInput(tool, name, body, auth);
 
-    let idempotency: { key: string; requestHash: string } | undefined;
-    let raw = body;
-    let idempotencyKey: string | undefined;
-    if (tool.mutating && 'idempotencyKey' in body) {
-      const { idempotencyKey: given, ...rest } = body;
-      if (typeof given !== 'string' || given.length < 1 || given.length > 200 || /[\u0000-\u001f\u007f]/.test(given)) {
-        throw new ToolError('INVALID_INPUT', "'idempotencyKey' must be a string of 1 to 200 printable characters.", { field: 'idempotencyKey' });
-      }
-      raw = rest;
-      idempotencyKey = given;
-    }
-    const input = parseInput(tool.input, raw, name);
-    // Hashed only once validated: the schemas bound its depth (canonical() recurses, and an
-    // unvalidated body nested thousands deep would overflow the stack: a 500).
-    if (idempotencyKey !== undefined) {
-      idempotency = {
-        key: idempotencyKey,
-        requestHash: createHash('sha256').update(`${name}\n${canonical(raw)}`).digest('hex'),
-      };
-    }
-
+    // Replays come after the scope checks (above) and only from this key's own earlier calls:
+    // the key's folder never changes, so a replayed result passed the same folder check.
     if (idempotency) {
-      const earlier = await deps.store.getIdempotent(auth.agentId, idempotency.key);
+      const earlier = await deps.store.getIdempotent(auth.agentId, idempotency.storeKey);
       const replay = checkReplay(earlier, idempotency);
       if (replay) return { ok: true, result: replay };
     }
 
     const replayIfDone = async () =>
-      idempotency ? checkReplay(await deps.store.getIdempotent(auth.agentId, idempotency.key), idempotency) : null;
+      idempotency ? checkReplay(await deps.store.getIdempotent(auth.agentId, idempotency.storeKey), idempotency) : null;
     const attempt = async (): Promise<ToolOutcome> => {
       // A concurrent call with the same idempotencyKey may have finished while this one queued.
       const done = await replayIfDone();
@@ -148,7 +207,7 @@ export async function callTool(
           // Results that needed no commit (purge, an unchanged write) are remembered too, so a
           // retry answers the same instead of NOT_FOUND or a different shape.
           if (idempotency && !ctx.committed) {
-            await deps.store.saveIdempotent(auth.agentId, idempotency.key, idempotency.requestHash, result);
+            await deps.store.saveIdempotent(auth.agentId, idempotency.storeKey, idempotency.requestHash, result);
           }
           return { ok: true, result };
         } catch (err) {
@@ -186,13 +245,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 function checkReplay(
   earlier: { requestHash: string; response: unknown; createdAtMs: number } | null,
-  idem: { key: string; requestHash: string },
+  idem: Idempotency,
 ): object | null {
   if (!earlier || earlier.createdAtMs < Date.now() - DAY_MS) return null;
   if (earlier.requestHash !== idem.requestHash) {
     throw new ToolError(
       'INVALID_INPUT',
-      `idempotencyKey '${idem.key}' was already used with a different input. Use a new key for a new request.`,
+      `idempotencyKey ${quoteShort(idem.key)} was already used by this API key with a different input. Use a new idempotencyKey for a new request.`,
       { field: 'idempotencyKey' },
     );
   }
@@ -204,7 +263,7 @@ function makeContext(
   auth: AuthContext,
   requestId: string,
   tool: string,
-  idempotency: { key: string; requestHash: string } | undefined,
+  idempotency: Idempotency | undefined,
 ): ToolContext {
   return {
     store: deps.store,
@@ -226,7 +285,7 @@ function makeContext(
     },
     committed: false,
     rateWindow() {
-      return deps.rateWindow?.(auth.keyId) ?? null;
+      return deps.rateWindow?.(auth.agentId) ?? null;
     },
     keysChanged() {
       deps.onKeysChanged?.();
@@ -241,22 +300,17 @@ function makeContext(
           tool,
           changes,
           quotaBytes: deps.config.storageQuotaBytes,
+          fileQuota: deps.config.maxFilesPerAgent,
           idempotency: idempotency && {
-            ...idempotency,
+            key: idempotency.storeKey,
+            requestHash: idempotency.requestHash,
             respond: (c) => (result = respond(c)),
           },
         });
         this.committed = true;
         return result ?? respond(cs);
       } catch (err) {
-        if (err instanceof StoreQuotaExceeded) {
-          throw new ToolError(
-            'QUOTA_EXCEEDED',
-            `Storage quota exceeded: ${err.usedBytes} of ${err.limitBytes} bytes used and this change adds ${err.addBytes}. ` +
-              'Purge files you no longer need (deleted files keep their history until purged).',
-            { usedBytes: err.usedBytes, addBytes: err.addBytes, limitBytes: err.limitBytes },
-          );
-        }
+        if (err instanceof StoreQuotaExceeded) throw quotaError(err);
         throw err;
       }
     },

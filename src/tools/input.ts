@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
-import { closest } from '../core/suggest.js';
+import { closest, MAX_SUGGEST_LENGTH } from '../core/suggest.js';
+import { clip, quoteClipped } from '../core/text.js';
 
 /** Names agents commonly send, mapped to ours (contract §1). */
 const ALIASES: Record<string, string> = {
@@ -26,11 +27,17 @@ const SYNONYMS: Record<string, string[]> = {
 };
 
 function suggestField(key: string, known: Set<string>): string | undefined {
+  // A 10 MB field name used to be lowercased once per synonym (2.6 s): no name that long is close to anything.
+  if (key.length > MAX_SUGGEST_LENGTH) return undefined;
+  const lower = key.toLowerCase();
   for (const [target, words] of Object.entries(SYNONYMS)) {
-    if (known.has(target) && words.some((w) => w.toLowerCase() === key.toLowerCase())) return target;
+    if (known.has(target) && words.some((w) => w.toLowerCase() === lower)) return target;
   }
   return closest(key, known, 1)[0];
 }
+
+/** At most this many issues are listed in details.issues (and keys in one message). */
+const MAX_ISSUES = 20;
 
 export function applyAliases(raw: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
   let out: Record<string, unknown> | null = null;
@@ -75,16 +82,16 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string,
     const allowed = [...known].join(', ');
     throw new ToolError(
       'INVALID_INPUT',
-      `Unknown field '${key}' for ${tool}` +
+      `Unknown field ${quoteClipped(key)} for ${tool}` +
         (suggestion ? `; did you mean '${suggestion}'?` : '.') +
         ` Valid fields: ${allowed || '(none)'}.`,
-      { field: key, suggestion: suggestion ?? null, allowed: [...known] },
+      { field: clip(key), ...(key.length > clip(key).length ? { fieldLength: key.length } : {}), suggestion: suggestion ?? null, allowed: [...known] },
     );
   }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => {
-    const field = fieldName(issue.path);
+  const issues = result.error.issues.slice(0, MAX_ISSUES).map((issue) => {
+    const field = clip(fieldName(issue.path));
     const value = valueAt(input, issue.path);
     let message: string;
     if (issue.code === 'invalid_type' && value === undefined) {
@@ -92,7 +99,9 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string,
     } else if (issue.code === 'invalid_type') {
       message = `'${field}' must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, got ${describeType(value)}.`;
     } else if (issue.code === 'unrecognized_keys') {
-      message = `Unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')} in '${field}'.`;
+      const keys = issue.keys.slice(0, 5).map((k) => quoteClipped(k));
+      if (issue.keys.length > 5) keys.push(`and ${issue.keys.length - 5} more`);
+      message = `Unknown field(s) ${keys.join(', ')} in '${field}'.`;
     } else {
       message = `'${field || 'input'}' ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}.`.replace(/\.\.$/, '.');
     }

@@ -2,15 +2,23 @@
  * Key management (agents family): create_key, list_keys, revoke_key, rotate_key. A key can
  * only mint keys narrower than itself (subset of scopes, inside its folder, expiring no later),
  * and manage itself and the keys it minted; the agent's full-access key manages every key.
+ * An agent holds at most MAX_KEYS_PER_AGENT live keys, and all its keys share one rate budget,
+ * so minting keys gains nothing.
  */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
 import { isWithin, normalizePath } from '../core/paths.js';
-import { ALL_SCOPES, PRESETS, expandScopes, isFullScope, isReadOnly, missingScopes, type Scope } from '../core/scopes.js';
-import { iso, parseTimestamp } from '../core/time.js';
+import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
+import { ALL_SCOPES, FAMILY_NAMES, PRESETS, PRESET_NAMES, UnknownScope, expandScopes, isFullAccess, isReadOnly, missingScopes, type Scope } from '../core/scopes.js';
+import { quoteShort } from '../core/text.js';
+import { iso, parseRfc3339 } from '../core/time.js';
 import type { KeyRecord } from '../store/types.js';
+import { KeyedQueue } from './dispatch.js';
 import { defineTool, type AnyTool, type AuthContext, type ToolContext } from './registry.js';
+
+/** The longest lifetime a key may be given, by expiresIn or expiresAt: ten years. */
+const MAX_LIFETIME_S = 10 * 365 * 86400;
 
 function describeKey(k: KeyRecord, callerKeyId: string) {
   return {
@@ -31,23 +39,34 @@ function describeKey(k: KeyRecord, callerKeyId: string) {
 
 /**
  * Keys the caller may see and manage: itself and its descendants; every key for a full-access
- * key. Full access means every scope with no folder and no expiry: a restricted key with every
- * scope must not reach (and rotate into an unrestricted copy of) the agent's other keys.
+ * key (core/scopes.ts isFullAccess): a restricted key with every scope must not reach (and
+ * rotate into an unrestricted copy of) the agent's other keys. Linear in the number of keys.
  */
 function manageable(keys: KeyRecord[], auth: AuthContext): Set<string> {
-  if (isFullScope(auth.scopes) && auth.folder === null && auth.expiresAtMs === null) return new Set(keys.map((k) => k.id));
+  if (isFullAccess(auth)) return new Set(keys.map((k) => k.id));
+  const children = new Map<string, string[]>();
+  for (const k of keys) {
+    if (k.createdByKeyId === null) continue;
+    const list = children.get(k.createdByKeyId);
+    if (list) list.push(k.id);
+    else children.set(k.createdByKeyId, [k.id]);
+  }
   const out = new Set<string>([auth.keyId]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const k of keys) {
-      if (!out.has(k.id) && k.createdByKeyId && out.has(k.createdByKeyId)) {
-        out.add(k.id);
-        grew = true;
+  for (const stack = [auth.keyId]; stack.length; ) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      if (!out.has(child)) {
+        out.add(child);
+        stack.push(child);
       }
     }
   }
   return out;
 }
+
+const isLiveKey = (k: KeyRecord, now: number) => k.revokedAtMs === null && (k.expiresAtMs === null || k.expiresAtMs > now);
+
+/** create_key of one agent runs one at a time on this instance, so the live-key cap is counted exactly. */
+const minting = new KeyedQueue();
 
 async function mint(
   ctx: ToolContext,
@@ -72,17 +91,37 @@ async function mint(
   return { apiKey, record };
 }
 
-/** parseTimestamp's message speaks of updatedAt strings from read/stat; an expiry is any ISO timestamp. */
-function parseExpiresAt(value: string): number {
-  try {
-    return parseTimestamp(value, 'expiresAt');
-  } catch {
+/** An expiry: a real calendar instant (no 31 February), in the future, at most ten years ahead. */
+function parseExpiresAt(value: string, now: number): number {
+  const ms = parseRfc3339(value);
+  if (Number.isNaN(ms)) {
     throw new ToolError(
       'INVALID_INPUT',
-      `expiresAt must be an ISO-8601 timestamp such as 2026-01-02T03:04:05Z; got ${JSON.stringify(value)}. Or give expiresIn in seconds.`,
+      `expiresAt must be an ISO-8601 timestamp of a real date and time such as 2026-01-02T03:04:05Z; got ${quoteShort(value)}. Or give expiresIn in seconds.`,
       { field: 'expiresAt' },
     );
   }
+  if (ms > now + MAX_LIFETIME_S * 1000) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `expiresAt ${iso(ms)} is more than ten years ahead; the longest lifetime is ${MAX_LIFETIME_S} seconds (the expiresIn limit). Give an earlier expiresAt, or none for a key that does not expire.`,
+      { field: 'expiresAt', max: iso(now + MAX_LIFETIME_S * 1000) },
+    );
+  }
+  return ms;
+}
+
+function checkLabel(raw: string): string {
+  const label = normalizeIdentifier(raw);
+  const problem = identifierProblem(label);
+  if (problem) {
+    throw new ToolError(
+      'INVALID_INPUT',
+      `'label' contains ${problem.reason} at index ${problem.index}. Use visible characters only.`,
+      { field: 'label', codePoint: problem.codePoint, index: problem.index },
+    );
+  }
+  return label;
 }
 
 const createKey = defineTool({
@@ -92,30 +131,38 @@ const createKey = defineTool({
   summary: 'Mint a narrower API key: fewer scopes, a folder, an expiry.',
   description:
     'Creates a key with a subset of this key\'s scopes (give scopes, or a preset: full, read-only, files, files-read), optionally ' +
-    'restricted to a folder inside this key\'s folder and expiring no later than this key. The new key is shown once.',
+    'restricted to a folder inside this key\'s folder and expiring no later than this key (at most ten years ahead). The new key ' +
+    'is shown once. An agent holds at most MAX_KEYS_PER_AGENT live keys (get_key_info limits.maxKeys; revoke unused ones), and ' +
+    'all its keys share one rate budget.',
   input: z.strictObject({
-    // Printable, like an agent's name (PostgreSQL text cannot even hold NUL).
-    label: z.string().trim().min(1).max(64).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
-    scopes: z.array(z.string()).optional().describe(`Scope names or families: ${ALL_SCOPES.join(', ')}, files, shares, …`),
-    preset: z.enum(['full', 'read-only', 'files', 'files-read']).optional(),
+    // Visible characters only (core/identifier.ts, checked in the handler): labels are shown in listings and history.
+    label: z.string().trim().min(1).max(64),
+    scopes: z.array(z.string().max(100)).max(100).optional().describe(`Scope names or families: ${ALL_SCOPES.join(', ')}, files, shares, …`),
+    preset: z.enum(PRESET_NAMES).optional(),
     folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),
-    expiresIn: z.number().int().min(60).max(10 * 365 * 86400).optional().describe('Lifetime in seconds.'),
-    expiresAt: z.string().optional().describe('Expiry as an ISO timestamp.'),
+    expiresIn: z.number().int().min(60).max(MAX_LIFETIME_S).optional().describe('Lifetime in seconds (at most ten years).'),
+    expiresAt: z.string().optional().describe('Expiry as an ISO timestamp (at most ten years ahead).'),
   }),
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: false },
-  errors: ['INSUFFICIENT_SCOPE', 'INVALID_INPUT', 'INVALID_PATH'],
+  errors: ['INSUFFICIENT_SCOPE', 'INVALID_INPUT', 'INVALID_PATH', 'QUOTA_EXCEEDED'],
   examples: [{ title: 'A read-only key for one folder, valid one day', input: { label: 'reviewer', preset: 'read-only', folder: '/projects', expiresIn: 86400 } }],
   async handler(input, ctx) {
     const { auth } = ctx;
     if ((input.scopes === undefined) === (input.preset === undefined)) {
       throw new ToolError('INVALID_INPUT', 'Give exactly one of scopes (a list) or preset (full, read-only, files, files-read).', { field: 'scopes' });
     }
+    const label = checkLabel(input.label);
     let scopes: Scope[];
     try {
-      scopes = input.preset ? PRESETS[input.preset]! : expandScopes(input.scopes!);
+      scopes = input.preset ? PRESETS[input.preset] : expandScopes(input.scopes!);
     } catch (err) {
-      throw new ToolError('INVALID_INPUT', `${(err as Error).message}. Valid scopes: ${ALL_SCOPES.join(', ')} (or a family name).`, { field: 'scopes' });
+      if (!(err instanceof UnknownScope)) throw err;
+      throw new ToolError(
+        'INVALID_INPUT',
+        `${err.message}. Valid scopes: ${ALL_SCOPES.join(', ')}; or a family name: ${FAMILY_NAMES.join(', ')}.`,
+        { field: 'scopes', valid: [...ALL_SCOPES], families: FAMILY_NAMES },
+      );
     }
     const missing = missingScopes(scopes, auth.scopes);
     if (missing.length) {
@@ -137,7 +184,7 @@ const createKey = defineTool({
     }
     const now = Date.now();
     let expiresAtMs =
-      input.expiresIn !== undefined ? now + input.expiresIn * 1000 : input.expiresAt !== undefined ? parseExpiresAt(input.expiresAt) : null;
+      input.expiresIn !== undefined ? now + input.expiresIn * 1000 : input.expiresAt !== undefined ? parseExpiresAt(input.expiresAt, now) : null;
     if (expiresAtMs !== null && expiresAtMs <= now) {
       throw new ToolError('INVALID_INPUT', `expiresAt ${iso(expiresAtMs)} is in the past.`, { field: 'expiresAt' });
     }
@@ -150,8 +197,20 @@ const createKey = defineTool({
       }
       expiresAtMs ??= auth.expiresAtMs;
     }
-    const { apiKey, record } = await mint(ctx, { label: input.label, scopes, folder, expiresAtMs, createdByKeyId: auth.keyId });
-    return { success: true, apiKey, ...describeKey(record, auth.keyId), important: 'Save apiKey now: it is shown only once.' };
+    return minting.run(auth.agentId, async () => {
+      const max = ctx.config.maxKeysPerAgent;
+      const live = (await ctx.store.listKeys(auth.agentId)).filter((k) => isLiveKey(k, Date.now())).length;
+      if (live >= max) {
+        throw new ToolError(
+          'QUOTA_EXCEEDED',
+          `This agent already has ${live} live keys, the limit (MAX_KEYS_PER_AGENT) is ${max}. Revoke keys you no longer use ` +
+            '(list_keys, revoke_key), then create this one. More keys bring no more requests: the rate limit is per agent.',
+          { liveKeys: live, limit: max },
+        );
+      }
+      const { apiKey, record } = await mint(ctx, { label, scopes, folder, expiresAtMs, createdByKeyId: auth.keyId });
+      return { success: true, apiKey, ...describeKey(record, auth.keyId), important: 'Save apiKey now: it is shown only once.' };
+    });
   },
 });
 
@@ -209,7 +268,11 @@ const rotateKey = defineTool({
   summary: 'Replace a key with a new one of the same grants; the old one stops working after a grace period.',
   description:
     'Mints a new key with the same label, scopes, folder and expiry as keyId (default: this key) and revokes the old one after ' +
-    'gracePeriodSeconds (default 0: at once). Keys the old one minted now belong to the new one. The new key is shown once.',
+    'gracePeriodSeconds (default 0: at once). During the grace period the old key can only read: it keeps its :read scopes and ' +
+    'search, loses every write, delete and agents:write scope, and cannot be rotated again (its replacement exists); it may still ' +
+    'revoke itself early. Keys the old ' +
+    'one minted now belong to the new one. idempotencyKey values belong to the key that sent them: the new key starts with none. ' +
+    'The new key is shown once.',
   input: z.strictObject({ keyId: z.string().min(1).optional(), gracePeriodSeconds: z.number().int().min(0).max(7 * 86400).default(0) }),
   mutating: false,
   annotations: { readOnly: false, destructive: true, idempotent: false },
@@ -219,6 +282,14 @@ const rotateKey = defineTool({
     const target = await findManageable(ctx, input.keyId ?? ctx.auth.keyId);
     if (target.revokedAtMs !== null && target.revokedAtMs <= Date.now()) {
       throw new ToolError('NOT_FOUND', `Key ${target.id} is already revoked; create a new key with create_key instead.`, { keyId: target.id });
+    }
+    if (target.revokedAtMs !== null) {
+      // Rotated out already (in its grace period): rotating it again would mint a second replacement.
+      throw new ToolError(
+        'INVALID_INPUT',
+        `Key ${target.id} was already rotated out and stops working at ${iso(target.revokedAtMs)}; rotate its replacement instead (list_keys shows it).`,
+        { keyId: target.id, revokedAt: iso(target.revokedAtMs) },
+      );
     }
     if (target.expiresAtMs !== null && target.expiresAtMs <= Date.now()) {
       // Its replacement would inherit the expiry and be dead on arrival.

@@ -20,6 +20,11 @@ export interface AuthContext {
   scopes: Scope[];
   folder: string | null;
   expiresAtMs: number | null;
+  /**
+   * When a rotated-out key stops working (its grace period), else null. Such a key keeps only
+   * its read scopes: `scopes` above already has them alone.
+   */
+  revokedAtMs: number | null;
 }
 
 export interface ToolContext {
@@ -61,6 +66,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   family: ToolFamily;
   /** Exactly the scopes the tool needs; empty = none (get_key_info). */
   scopes: Scope[];
+  /**
+   * Only the agent's full-access key may call it: every scope, no folder, no expiry, not rotated
+   * out (core/scopes.ts isFullAccess). Checked with the scopes, in dispatch.
+   */
+  fullAccess?: boolean;
   summary: string;
   description: string;
   input: S;
