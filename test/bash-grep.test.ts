@@ -219,7 +219,7 @@ describe('grep against GNU grep 3.8', () => {
     const fs1 = await buildInMemory();
     viaContext = new Bash({ fs: fs1, cwd: '/w', customCommands: grepCommands(), env: { LC_ALL: 'C.UTF-8' } });
     const fs2 = await buildInMemory();
-    direct = new Bash({ fs: fs2, cwd: '/w', customCommands: grepCommands(fs2), env: { LC_ALL: 'C.UTF-8' } });
+    direct = new Bash({ fs: fs2, cwd: '/w', customCommands: grepCommands(() => fs2), env: { LC_ALL: 'C.UTF-8' } });
   });
   after(() => {
     if (root) rmSync(root, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * between agents, `tree` against hand-checked outputs, and the limits (wall time, output size,
  * and that a runaway command never delays other requests).
  *
- * GNU-faithfulness of the output formats is test/bash-diff.test.ts's job.
+ * GNU-faithfulness of the output formats is test/slow/bash-diff.test.ts's job.
  *
  * Tests marked `todo` assert the contract where the service does not meet it yet (the bug is
  * named in the todo text); they run and report, but do not fail the suite. Remove the marker
@@ -610,6 +610,70 @@ for (const backend of backends()) {
       assert.equal(r.stdout, '/nope [error opening dir]\n/t/b\n|-- c.txt\n`-- d\n    `-- e.ts\n\n1 directory, 2 files\n');
       assert.equal(r.exitCode, 2);
     });
+
+    it('a brace expansion past the limit fails loudly (exit 126, the limit and what to do), never truncated', async () => {
+      // just-bash stopped a range at 10,000 words without a word: `echo {1..10000000}` printed
+      // 1 … 10000 with exit 0, and `for i in {1..20000}` ran 10,000 times.
+      const { key } = await fresh(s);
+      const advice = '; the script stopped here. Count with a loop instead (for ((i = 1; i <= N; i++)); do …; done) or use seq.\n';
+      const words = 'bash: brace expansion result limit exceeded (100000): a brace expansion may produce at most 100000 words';
+      const steps =
+        'bash: brace expansion: brace_operations work limit exceeded (100000): the brace expansions of one call may take at most 100000 steps (a range {1..N} takes two per word)';
+      const cases: Array<[string, string]> = [
+        ['echo {1..10000000}', words],
+        ['for i in {10000000..1}; do :; done', words],
+        ['echo before; x=({1..200000}); echo after', words],
+        ['echo {a..z}{a..z}{a..z}{a..z}', words],
+        ['for i in {1..60000}; do :; done; echo $i', steps],
+        ['echo {1..40000} | wc -w; echo {1..40000} | wc -w', steps],
+      ];
+      for (const [cmd, message] of cases) {
+        const r = await bash(s, key, cmd);
+        assert.deepEqual([r.stderr, r.exitCode], [message + advice, 126], cmd);
+        assert.doesNotMatch(r.stdout, /\d \d/, `${cmd}: nothing of the expansion is printed`);
+      }
+      assert.equal((await bash(s, key, 'echo before; x=({1..200000}); echo after')).stdout, 'before\n');
+      // Up to the limit, ranges expand in full (GNU-like), beyond just-bash's old 10,000.
+      let r = await bash(s, key, 'n=0; for i in {1..20000}; do n=$((n+1)); done; echo $n $i');
+      assert.deepEqual([r.stdout, r.exitCode], ['20000 20000\n', 0]);
+      r = await bash(s, key, 'echo {1..30000} | wc -w; echo {a..e} {10..1..3} {z..a..5}');
+      assert.deepEqual([r.stdout, r.exitCode], ['30000\na b c d e 10 7 4 1 z u p k f a\n', 0]);
+    });
+
+    it("find -regex reads emacs syntax (the default) and the basic syntaxes as GNU findutils does: + and ? are emacs operators, \\+ and \\? basic ones", async () => {
+      const { key } = await fresh(s);
+      for (const n of ['aaa', 'a+', 'a?', 'a', 'a|b', 'b', '(a)', 'aa', 'a{2}']) await s.ok(key, 'write', { path: `/fre/${n}`, content: '' });
+      // GNU findutils 4.9 on the same names. (Before: emacs + and ? were literal, \+ and \? operators.)
+      const expect: Array<[string, string]> = [
+        ["-regex '/fre/a+'", '/fre/a /fre/aa /fre/aaa'],
+        ["-regex '/fre/a\\+'", '/fre/a+'],
+        ["-regex '/fre/a?'", '/fre/a'],
+        ["-regex '/fre/a\\?'", '/fre/a?'],
+        ["-regex '/fre/a\\|b'", '/fre/a'], // the whole path matches '/fre/a' or 'b'
+        ["-regex '/fre/\\(a\\)'", '/fre/a'],
+        ["-regex '/fre/a\\{2\\}'", '/fre/a{2}'],
+        ["-regextype posix-basic -regex '/fre/a\\{2\\}'", '/fre/aa'],
+        ["-regextype posix-basic -regex '/fre/a\\+'", '/fre/a /fre/aa /fre/aaa'],
+        ["-regextype posix-basic -regex '/fre/a+'", '/fre/a+'],
+      ];
+      for (const [args, out] of expect) {
+        const r = await bash(s, key, `find /fre ${args} | sort | tr '\\n' ' '`);
+        assert.equal(r.stdout.trim(), out, args);
+      }
+    });
+
+    it('xargs splits a long argument list into command lines of at most 128 KiB, as GNU does (one line of all items broke the 1 MB script limit)', async () => {
+      const { key } = await fresh(s);
+      // GNU findutils 4.9 output, byte for byte.
+      let r = await bash(s, key, "seq 1 30000 | xargs echo | awk '{print NF, $1, $NF}'");
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['23695 1 23695\n6305 23696 30000\n', '', 0]);
+      r = await bash(s, key, 'seq 1 5 | xargs -s 9 echo');
+      assert.deepEqual([r.stdout, r.exitCode], ['1 2\n3 4\n5\n', 0]);
+      r = await bash(s, key, 'echo x | xargs -s 6 echo');
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['', 'xargs: argument line too long\n', 1]);
+      r = await bash(s, key, 'seq 1 100000 | xargs echo | wc -lw');
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['      5  100000\n', '', 0]);
+    });
   });
 
   describe(`bash command count limit (${backend})`, () => {
@@ -631,6 +695,19 @@ for (const backend of backends()) {
       assert.equal((await s.ok(key, 'read', { path: '/count.txt' })).content, 'start\n');
       r = await bash(s, key, 'for i in $(seq 400); do :; done; echo "ok $i"');
       assert.deepEqual([r.stdout, r.exitCode], ['ok 400\n', 0]);
+    });
+
+    it('awk records count against BASH_MAX_COMMANDS (not a fixed 100,000), and every limit names what to do', async () => {
+      const lines = (n: number) => Array.from({ length: n }, (_, i) => `${i}\n`).join('');
+      await s.ok(key, 'write', { path: '/900.txt', content: lines(900) });
+      await s.ok(key, 'write', { path: '/1500.txt', content: lines(1500) });
+      let r = await bash(s, key, "awk '{n++} END{print n}' /900.txt");
+      assert.deepEqual([r.stdout, r.exitCode], ['900\n', 0]);
+      r = await bash(s, key, "awk '{n++} END{print n}' /1500.txt");
+      assert.deepEqual([r.stderr, r.exitCode], ['awk: record limit exceeded (1000); the limit of this server (BASH_MAX_COMMANDS): split the work into smaller calls\n', 126]);
+      // just-bash's advice named its own options; recursion got the BASH_MAX_COMMANDS advice.
+      r = await bash(s, key, 'f() { f; }; f');
+      assert.deepEqual([r.stderr, r.exitCode], ['bash: f: maximum recursion depth (100) exceeded; a limit of this server: recurse less deeply (a loop instead of recursion)\n', 126]);
     });
   });
 
@@ -820,6 +897,27 @@ describe('bash: which command lines take the cat fast path', () => {
       `cat ${Array.from({ length: 17 }, (_, i) => `f${i}`).join(' ')}`,
     ]) {
       assert.equal(plainCatOperands(cmd), null, cmd);
+    }
+  });
+});
+
+describe('bash: the advice after a just-bash limit fits the limit', () => {
+  it('names this server’s setting or what to do, never just-bash’s option', async () => {
+    const { gnuShellErrors } = await import('../src/bash/writers.js');
+    const cases: Array<[string, RegExp]> = [
+      ['bash: too many commands executed (>1000), increase executionLimits.maxCommandCount', /; the limit of this server \(BASH_MAX_COMMANDS\): split the work into smaller calls$/],
+      ['bash: while loop: too many iterations (1000), increase executionLimits.maxLoopIterations', /\(BASH_MAX_COMMANDS\)/],
+      ['bash: f: maximum recursion depth (100) exceeded, increase executionLimits.maxCallDepth', /; a limit of this server: recurse less deeply/],
+      ['bash: pipeline: total output size exceeded (>8388608 bytes), increase executionLimits.maxOutputSize', /; a limit of this server on what one call may print, pipe or redirect: print less/],
+      ['jq: query iteration limit exceeded, increase executionLimits.maxJqIterations', /simplify the jq program/],
+      ['bash: something new, increase executionLimits.maxFooBar', /; a limit of this server: split the work into smaller calls$/],
+      ['awk: record limit exceeded (100000)', /^awk: record limit exceeded \(100000\); the limit of this server \(BASH_MAX_COMMANDS\)/],
+      ['sed: iteration limit exceeded (100000)', /^sed: iteration limit exceeded \(100000\); the limit of this server \(BASH_MAX_COMMANDS\)/],
+    ];
+    for (const [message, advice] of cases) {
+      const out = gnuShellErrors(message + '\n');
+      assert.match(out.trimEnd(), advice, message);
+      assert.doesNotMatch(out, /executionLimits/, message);
     }
   });
 });

@@ -14,6 +14,9 @@ describe('just-bash bundle patch', () => {
     assert.ok(patched, 'the installed just-bash has the expected expand() text: port the fix when this fails');
     assert.ok(patched.startsWith(sourceTag(source)));
     assert.equal(patched.match(/async __dirsOnly\(/g)?.length, 1);
+    // Brace ranges: no silent cap, the result limit throws.
+    assert.equal(patched.match(/brace expansion result limit exceeded \(\$\{\w+\.maxResults\}\)/g)?.length, 1);
+    assert.ok(!/\.maxResults\)return!1;/.test(patched));
     assert.ok(!patched.includes('"./chunks/'), 'relative chunk imports are absolute');
     assert.ok(!patched.includes('import.meta.url'));
     assert.ok(patched.includes(`"${url.slice(0, url.lastIndexOf('/') + 1)}chunks/`));

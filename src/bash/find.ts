@@ -19,6 +19,7 @@
 import { Buffer } from 'node:buffer';
 import { posix } from 'node:path';
 import type { Command, FsStat, IFileSystem } from './just-bash.js';
+import { SEARCH, watched } from './search-watch.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 type Result = Awaited<ReturnType<Command['execute']>>;
@@ -94,7 +95,8 @@ function globToRegex(pat: string): string {
         first = false;
         if (d === '[' && pat[j + 1] === ':') {
           const end = pat.indexOf(':]', j + 2);
-          const cls = end === -1 ? undefined : CLASSES[pat.slice(j + 2, end)];
+          const name = end === -1 ? '' : pat.slice(j + 2, end);
+          const cls = Object.hasOwn(CLASSES, name) ? CLASSES[name] : undefined;
           if (cls !== undefined) {
             body += cls;
             j = end + 2;
@@ -406,8 +408,15 @@ class Parser {
         const src = this.arg(t);
         let js = src;
         if (this.regextype === 'emacs' || this.regextype === 'posix-basic' || this.regextype === 'grep' || this.regextype === 'sed') {
-          js = src.replace(/\\([(){}|])|([(){}|+?])/g, (_m, esc: string | undefined, plain: string | undefined) => (esc ? esc : '\\' + plain));
-          if (this.regextype === 'emacs') js = js.replace(/\\\\([+?])/g, '$1');
+          // GNU (checked against findutils 4.9): emacs has \( \) \| and plain + ? as operators,
+          // braces are literal; the basic syntaxes \( \) \| \{ \} \+ \?. Everything else of
+          // (){}|+? is literal; other escapes (\\, \.) stay as they are.
+          const emacs = this.regextype === 'emacs';
+          const escapedOps = emacs ? '()|' : '(){}|+?';
+          js = src.replace(/\\([^])|([(){}|+?])/g, (_m, esc: string | undefined, plain: string | undefined) => {
+            if (esc !== undefined) return escapedOps.includes(esc) ? esc : '\\' + esc;
+            return emacs && (plain === '+' || plain === '?') ? plain : '\\' + plain;
+          });
         }
         let re: RegExp;
         try {
@@ -415,7 +424,8 @@ class Parser {
         } catch {
           throw new FindError(`Invalid regular expression ${fq(src)}`);
         }
-        return T((e) => re.test(e.path));
+        // A pattern may backtrack for long: the pool watches each match (search-watch.ts).
+        return T((e) => watched(SEARCH.findRegex, () => re.test(e.path)));
       }
       case '-type':
       case '-xtype': {
@@ -807,12 +817,49 @@ async function walk(f: Finder, expr: Node, e: Entry): Promise<void> {
   }
 }
 
-export function findCommand(direct?: IFileSystem): Command {
+/** Walks every start point in turn. */
+async function findAll(f: Finder, full: Node, paths: string[], fs: IFileSystem, cwd: string): Promise<void> {
+  for (const p of paths) {
+    if (f.quit) break;
+    const abs = fs.resolvePath(cwd, p);
+    let st: FsStat;
+    try {
+      if (p === '') throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      st = await fs.stat(abs);
+    } catch (err) {
+      let why = reason(err);
+      if (why === 'No such file or directory' && p !== '') {
+        // A file used as a directory on the way: ENOTDIR, as the kernel says.
+        for (let d = posix.dirname(abs); d !== '/' && d !== '.'; d = posix.dirname(d)) {
+          try {
+            if ((await fs.stat(d)).isFile) why = 'Not a directory';
+            break;
+          } catch {
+            continue;
+          }
+        }
+      }
+      f.fail(`${fq(p)}: ${why}`);
+      continue;
+    }
+    // A deep walk: bulk-load the subtree's metadata first, where the filesystem offers it
+    // (one paged range scan instead of a query per directory).
+    if (st.isDirectory && f.maxdepth >= 2) {
+      await (fs as IFileSystem & { prefetchMetadata?: (dir: string) => Promise<void> }).prefetchMetadata?.(abs);
+    }
+    const trimmed = p.replace(/\/+$/, '');
+    const name = trimmed === '' ? '/' : trimmed.slice(trimmed.lastIndexOf('/') + 1);
+    await walk(f, full, { path: p, abs, name, depth: 0, isDir: st.isDirectory, st, start: p });
+  }
+}
+
+/** `direct`: see installGnuCommands (taken once, when the command starts). */
+export function findCommand(direct?: () => IFileSystem): Command {
   return {
     name: 'find',
     async execute(args: string[], ctx: Ctx): Promise<Result> {
       if ((args[0] === '--help' || args[0] === '--version') && ctx.origCommand) return ctx.origCommand(args);
-      const fs = direct ?? ctx.fs;
+      const fs = direct?.() ?? ctx.fs;
       const f = new Finder(ctx, fs);
       let i = 0;
       // Leading options -P -L -H -D.. -O..
@@ -849,38 +896,7 @@ export function findCommand(direct?: IFileSystem): Command {
       f.needStat = false; // stats are fetched lazily by the tests that need them
       void needsStat;
       if (!paths.length) paths.push('.');
-      for (const p of paths) {
-        if (f.quit) break;
-        const abs = fs.resolvePath(ctx.cwd, p);
-        let st: FsStat;
-        try {
-          if (p === '') throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-          st = await fs.stat(abs);
-        } catch (err) {
-          let why = reason(err);
-          if (why === 'No such file or directory' && p !== '') {
-            // A file used as a directory on the way: ENOTDIR, as the kernel says.
-            for (let d = posix.dirname(abs); d !== '/' && d !== '.'; d = posix.dirname(d)) {
-              try {
-                if ((await fs.stat(d)).isFile) why = 'Not a directory';
-                break;
-              } catch {
-                continue;
-              }
-            }
-          }
-          f.fail(`${fq(p)}: ${why}`);
-          continue;
-        }
-        // A deep walk: bulk-load the subtree's metadata first, where the filesystem offers it
-        // (one paged range scan instead of a query per directory).
-        if (st.isDirectory && f.maxdepth >= 2) {
-          await (fs as IFileSystem & { prefetchMetadata?: (dir: string) => Promise<void> }).prefetchMetadata?.(abs);
-        }
-        const trimmed = p.replace(/\/+$/, '');
-        const name = trimmed === '' ? '/' : trimmed.slice(trimmed.lastIndexOf('/') + 1);
-        await walk(f, full, { path: p, abs, name, depth: 0, isDir: st.isDirectory, st, start: p });
-      }
+      await findAll(f, full, paths, fs, ctx.cwd);
       for (const b of f.pendingBatches) {
         if (!b.paths.length) continue;
         const r = await f.run([...b.cmd, ...b.paths], b.cwd);

@@ -18,10 +18,11 @@ import { lineCommands } from './lines.js';
 import { awkCommand } from './awk.js';
 
 /**
- * `fs`, when given, must be the filesystem the Bash instance is created with: commands that
- * read many files (grep -r) then read it directly instead of through just-bash's per-command
- * context membrane, which copies every buffer it returns.
+ * `fs`, when given, returns the filesystem of the job now running (the one the Bash instance
+ * runs on): commands that read many files (grep -r, find) call it once when they start and read
+ * that filesystem directly instead of through just-bash's per-command context membrane, which
+ * copies every buffer it returns. They never keep one across commands.
  */
-export function installGnuCommands(fs?: IFileSystem): CustomCommand[] {
+export function installGnuCommands(fs?: () => IFileSystem): CustomCommand[] {
   return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs), treeCommand(), ...writerCommands(), xargsCommand(), diffCommand(), ...lineCommands(), awkCommand()];
 }

@@ -32,11 +32,13 @@
  * - case folding and the classes other than alpha/alnum use V8's Unicode data (newer than
  *   glibc 2.36: characters assigned since are classified; ı/İ fold differently);
  * - "input file is also the output" (grep pat f > f) is not detected; GREP_COLORS is ignored.
- * - Catastrophic patterns backtrack (V8 is not a DFA); the worker's deadline bounds them.
+ * - Catastrophic patterns backtrack (V8 is not a DFA): a search of one file that runs over its
+ *   budget (2 s) stops the command with exit 2 and advice (search-watch.ts); GNU would finish it.
  */
 import { Buffer, isUtf8 } from 'node:buffer';
 import { latin1FromBytes, type Command, type IFileSystem } from './just-bash.js';
 import { ERRNO_TEXT, errnoCode } from './errno.js';
+import { SEARCH, watched } from './search-watch.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 type Result = Awaited<ReturnType<Command['execute']>>;
@@ -1034,7 +1036,7 @@ function translatePerl(pattern: string, eol: string): { src: string; icase: bool
             negc = true;
             nm = nm.slice(1);
           }
-          const set = PCRE_CLASSES[nm];
+          const set = Object.hasOwn(PCRE_CLASSES, nm) ? PCRE_CLASSES[nm] : undefined;
           if (name && set === undefined) throw new PatternError('unknown POSIX class name');
           if (set !== undefined) {
             items.push(negc ? `[^${set}]` : `[${set}]`);
@@ -1780,7 +1782,7 @@ class Grep {
         case 'G': setMatcher('G'); break;
         case 'X': {
           const map: Record<string, 'G' | 'E' | 'F' | 'P'> = { grep: 'G', egrep: 'E', fgrep: 'F', perl: 'P' };
-          const m = map[arg!];
+          const m = Object.hasOwn(map, arg!) ? map[arg!] : undefined;
           if (!m) {
             this.error(`invalid matcher ${arg}`);
             throw new GrepExit(2);
@@ -2409,7 +2411,8 @@ class Grep {
 
     let nlines: number;
     try {
-      nlines = this.search();
+      // A regex search may backtrack for long: the pool watches it (search-watch.ts). A literal cannot.
+      nlines = this.m.pure ? this.search() : watched(SEARCH.grep, () => this.search());
     } finally {
       this.doneOnMatch = doneOnMatch0;
       this.outQuiet = outQuiet0;
@@ -2761,8 +2764,8 @@ class Grep {
 // The commands
 // ---------------------------------------------------------------------------------------
 
-async function grepMain(argv: string[], ctx: Ctx, direct?: IFileSystem): Promise<Result> {
-  const g = new Grep(ctx, direct);
+async function grepMain(argv: string[], ctx: Ctx, direct?: () => IFileSystem): Promise<Result> {
+  const g = new Grep(ctx, direct?.());
   try {
     return g.result(await g.run(argv));
   } catch (e) {
@@ -2772,11 +2775,12 @@ async function grepMain(argv: string[], ctx: Ctx, direct?: IFileSystem): Promise
 }
 
 /**
- * The commands. `direct`, if given, is the same filesystem the Bash instance runs on, read
- * directly: just-bash hands commands a membrane over `ctx.fs` that copies every buffer and
- * wraps every listing entry, which costs more than the search itself on large trees.
+ * The commands. `direct`, if given, returns the filesystem the Bash instance runs on now (taken
+ * once per command, when it starts), read directly: just-bash hands commands a membrane over
+ * `ctx.fs` that copies every buffer and wraps every listing entry, which costs more than the
+ * search itself on large trees.
  */
-export function grepCommands(direct?: IFileSystem): Command[] {
+export function grepCommands(direct?: () => IFileSystem): Command[] {
   return [
     { name: 'grep', execute: (args, ctx) => grepMain(args, ctx, direct) },
     { name: 'egrep', execute: (args, ctx) => grepMain(['-E', ...args], ctx, direct) },

@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 const EXPAND = /async expand\((\w+)\)\{if\(this\.globstar\)\{/;
 // Opening a redirection target: `catch(a){if(!s)throw a;return{error:L("",`bash: ${t}: cannot open redirect target\n`,1)}}`
 const REDIRECT_CATCH = /catch\((\w+)\)\{if\(!(\w+)\)throw \1;return\{error:(\w+)\("",`bash: \$\{(\w+)\}: cannot open redirect target\n`,1\)\}\}/;
+// Brace ranges: `var dr=1e4,Mi={maxResults:dr,…};function Jr(e,t,n,r){if(e.length>=n.maxResults)return!1;…throw new x(`brace expansion string limit…`
+const BRACE_LIMITS = /var ([\w$]+)=1e4,([\w$]+)=\{maxResults:\1,maxStringBytes:10\*1024\*1024\};function ([\w$]+)\(([\w$]+),([\w$]+),([\w$]+),([\w$]+)\)\{if\(\4\.length>=\6\.maxResults\)return!1;let [\w$]+=[\w$]+\(\5\);if\([^)]*\)throw new ([\w$]+)\(`brace expansion string limit/;
 const ERRNO_TEXT = {
   ENOENT: 'No such file or directory',
   ENOTDIR: 'Not a directory',
@@ -30,10 +32,15 @@ export const sourceTag = (source: string): string => `// patched just-bash bundl
  * 1. globs ending in '/' match directories only, with the slash;
  * 2. a redirection whose target cannot be opened (`> /missing-dir/f`, a read-only key) fails that
  *    command with GNU's message and exit 1, and the script goes on (GNU); just-bash threw the
- *    filesystem error, which ended the whole script.
+ *    filesystem error, which ended the whole script;
+ * 3. a brace range past the limit (`{1..10000000}`) fails like any other brace expansion past
+ *    it (exit 126, "brace expansion result limit exceeded"): just-bash stopped a range silently at
+ *    10,000 words (`echo {1..10000000}` printed 1 … 10000 with exit 0). Ranges now go up to the
+ *    interpreter's limit on expansion results (100,000), as other brace expansions do.
  */
 export function patchBundle(source: string, bundleUrl: string): string | null {
-  if (!EXPAND.test(source) || !REDIRECT_CATCH.test(source) || source.includes('__expandAll(')) return null;
+  const brace = BRACE_LIMITS.exec(source);
+  if (!EXPAND.test(source) || !REDIRECT_CATCH.test(source) || !brace || source.includes('__expandAll(')) return null;
   const fixed = source.replace(
     EXPAND,
     (_m, p: string) =>
@@ -50,10 +57,23 @@ export function patchBundle(source: string, bundleUrl: string): string | null {
       `catch(${err}){let m=/^(E[A-Z]+):/.exec(String(${err}&&${err}.message)),why=m&&${JSON.stringify(ERRNO_TEXT)}[m[1]];` +
       `if(!${soft}&&!why)throw ${err};return{error:${result}("",\`bash: \${${target}}: \${why||"cannot open redirect target"}\n\`,1)}}`,
   );
+  const withRanges = braceRanges(withRedirect, brace);
+  if (withRanges === null) return null;
   // Relative imports and import.meta.url made absolute: the patched copy lives elsewhere.
   const dir = bundleUrl.slice(0, bundleUrl.lastIndexOf('/') + 1);
   return (
     sourceTag(source) +
-    withRedirect.replaceAll('"./chunks/', `"${dir}chunks/`).replaceAll('import.meta.url', JSON.stringify(bundleUrl))
+    withRanges.replaceAll('"./chunks/', `"${dir}chunks/`).replaceAll('import.meta.url', JSON.stringify(bundleUrl))
   );
+}
+
+/** Fix 3: the range loops lose their silent 10,000 cap, and reaching maxResults throws instead of stopping. */
+function braceRanges(source: string, m: RegExpExecArray): string | null {
+  const [, cap, , push, list, , limits, , error] = m as unknown as string[];
+  const stop = `function ${push}(${m[4]},${m[5]},${m[6]},${m[7]}){if(${list}.length>=${limits}.maxResults)return!1;`;
+  const fail = `function ${push}(${m[4]},${m[5]},${m[6]},${m[7]}){if(${list}.length>=${limits}.maxResults)throw new ${error}(\`brace expansion result limit exceeded (\${${limits}.maxResults})\`,"array_elements");`;
+  // The four range loops: `…&&p<dr&&Jr(…`.
+  const loops = new RegExp(`&&[\\w$]+<${cap!.replace(/\$/g, '\\$')}&&${push!.replace(/\$/g, '\\$')}\\(`, 'g');
+  if ((source.match(loops) ?? []).length !== 4) return null;
+  return source.replace(stop, () => fail).replace(loops, () => `&&${push}(`);
 }

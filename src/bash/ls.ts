@@ -650,7 +650,7 @@ function parseLs(args: string[]): (LsOpts & { operands: string[] }) | { error: s
       case 'N': o.quoting = 'literal'; break;
       case 'quoting-style': {
         const map: Record<string, LsOpts['quoting']> = { literal: 'literal', shell: 'shell', 'shell-always': 'shell-always', 'shell-escape': 'shell', 'shell-escape-always': 'shell-always', c: 'c', escape: 'escape' };
-        if (!(v! in map)) return bad('quoting-style', v!, Object.keys(map).concat(['locale', 'clocale']));
+        if (!Object.hasOwn(map, v!)) return bad('quoting-style', v!, Object.keys(map).concat(['locale', 'clocale']));
         o.quoting = map[v!] ?? 'literal';
         break;
       }
@@ -662,7 +662,7 @@ function parseLs(args: string[]): (LsOpts & { operands: string[] }) | { error: s
       }
       case 'format': {
         const map: Record<string, Format> = { verbose: 'long', long: 'long', commas: 'commas', horizontal: 'across', across: 'across', vertical: 'columns', 'single-column': 'one' };
-        if (!(v! in map)) return bad('format', v!, ['verbose|long', 'commas', 'horizontal|across', 'vertical', 'single-column']);
+        if (!Object.hasOwn(map, v!)) return bad('format', v!, ['verbose|long', 'commas', 'horizontal|across', 'vertical', 'single-column']);
         o.format = map[v!]!;
        
         break;

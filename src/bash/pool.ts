@@ -1,10 +1,15 @@
 /**
  * A pool of bash worker threads. Commands run off the main event loop; one that overruns its
  * deadline (plus a grace period for just-bash's own soft limit) has its thread terminated and
- * replaced, so a runaway command can never delay other requests.
+ * replaced, so a runaway command can never delay other requests. A thread whose command timed
+ * out at just-bash's soft limit is replaced too: that limit abandons the command without
+ * stopping it (a `find` awaiting the store goes on), and nothing of it may run beside the next.
+ * A regex search that runs past its budget (search-watch.ts) has its thread replaced the same
+ * way, at once rather than at the deadline, and the command answers with the reason.
  */
 import { Worker } from 'node:worker_threads';
 import type { BashJob, BashOutcome } from './commands.js';
+import { searchBudgetMs, stoppedSearch } from './search-watch.js';
 
 export interface StoreSettings {
   databaseUrl: string | undefined;
@@ -21,9 +26,15 @@ interface Pending {
 interface Slot {
   worker: Worker;
   job: (Pending & { timer: NodeJS.Timeout }) | null;
+  /** Shared with the worker: [searches started, kind of the search running or 0] (search-watch.ts). */
+  searches: Int32Array;
+  /** The search seen running at the last check, and since when. */
+  seen: { seq: number; sinceMs: number } | null;
 }
 
 const HARD_GRACE_MS = 1500;
+/** How often running searches are checked against their budget: a search stops within this of it. */
+const SEARCH_CHECK_MS = 100;
 
 export class BashPool {
   private readonly slots: Slot[] = [];
@@ -32,6 +43,7 @@ export class BashPool {
   private readonly runningByAgent = new Map<string, number>();
   private nextId = 1;
   private closed = false;
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly size: number,
@@ -42,18 +54,22 @@ export class BashPool {
     // The time zone is process-wide (a worker cannot have its own): commands print times in
     // UTC whatever the host's zone (ls -l, stat, date), as the reference documents.
     process.env.TZ = 'UTC';
+    this.watchdog = setInterval(() => this.checkSearches(), SEARCH_CHECK_MS);
+    this.watchdog.unref();
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store, cacheBytes: this.cacheBytes } });
-    const slot: Slot = { worker, job: null };
+    const searches = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer } });
+    const slot: Slot = { worker, job: null, searches, seen: null };
     worker.on('message', (outcome: BashOutcome) => {
       const current = slot.job;
       if (!current || current.job.id !== outcome.id) return;
       clearTimeout(current.timer);
       slot.job = null;
       current.resolve(outcome);
-      this.pump();
+      if (outcome.timedOut) this.replace(slot);
+      else this.pump();
     });
     const fail = (reason: string) => {
       const current = slot.job;
@@ -72,6 +88,30 @@ export class BashPool {
     return slot;
   }
 
+  /** Stops every worker whose current search has run past its budget (a runaway regex). */
+  private checkSearches(): void {
+    const now = Date.now();
+    for (const slot of [...this.slots]) {
+      const current = slot.job;
+      const kind = Atomics.load(slot.searches, 1);
+      if (!current || kind === 0) {
+        slot.seen = null;
+        continue;
+      }
+      const seq = Atomics.load(slot.searches, 0);
+      if (!slot.seen || slot.seen.seq !== seq) {
+        slot.seen = { seq, sinceMs: now };
+        continue;
+      }
+      const budget = searchBudgetMs(current.job.timeoutMs);
+      if (now - slot.seen.sinceMs < budget) continue;
+      clearTimeout(current.timer);
+      slot.job = null;
+      current.resolve({ id: current.job.id, stdout: '', truncated: false, timedOut: false, changes: [], ...stoppedSearch(kind, budget) });
+      this.replace(slot);
+    }
+  }
+
   private replace(slot: Slot): void {
     const i = this.slots.indexOf(slot);
     if (i === -1) return;
@@ -82,12 +122,14 @@ export class BashPool {
   }
 
   /**
-   * With more than one worker, no agent may hold all of them: one always stays free of any
-   * single agent, so another agent's command never waits behind a runaway (it waits at most
-   * for the round robin among agents that are actually queued).
+   * Workers one agent may hold at once: less than half the pool, so no two agents fill it and a
+   * third agent's command never waits behind their runaways (it waits at most for the round robin
+   * among agents actually queued). 4 workers → 1 per agent, 5–6 → 2, 8 → 3; with 1–2 workers, 1.
+   * An agent's further calls wait in its queue (BASH_MAX_CONCURRENT_PER_AGENT bounds running +
+   * queued).
    */
   private get perAgentLimit(): number {
-    return Math.max(1, this.size - 1);
+    return Math.max(1, Math.floor((this.size - 1) / 2));
   }
 
   /** The next job to start: the first queued agent (in turn) below its limit. */
@@ -154,6 +196,7 @@ export class BashPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.watchdog);
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots.length = 0;
   }

@@ -4,10 +4,15 @@
  *
  * Input: blank- and newline-separated items with '…', "…" and backslash quoting (GNU's default),
  * or -0 / -d DELIM items taken verbatim; -I and -L read whole lines. Options: -n N, -L N, -I R,
- * -i[R], -0, -d D, -r, -t, -a FILE, -E EOF, -x, -s N and -P N (accepted; runs one at a time).
+ * -i[R], -0, -d D, -r, -t, -a FILE, -E EOF, -s N, -x and -P N (accepted; runs one at a time).
+ * Like GNU, a command line holds at most 131,072 bytes (arguments counted with their NUL), so
+ * `find / | xargs grep x` over a big tree runs grep several times; -s N lowers that (a larger N
+ * is used as 131,072). One command line of all the items could exceed the interpreter's 1 MB
+ * script limit and failed with a parse error.
  * Exit status: 0; 123 when an invocation exited 1–125; 124 (and stop) on 255; 126/127 when the
  * command cannot run or is not found; 1 for bad usage or unmatched quotes.
  */
+import { Buffer } from 'node:buffer';
 import { defineCommand, decodeBytesToUtf8, type Command, type CustomCommand } from './just-bash.js';
 import { getopt, type LongOpt } from './ls.js';
 
@@ -58,6 +63,33 @@ function commandStart(args: string[]): number {
 }
 
 /** Single-quotes a word for the shell (the command line is run by the interpreter). */
+/** GNU's command buffer on Linux (`xargs --show-limits`: "Size of command buffer we are actually using"). */
+const MAX_CHARS = 131_072;
+
+/**
+ * Items in invocations of at most `maxArgs` items and `maxChars` bytes of command line (each
+ * word with its NUL, the command's words included); null when one item alone does not fit.
+ */
+function bySize(command: string[], items: string[], maxArgs: number, maxChars: number): string[][] | null {
+  const base = command.reduce((n, w) => n + Buffer.byteLength(w) + 1, 0);
+  const out: string[][] = [];
+  let cur: string[] = [];
+  let size = base;
+  for (const item of items) {
+    const len = Buffer.byteLength(item) + 1;
+    if (cur.length && (size + len > maxChars || cur.length >= maxArgs)) {
+      out.push(cur);
+      cur = [];
+      size = base;
+    }
+    if (size + len > maxChars) return null;
+    cur.push(item);
+    size += len;
+  }
+  if (cur.length || out.length === 0) out.push(cur);
+  return out;
+}
+
 const q = (w: string) => (/^[A-Za-z0-9_./=:,@%+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
 /** GNU's default input syntax: blanks separate, quotes and backslashes group. */
@@ -103,7 +135,7 @@ function badCount(text: string, n: number, opt: string): string | null {
 function delimiter(spec: string): string | null {
   if (spec.length === 1) return spec;
   const esc: Record<string, string> = { '\\n': '\n', '\\t': '\t', '\\0': '\0', '\\\\': '\\', '\\r': '\r', '\\a': '\x07', '\\b': '\b', '\\f': '\f', '\\v': '\v' };
-  if (esc[spec]) return esc[spec]!;
+  if (Object.hasOwn(esc, spec)) return esc[spec]!;
   const hex = /^\\x([0-9a-fA-F]{1,2})$/.exec(spec);
   if (hex) return String.fromCharCode(parseInt(hex[1]!, 16));
   const oct = /^\\([0-7]{1,3})$/.exec(spec);
@@ -132,6 +164,7 @@ export function xargsCommand(): CustomCommand {
     let verbose = false;
     let eof: string | null = null;
     let argFile: string | null = null;
+    let maxChars = MAX_CHARS;
     for (const [k, v] of p.opts) {
       switch (k) {
         case '0': mode = 'delim'; delim = '\0'; break;
@@ -161,10 +194,17 @@ export function xargsCommand(): CustomCommand {
           if (replace === null) maxLines = 0;
           break;
         }
+        case 's': {
+          const n = Number(v);
+          if (!/^\s*[+-]?\d+$/.test(v!)) return { stdout: '', stderr: `xargs: invalid number "${v}" for -s option\n` + TRY, exitCode: 1 };
+          if (n < 1) return { stdout: '', stderr: `xargs: value ${v} for -s option should be >= 1\nxargs: cannot fit single argument within argument list size limit\n`, exitCode: 1 };
+          maxChars = Math.min(n, MAX_CHARS);
+          break;
+        }
         case 'r': noRunIfEmpty = true; break;
         case 't': verbose = true; break;
         case 'p': return { stdout: '', stderr: 'xargs: -p (interactive) is not supported here: there is no terminal to ask.\n', exitCode: 1 };
-        default: break; // -x, -s, -P: limits and parallelism that change nothing for one-at-a-time runs
+        default: break; // -x, -P: a limit and parallelism that change nothing for one-at-a-time runs
       }
     }
     const command = cmdAt >= args.length ? ['echo'] : args.slice(cmdAt);
@@ -212,9 +252,9 @@ export function xargsCommand(): CustomCommand {
     if (replace !== null) for (const l of lines) batches.push(l);
     else if (maxLines > 0) for (let i = 0; i < lines.length; i += maxLines) batches.push(lines.slice(i, i + maxLines).flat());
     else {
-      const items = lines.flat();
-      if (maxArgs === Infinity) batches.push(items);
-      else for (let i = 0; i < items.length; i += maxArgs) batches.push(items.slice(i, i + maxArgs));
+      const sized = bySize(command, lines.flat(), maxArgs, maxChars);
+      if (sized === null) return { stdout: '', stderr: 'xargs: argument line too long\n', exitCode: 1 };
+      batches.push(...sized);
     }
     if (batches.length === 0 || (batches.length === 1 && batches[0]!.length === 0)) {
       if (noRunIfEmpty || replace !== null) return { stdout: '', stderr: '', exitCode: 0 };

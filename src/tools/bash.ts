@@ -4,6 +4,7 @@ import { BASH_COMMANDS } from '../bash/commands.js';
 import { tryFastCat } from '../bash/fast.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { iso } from '../core/time.js';
+import { ENTRY_PAGE } from './big-trees.js';
 import { ROOT, isLive, navigablePath } from './common.js';
 import { defineTool, type AnyTool } from './registry.js';
 
@@ -102,7 +103,9 @@ const bash = defineTool({
       exitCode,
       truncated: outcome.truncated,
       changesetId: changeset?.id ?? null,
-      changed: changeset ? changeset.entries.map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) })) : [],
+      // At most ENTRY_PAGE entries (a `cp -r` of a big tree changes thousands); list_changes pages the rest.
+      changed: changeset ? changeset.entries.slice(0, ENTRY_PAGE).map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) })) : [],
+      ...(changeset && changeset.entries.length > ENTRY_PAGE ? { changedCount: changeset.entries.length, changedTruncated: true } : {}),
     };
   },
 });
