@@ -50,7 +50,7 @@ describe('file tool definitions', () => {
       read: ['IS_A_DIRECTORY', 'NOT_FOUND', 'VERSION_NOT_FOUND'],
       stat: ['NOT_FOUND', 'VERSION_NOT_FOUND'],
       list: ['NOT_A_DIRECTORY', 'NOT_FOUND'],
-      mkdir: ['NOT_A_DIRECTORY'],
+      mkdir: ['NOT_A_DIRECTORY', 'QUOTA_EXCEEDED'],
       delete: ['DIRECTORY_NOT_EMPTY', 'EDIT_CONFLICT', 'NOT_FOUND'],
       get_key_info: [],
     };
@@ -1058,6 +1058,45 @@ for (const backend of backends()) {
       }
     });
 
+    it('file quota: write, mkdir and copy past MAX_FILES_PER_AGENT → QUOTA_EXCEEDED naming the quota; deleted files do not count', async () => {
+      const { key } = await fresh(s);
+      const saved = s.config.maxFilesPerAgent;
+      s.config.maxFilesPerAgent = 5;
+      try {
+        await ok(s, key, 'write', { path: '/fq/a.txt', content: 'a' }); // /fq and a.txt
+        await ok(s, key, 'mkdir', { path: '/fq/d/e' }); // 4
+        await ok(s, key, 'write', { path: '/fq/b.txt', content: '' }); // 5: empty files count too
+        const info = await ok(s, key, 'get_key_info');
+        assert.equal(info.limits.maxFiles, 5);
+        assert.deepEqual([info.usage.files, info.usage.filesRemaining], [5, 0]);
+        const err = await fail(s, key, 'write', { path: '/fq/c.txt', content: '' }, 'QUOTA_EXCEEDED');
+        assert.deepEqual(err.details, { quota: 'files', usedFiles: 5, addFiles: 1, limitFiles: 5 });
+        assert.match(err.message, /File quota exceeded: 5 files and directories exist \(the limit is 5\)/);
+        assert.match(err.message, /Delete files or directories you no longer need/);
+        const mk = await fail(s, key, 'mkdir', { path: '/fq/x/y' }, 'QUOTA_EXCEEDED');
+        assert.equal(mk.details.addFiles, 2);
+        const cp = await fail(s, key, 'copy', { from: '/fq/d', to: '/fq/d2' }, 'QUOTA_EXCEEDED');
+        assert.equal(cp.details.quota, 'files');
+        await fail(s, key, 'read', { path: '/fq/c.txt' }, 'NOT_FOUND');
+        // Updates add nothing, so they work at the limit; a move adds nothing either.
+        await ok(s, key, 'write', { path: '/fq/a.txt', content: 'a2' });
+        await ok(s, key, 'move', { from: '/fq/b.txt', to: '/fq/b2.txt' });
+        // A delete frees its entries (the tombstone does not count) and works at or over the limit.
+        await ok(s, key, 'delete', { path: '/fq/d', recursive: true });
+        assert.equal((await ok(s, key, 'get_key_info')).usage.files, 3);
+        await ok(s, key, 'write', { path: '/fq/c.txt', content: '' });
+        await ok(s, key, 'restore', { path: '/fq/d', version: 1 });
+        assert.equal((await ok(s, key, 'get_key_info')).usage.files, 5);
+        s.config.maxFilesPerAgent = 2;
+        await ok(s, key, 'delete', { path: '/fq/c.txt' });
+        await fail(s, key, 'write', { path: '/fq/c.txt', content: '' }, 'QUOTA_EXCEEDED');
+        await ok(s, key, 'delete', { path: '/fq', recursive: true });
+        assert.equal((await ok(s, key, 'get_key_info')).usage.files, 0);
+      } finally {
+        s.config.maxFilesPerAgent = saved;
+      }
+    });
+
     it('read pages by READ_PAGE_LINES: lines, truncated, next; following next rebuilds the file', async () => {
       const { key } = await fresh(s);
       const lines = Array.from({ length: 7 }, (_, i) => `l${i + 1}\n`);
@@ -1138,13 +1177,19 @@ for (const backend of backends()) {
       assert.deepEqual(info.limits, {
         maxFileBytes: s.config.maxFileBytes,
         storageQuotaBytes: s.config.storageQuotaBytes,
+        maxFiles: s.config.maxFilesPerAgent,
         maxRequestBodyBytes: s.config.maxBodyBytes,
         readPageLines: s.config.readPageLines,
         readPageBytes: s.config.readPageBytes,
         requestsPerMinute: s.config.rateLimitPerMinute,
+        maxKeys: s.config.maxKeysPerAgent,
       });
+      assert.equal(info.revokedAt, null);
+      assert.equal(info.usage.rate.per, 'agent');
       assert.equal(info.usage.storageBytes, 0);
       assert.equal(info.usage.storageRemainingBytes, s.config.storageQuotaBytes);
+      assert.equal(info.usage.files, 0);
+      assert.equal(info.usage.filesRemaining, s.config.maxFilesPerAgent);
 
       await ok(s, reg.apiKey, 'write', { path: '/u1.txt', content: 'hello world' }); // 11 bytes
       let u = (await ok(s, reg.apiKey, 'get_key_info')).usage;
@@ -1156,6 +1201,10 @@ for (const backend of backends()) {
       await ok(s, reg.apiKey, 'write', { path: '/u1.txt', content: 'bye\n' });
       u = (await ok(s, reg.apiKey, 'get_key_info')).usage;
       assert.equal(u.storageBytes, 15);
+      assert.equal(u.files, 3, 'two files and a directory');
+      assert.equal(u.filesRemaining, s.config.maxFilesPerAgent - 3);
+      await ok(s, reg.apiKey, 'delete', { path: '/u2.txt' });
+      assert.equal((await ok(s, reg.apiKey, 'get_key_info')).usage.files, 2, 'deleted files do not count');
 
       const ro = await s.addKey(reg.id, { scopes: ['files:read'], label: 'reader' });
       const roInfo = await ok(s, ro, 'get_key_info');

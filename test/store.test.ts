@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { contentHash } from '../src/core/text.js';
 import { openStore } from '../src/store/open.js';
 import {
+  ENTRY_INLINE,
   StoreConflict,
   StoreIdempotencyTaken,
   StoreQuotaExceeded,
@@ -95,8 +96,9 @@ for (const backend of backends()) {
       assert.equal((await store.getAgent(a))?.storageBytes, 5);
       await assert.rejects(commit(a, [file('/q3.txt', '123456')], 10), (err) => {
         assert.ok(err instanceof StoreQuotaExceeded);
-        assert.equal(err.usedBytes, 5);
-        assert.equal(err.addBytes, 6);
+        assert.equal(err.quota, 'storage');
+        assert.equal(err.used, 5);
+        assert.equal(err.add, 6);
         return true;
       });
       assert.equal(await store.getNode(a, '/q3.txt'), null);
@@ -241,6 +243,98 @@ for (const backend of backends()) {
       assert.deepEqual([...got.keys()], [hx]);
       assert.equal(got.get(hx)!.toString(), 'x content');
       assert.equal((await store.getBlobs(a, [])).size, 0);
+    });
+
+    const dir = (path: string, expectVersion = 0): PlannedChange => ({ path, expectVersion, op: 'create', state: { kind: 'dir', fileId: `f_${path}` } });
+    const del = (path: string, expectVersion: number, was: 'file' | 'dir' = 'file'): PlannedChange => ({
+      path, expectVersion, op: 'delete', state: { kind: 'deleted', was },
+    });
+
+    it('a commit of thousands of changes (SQLite: the writer thread) is all or nothing: a conflict at its last path writes nothing', async () => {
+      const a = await agent();
+      await commit(a, [file('/bulk/zz-last.txt', 'there')]);
+      const seq = (await store.listChangesets(a, { limit: 1 }))[0]!.seq;
+      const nodes = (await store.getAgent(a))!.nodeCount;
+      const changes = Array.from({ length: 3000 }, (_, i) => file(`/bulk/f${String(i).padStart(4, '0')}.txt`, `c${i}`));
+      changes.push(file('/bulk/zz-last.txt', 'stale', 7)); // sorts last, and its head is at version 1
+      await assert.rejects(commit(a, changes), (err) => err instanceof StoreConflict && err.path === '/bulk/zz-last.txt' && err.current?.version === 1);
+      assert.equal(await store.getNode(a, '/bulk/f0000.txt'), null, 'the first path of the commit is rolled back');
+      assert.equal(await store.countVersions(a, '/bulk/f2999.txt'), 0);
+      assert.equal((await store.listChangesets(a, { limit: 1 }))[0]!.seq, seq, 'no changeset');
+      assert.equal((await store.getAgent(a))!.nodeCount, nodes);
+      assert.equal(await store.getBlob(a, blob('c5').hash), null, 'no content');
+      // The same commit without the stale path applies whole, as one changeset, while small commits come and go.
+      const [big, ...small] = await Promise.all([
+        commit(a, changes.slice(0, -1)),
+        ...Array.from({ length: 10 }, (_, i) => commit(a, [file(`/side/${i}.txt`, `s${i}`)])),
+      ]);
+      assert.equal(big.entryCount, 3000);
+      assert.equal(big.entries.length, 3000, "a commit's own result lists every entry");
+      assert.equal(new Set([big.seq, ...small.map((c) => c.seq)]).size, 11);
+      assert.equal((await store.getAgent(a))!.nodeCount, nodes + 3000 + 10);
+      const read = (await store.getChangeset(a, big.id))!;
+      assert.equal(read.entryCount, 3000);
+      assert.equal(read.entries.length, ENTRY_INLINE, 'the row keeps the first entries; the rest are paged');
+      assert.equal(read.root, '/bulk');
+    });
+
+    it('file quota: counts live files and directories in the commit; deletes, updates and tombstones cost nothing; purge frees', async () => {
+      const a = await agent();
+      const q = (changes: PlannedChange[], fileQuota: number) =>
+        store.commit({ agentId: a, keyId: 'k1', keyLabel: 'label', tool: 'test', changes, quotaBytes: 1e9, fileQuota });
+      await q([dir('/q'), file('/q/a.txt', 'a'), file('/q/b.txt', 'b')], 3);
+      assert.equal((await store.getAgent(a))!.nodeCount, 3);
+      await assert.rejects(q([file('/q/c.txt', 'c')], 3), (err) => {
+        assert.ok(err instanceof StoreQuotaExceeded);
+        assert.deepEqual([err.quota, err.used, err.add, err.limit], ['files', 3, 1, 3]);
+        return true;
+      });
+      assert.equal(await store.getNode(a, '/q/c.txt'), null);
+      await q([file('/q/a.txt', 'a2', 1)], 3); // an update adds nothing
+      await q([del('/q/b.txt', 1)], 1); // a delete works over the quota
+      assert.equal((await store.getAgent(a))!.nodeCount, 2, 'the tombstone does not count');
+      await q([file('/q/b.txt', 'back', 2)], 3); // writing over the tombstone counts again
+      assert.equal((await store.getAgent(a))!.nodeCount, 3);
+      await assert.rejects(q([del('/q/b.txt', 3), file('/q/c.txt', 'c'), file('/q/d.txt', 'd')], 3), StoreQuotaExceeded);
+      await q([del('/q/b.txt', 3), file('/q/c.txt', 'c')], 3); // one out, one in
+      assert.equal((await store.getAgent(a))!.nodeCount, 3);
+      // Purging a live path frees its place; purging a tombstone changes nothing.
+      await store.purge(a, ['/q/c.txt', '/q/b.txt']);
+      assert.equal((await store.getAgent(a))!.nodeCount, 2);
+      // A store without a file quota (fileQuota absent) does not count against one.
+      await commit(a, Array.from({ length: 5 }, (_, i) => file(`/free/${i}.txt`, `${i}`)));
+      assert.equal((await store.getAgent(a))!.nodeCount, 7);
+    });
+
+    it('entries of a big changeset page in byte order, filtered to a subtree without reading its siblings', async () => {
+      const a = await agent();
+      // Byte order puts '/t/a-x…' between '/t/a' and '/t/a/…'; U+E000 (3 UTF-8 bytes) before U+1F600 (4),
+      // although UTF-16 (JS '<') orders them the other way round.
+      const paths = ['/t', '/t/a', '/t/b', '/t/\u{e000}', '/t/\u{1f600}'];
+      for (let i = 0; i < 400; i++) paths.push(`/t/a-x${String(i).padStart(3, '0')}`, `/t/a/${String(i).padStart(3, '0')}`, `/t/z/${i}`);
+      const changes = paths.map((p) => (p === '/t' || p === '/t/a' || p === '/t/z' ? dir(p) : file(p, 'x')));
+      changes.push(dir('/t/z'));
+      const cs = await commit(a, changes);
+      const bytes = (p: string) => Buffer.from(p);
+      const expected = cs.entries.map((e) => e.path).sort((x, y) => Buffer.compare(bytes(x), bytes(y)));
+      const page = async (within: string | null, limit: number) => {
+        const out: string[] = [];
+        for (let after: string | null = null; ; ) {
+          const r = await store.listChangesetEntries(a, cs.id, { after, within, limit });
+          assert.ok(r.entries.length <= limit);
+          out.push(...r.entries.map((e) => e.path));
+          if (!r.nextAfter) return out;
+          after = r.nextAfter;
+        }
+      };
+      assert.deepEqual(await page(null, 170), expected);
+      assert.deepEqual(await page('/t/a', 33), expected.filter((p) => p === '/t/a' || p.startsWith('/t/a/')));
+      assert.deepEqual(await page('/t/a-x007', 10), ['/t/a-x007']);
+      assert.deepEqual(await page('/t/none', 10), []);
+      const read = (await store.getChangeset(a, cs.id))!;
+      assert.equal(read.root, '/t');
+      assert.deepEqual(read.entries.map((e) => e.path), expected.slice(0, ENTRY_INLINE));
+      assert.equal(read.entries[0]!.op, 'create');
     });
 
     it('rate counters are shared and counted per window', async () => {

@@ -1,12 +1,20 @@
 /**
  * The commit algorithm, written once for both backends as a generator of storage steps.
- * SQLite runs it synchronously inside one IMMEDIATE transaction (so no other request's
- * statements can interleave); PostgreSQL runs it asynchronously inside BEGIN…COMMIT. Each
- * backend maps a step to its own SQL. Locks are always taken in the same order (blobs by
- * hash, nodes by path, then the agent row) so concurrent commits cannot deadlock.
+ * SQLite runs a small commit synchronously inside one IMMEDIATE transaction (so no other
+ * request's statements can interleave) and a big one in slices on a connection of its own;
+ * PostgreSQL runs it asynchronously inside BEGIN…COMMIT. Each backend maps a step to its own
+ * SQL. Locks are always taken in the same order (blobs by hash, nodes by path, then the agent
+ * row) so concurrent commits cannot deadlock.
+ *
+ * Work per step is bounded (`batch` changes, ENTRY_CHUNK entries, a few blobs) and the JS work
+ * between steps is cut by `pause` steps, so a runner that yields to the event loop between steps
+ * never holds it for long, whatever the size of the commit.
  */
+import { byteOrderFor } from '../core/byte-order.js';
 import { newTimeOrderedId } from '../core/keys.js';
+import { isWithin, parentOf } from '../core/paths.js';
 import {
+  ENTRY_INLINE,
   StoreConflict,
   StoreIdempotencyTaken,
   StoreQuotaExceeded,
@@ -19,26 +27,41 @@ import {
   type PlannedChange,
 } from './types.js';
 
+/** Entries per stored chunk of a big changeset (one JSON row; ~60 KB, parsed in well under 1 ms). */
+export const ENTRY_CHUNK = 500;
+/** Chunks per insertEntryChunks step. */
+const CHUNKS_PER_STEP = 4;
+/** New blobs per insertBlobs step, and their total bytes (a step's statement carries them all). */
+const BLOBS_PER_STEP = 64;
+const BLOB_BYTES_PER_STEP = 16 * 1024 * 1024;
+/** Items of pure JS work (entries built, paths compared) between pause steps. */
+const JS_ITEMS_PER_PAUSE = 5000;
+
 export type CommitStep =
-  | { op: 'insertBlob'; agentId: string; blob: BlobInput }
+  | { op: 'insertBlobs'; agentId: string; blobs: BlobInput[] }
   | {
-      op: 'applyNode';
+      // Changes in path order; the backend applies them in that order (the lock order).
+      op: 'applyNodes';
       agentId: string;
-      change: PlannedChange;
+      changes: PlannedChange[];
       nowMs: number;
       changesetId: string;
       keyId: string;
       keyLabel: string;
     }
   | { op: 'getNode'; agentId: string; path: string }
+  | { op: 'insertEntryChunks'; agentId: string; changesetId: string; chunks: Array<{ firstPath: string; entries: string }> }
   | {
-      // Allocates the next seq (and charges new bytes against the quota) and stores the changeset,
-      // as one statement where the backend allows: the agent row stays locked from here to COMMIT,
-      // so what follows it is what serializes one agent's commits.
+      // Allocates the next seq (and charges new bytes and files against the quotas) and stores the
+      // changeset, as one statement where the backend allows: the agent row stays locked from here
+      // to COMMIT, so what follows it is what serializes one agent's commits.
       op: 'recordChangeset';
       agentId: string;
       addBytes: number;
       quotaBytes: number;
+      addNodes: number;
+      /** 0: no file quota. */
+      fileQuota: number;
       changeset: Omit<ChangesetRecord, 'seq'>;
     }
   | { op: 'getAgent'; agentId: string }
@@ -49,70 +72,136 @@ export type CommitStep =
       requestHash: string;
       response: string;
       createdAtMs: number;
-    };
+    }
+  // No storage work: a runner that slices may yield to the event loop here.
+  | { op: 'pause' };
+
+export interface AppliedNode {
+  version: number;
+  updatedAtMs: number;
+  /** The node was live before this change (what the file quota counts). */
+  wasLive: boolean;
+}
 
 /** What each step yields back to the program. */
 export interface StepResults {
-  insertBlob: boolean; // true when the blob was new for this agent
-  applyNode: { version: number; updatedAtMs: number } | null; // null: head moved (conflict)
+  insertBlobs: boolean[]; // per blob: true when it was new for this agent
+  // Per change; null (or missing, once the backend stopped at it) for a head that moved: a conflict.
+  applyNodes: Array<AppliedNode | null>;
   getNode: NodeRecord | null;
-  recordChangeset: number | null; // the new changeset's seq, or null when over quota (nothing stored)
+  insertEntryChunks: void;
+  recordChangeset: number | null; // the new changeset's seq, or null when over a quota (nothing stored)
   getAgent: AgentRecord | null;
   insertIdempotency: boolean; // false when the key was already taken
+  pause: void;
 }
 
 type Program = Generator<CommitStep, ChangesetRecord, unknown>;
 
-export function* commitProgram(input: CommitInput, nowMs: number): Program {
+function entryOf(c: PlannedChange, r: AppliedNode): ChangesetEntry {
+  return {
+    path: c.path,
+    op: c.op,
+    kind: c.state.kind === 'deleted' ? c.state.was : c.state.kind,
+    fromVersion: c.expectVersion === 0 ? null : c.expectVersion,
+    toVersion: r.version,
+    updatedAtMs: r.updatedAtMs,
+  };
+}
+
+function* insertBlobs(input: CommitInput): Generator<CommitStep, number, unknown> {
+  const blobs = new Map<string, BlobInput>();
+  for (const c of input.changes) if (c.state.kind === 'file' && c.state.blob.bytes) blobs.set(c.state.blob.hash, c.state.blob);
+  const sorted = [...blobs.keys()].sort().map((h) => blobs.get(h)!);
+  let addBytes = 0;
+  for (let i = 0; i < sorted.length; ) {
+    const step: BlobInput[] = [];
+    let bytes = 0;
+    while (i < sorted.length && step.length < BLOBS_PER_STEP && (step.length === 0 || bytes + sorted[i]!.size <= BLOB_BYTES_PER_STEP)) {
+      bytes += sorted[i]!.size;
+      step.push(sorted[i++]!);
+    }
+    const inserted = (yield { op: 'insertBlobs', agentId: input.agentId, blobs: step }) as StepResults['insertBlobs'];
+    step.forEach((b, j) => {
+      if (inserted[j]) addBytes += b.size;
+    });
+  }
+  return addBytes;
+}
+
+/**
+ * @param batch changes per applyNodes step: unbounded for a runner that does it all in one go,
+ * a few hundred for one that yields between steps.
+ */
+export function* commitProgram(input: CommitInput, nowMs: number, batch = Number.POSITIVE_INFINITY): Program {
   const changesetId = newTimeOrderedId('cs', nowMs);
   const { agentId } = input;
+  const addBytes = yield* insertBlobs(input);
 
-  const blobs = new Map<string, BlobInput>();
-  for (const c of input.changes) if (c.state.kind === 'file') blobs.set(c.state.blob.hash, c.state.blob);
-  let addBytes = 0;
-  for (const hash of [...blobs.keys()].sort()) {
-    if (!blobs.get(hash)!.bytes) continue; // already stored: move, copy, restore
-    const inserted = (yield { op: 'insertBlob', agentId, blob: blobs.get(hash)! }) as StepResults['insertBlob'];
-    if (inserted) addBytes += blobs.get(hash)!.size;
+  // The stores' byte order (entry chunks are looked up by it). Planners list big trees in path
+  // order, so this sort only merges a few sorted runs.
+  let byPath = input.changes;
+  if (byPath.length > 1) {
+    const order = byteOrderFor(byPath.map((c) => c.path));
+    byPath = [...byPath].sort((a, b) => order(a.path, b.path));
   }
-
-  const applied = new Map<string, { version: number; updatedAtMs: number }>();
-  const byPath = [...input.changes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  for (const change of byPath) {
-    const result = (yield {
-      op: 'applyNode',
-      agentId,
-      change,
-      nowMs,
-      changesetId,
-      keyId: input.keyId,
-      keyLabel: input.keyLabel,
-    }) as StepResults['applyNode'];
-    if (!result) {
-      const current = (yield { op: 'getNode', agentId, path: change.path }) as StepResults['getNode'];
-      throw new StoreConflict(change.path, change.expectVersion, current);
+  const applied: AppliedNode[] = new Array(byPath.length);
+  let addNodes = 0;
+  for (let i = 0; i < byPath.length; i += batch) {
+    const changes = byPath.slice(i, Math.min(byPath.length, i + batch));
+    const results = (yield { op: 'applyNodes', agentId, changes, nowMs, changesetId, keyId: input.keyId, keyLabel: input.keyLabel }) as StepResults['applyNodes'];
+    for (let j = 0; j < changes.length; j++) {
+      const r = results[j];
+      const change = changes[j]!;
+      if (!r) {
+        const current = (yield { op: 'getNode', agentId, path: change.path }) as StepResults['getNode'];
+        throw new StoreConflict(change.path, change.expectVersion, current);
+      }
+      applied[i + j] = r;
+      addNodes += (change.state.kind === 'deleted' ? 0 : 1) - (r.wasLive ? 1 : 0);
     }
-    applied.set(change.path, result);
   }
 
-  const entries: ChangesetEntry[] = input.changes.map((c) => {
-    const r = applied.get(c.path)!;
-    return {
-      path: c.path,
-      op: c.op,
-      kind: c.state.kind === 'deleted' ? c.state.was : c.state.kind,
-      fromVersion: c.expectVersion === 0 ? null : c.expectVersion,
-      toVersion: r.version,
-      updatedAtMs: r.updatedAtMs,
-    };
-  });
-  const draft = { id: changesetId, createdAtMs: nowMs, keyId: input.keyId, keyLabel: input.keyLabel, tool: input.tool, entries };
-  const seq = (yield { op: 'recordChangeset', agentId, addBytes, quotaBytes: input.quotaBytes, changeset: draft }) as StepResults['recordChangeset'];
+  const count = byPath.length;
+  let entries: ChangesetEntry[];
+  let root: string | null = null;
+  if (count <= 1) {
+    entries = count ? [entryOf(byPath[0]!, applied[0]!)] : [];
+  } else if (count <= ENTRY_INLINE) {
+    // Small changesets keep their entries in the order of the changes, as they always did.
+    const at = new Map(byPath.map((c, i) => [c.path, applied[i]!]));
+    entries = input.changes.map((c) => entryOf(c, at.get(c.path)!));
+  } else {
+    entries = new Array(count);
+    root = byPath[0]!.path;
+    for (let i = 0; i < count; i++) {
+      entries[i] = entryOf(byPath[i]!, applied[i]!);
+      while (!isWithin(byPath[i]!.path, root)) root = parentOf(root);
+      if (i % JS_ITEMS_PER_PAUSE === JS_ITEMS_PER_PAUSE - 1) yield { op: 'pause' };
+    }
+    for (let i = 0; i < count; i += ENTRY_CHUNK * CHUNKS_PER_STEP) {
+      const chunks = [];
+      for (let k = i; k < Math.min(count, i + ENTRY_CHUNK * CHUNKS_PER_STEP); k += ENTRY_CHUNK) {
+        chunks.push({ firstPath: entries[k]!.path, entries: JSON.stringify(entries.slice(k, k + ENTRY_CHUNK)) });
+      }
+      yield { op: 'insertEntryChunks', agentId, changesetId, chunks };
+    }
+  }
+
+  const fileQuota = input.fileQuota ?? 0;
+  const changeset: ChangesetRecord = {
+    id: changesetId, seq: 0, createdAtMs: nowMs, keyId: input.keyId, keyLabel: input.keyLabel, tool: input.tool,
+    entries: count <= ENTRY_INLINE ? entries : entries.slice(0, ENTRY_INLINE), entryCount: count, root,
+  };
+  const seq = (yield { op: 'recordChangeset', agentId, addBytes, quotaBytes: input.quotaBytes, addNodes, fileQuota, changeset }) as StepResults['recordChangeset'];
   if (seq == null) {
     const agent = (yield { op: 'getAgent', agentId }) as StepResults['getAgent'];
-    throw new StoreQuotaExceeded(agent?.storageBytes ?? 0, addBytes, input.quotaBytes);
+    const bytes = agent?.storageBytes ?? 0;
+    if (addBytes > 0 && bytes + addBytes > input.quotaBytes) throw new StoreQuotaExceeded('storage', bytes, addBytes, input.quotaBytes);
+    throw new StoreQuotaExceeded('files', agent?.nodeCount ?? 0, addNodes, fileQuota);
   }
-  const changeset: ChangesetRecord = { id: changesetId, seq, createdAtMs: nowMs, keyId: input.keyId, keyLabel: input.keyLabel, tool: input.tool, entries };
+  changeset.seq = seq;
+  changeset.entries = entries;
 
   if (input.idempotency) {
     const response = JSON.stringify(input.idempotency.respond(changeset));
@@ -131,12 +220,28 @@ export function* commitProgram(input: CommitInput, nowMs: number): Program {
 
 export function runSync(program: Program, exec: (step: CommitStep) => unknown): ChangesetRecord {
   let next = program.next();
-  while (!next.done) next = program.next(exec(next.value));
+  while (!next.done) next = program.next(next.value.op === 'pause' ? undefined : exec(next.value));
   return next.value;
 }
 
-export async function runAsync(program: Program, exec: (step: CommitStep) => Promise<unknown>): Promise<ChangesetRecord> {
+/**
+ * Runs the program step by step; with `sliceMs`, yields to the event loop (setImmediate) whenever
+ * that much time passed since the last yield, so other requests are served between steps.
+ */
+export async function runAsync(
+  program: Program,
+  exec: (step: CommitStep) => Promise<unknown> | unknown,
+  sliceMs = Number.POSITIVE_INFINITY,
+): Promise<ChangesetRecord> {
+  let since = performance.now();
   let next = program.next();
-  while (!next.done) next = program.next(await exec(next.value));
+  while (!next.done) {
+    const result = next.value.op === 'pause' ? undefined : await exec(next.value);
+    if (performance.now() - since >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+    next = program.next(result);
+  }
   return next.value;
 }

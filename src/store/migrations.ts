@@ -222,4 +222,37 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX versions_blob ON versions(agent_id, blob_hash);
     `,
   },
+  {
+    version: 3,
+    name: 'file quota and paged changeset entries',
+    // node_count: live files and directories per agent (the file quota). A changeset with more
+    // than ENTRY_INLINE entries keeps the first of them inline and all of them, in path order,
+    // in chunks keyed by their first path, so a page of entries reads a row or two.
+    sqlite: `
+      ALTER TABLE agents ADD COLUMN node_count INTEGER NOT NULL DEFAULT 0;
+      UPDATE agents SET node_count = (SELECT COUNT(*) FROM nodes WHERE nodes.agent_id = agents.id AND nodes.deleted = 0);
+      ALTER TABLE changesets ADD COLUMN entry_count INTEGER;
+      ALTER TABLE changesets ADD COLUMN root TEXT;
+      CREATE TABLE changeset_entry_chunks (
+        agent_id TEXT NOT NULL,
+        changeset_id TEXT NOT NULL,
+        first_path TEXT NOT NULL,
+        entries TEXT NOT NULL,
+        PRIMARY KEY (agent_id, changeset_id, first_path)
+      ) WITHOUT ROWID;
+    `,
+    postgres: `
+      ALTER TABLE agents ADD COLUMN node_count BIGINT NOT NULL DEFAULT 0;
+      UPDATE agents SET node_count = (SELECT COUNT(*) FROM nodes WHERE nodes.agent_id = agents.id AND NOT nodes.deleted);
+      ALTER TABLE changesets ADD COLUMN entry_count BIGINT;
+      ALTER TABLE changesets ADD COLUMN root TEXT COLLATE "C";
+      CREATE TABLE changeset_entry_chunks (
+        agent_id TEXT NOT NULL,
+        changeset_id TEXT NOT NULL,
+        first_path TEXT COLLATE "C" NOT NULL,
+        entries TEXT NOT NULL,
+        PRIMARY KEY (agent_id, changeset_id, first_path)
+      );
+    `,
+  },
 ];

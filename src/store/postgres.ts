@@ -4,14 +4,14 @@
  */
 import pg from 'pg';
 import { subtreeRange } from '../core/paths.js';
-import { commitProgram, runAsync, type CommitStep } from './commit-program.js';
+import { commitProgram, runAsync } from './commit-program.js';
+import { pageEntries, type EntryChunk } from './entry-chunks.js';
+import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
 import { MIGRATIONS } from './migrations.js';
 import {
   KEY_INSERT_COLUMNS,
   NODE_COLUMNS,
   keyParams,
-  splitPath,
-  stateColumns,
   toAgent,
   toAuth,
   toChangeset,
@@ -20,11 +20,11 @@ import {
   toVersion,
 } from './rows.js';
 import {
-  IDEMPOTENCY_TTL_MS,
   StoreConflict,
   StoreSlugTaken,
   type AgentRecord,
   type AuthRecord,
+  type ChangesetEntry,
   type ChangesetRecord,
   type CommitInput,
   type IdempotentResult,
@@ -51,6 +51,8 @@ const types = {
 
 // Serialization failures and deadlocks are retried by the caller as ordinary conflicts.
 const RETRYABLE = new Set(['40001', '40P01']);
+/** A commit yields to the event loop between steps once its JS work ran this long (building entries). */
+const SLICE_MS = 20;
 
 export interface PostgresOptions {
   connectionString: string;
@@ -61,6 +63,7 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
   private readonly names = new Map<string, string>();
+  private readonly steps = new PostgresSteps((c, sql, params) => this.q(c, sql, params));
 
   constructor(opts: PostgresOptions) {
     this.pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize, types });
@@ -144,7 +147,7 @@ export class PostgresStore implements Store {
     }
   }
 
-  async createAgent(agent: AgentRecord, key: KeyRecord & { hash: string }): Promise<void> {
+  async createAgent(agent: Omit<AgentRecord, 'nodeCount'>, key: KeyRecord & { hash: string }): Promise<void> {
     try {
       await this.tx(async (c) => {
         await this.q(c, 'INSERT INTO agents (id, name, slug, created_at_ms, storage_bytes, last_seq) VALUES ($1, $2, $3, $4, 0, 0)', [
@@ -334,6 +337,20 @@ export class PostgresStore implements Store {
     return rows[0] ? toVersion(rows[0]) : null;
   }
 
+  async getVersions(agentId: string, refs: Array<{ path: string; version: number }>): Promise<Map<string, VersionRecord>> {
+    const out = new Map<string, VersionRecord>();
+    if (refs.length === 0) return out;
+    const { rows } = await this.q(
+      this.pool,
+      // LATERAL keeps it a primary-key lookup per pair (a join may hash all the agent's versions).
+      `SELECT v.* FROM unnest($2::text[], $3::integer[]) AS t(path, version) CROSS JOIN LATERAL (
+         SELECT * FROM versions WHERE agent_id = $1 AND path = t.path COLLATE "C" AND version = t.version) v`,
+      [agentId, refs.map((r) => r.path), refs.map((r) => r.version)],
+    );
+    for (const r of rows) out.set(String(r.path), toVersion(r));
+    return out;
+  }
+
   async countVersions(agentId: string, path: string): Promise<number> {
     const { rows } = await this.q(this.pool, 'SELECT COUNT(*) AS c FROM versions WHERE agent_id = $1 AND path = $2', [agentId, path]);
     return Number(rows[0]!.c);
@@ -367,6 +384,31 @@ export class PostgresStore implements Store {
     return rows[0] ? toChangeset(rows[0]) : null;
   }
 
+  async listChangesetEntries(
+    agentId: string,
+    changesetId: string,
+    opts: { after: string | null; within: string | null; limit: number },
+  ): Promise<{ entries: ChangesetEntry[]; nextAfter: string | null }> {
+    return pageEntries(async (from, limit) => {
+      const { rows } =
+        'containing' in from
+          ? await this.q(
+              this.pool,
+              `SELECT first_path, entries FROM changeset_entry_chunks
+                WHERE agent_id = $1 AND changeset_id = $2 AND first_path >= COALESCE(
+                  (SELECT MAX(first_path) FROM changeset_entry_chunks WHERE agent_id = $1 AND changeset_id = $2 AND first_path <= $3), '')
+                ORDER BY first_path LIMIT $4`,
+              [agentId, changesetId, from.containing, limit],
+            )
+          : await this.q(
+              this.pool,
+              'SELECT first_path, entries FROM changeset_entry_chunks WHERE agent_id = $1 AND changeset_id = $2 AND first_path > $3 ORDER BY first_path LIMIT $4',
+              [agentId, changesetId, from.after, limit],
+            );
+      return rows.map((r): EntryChunk => ({ firstPath: String(r.first_path), entries: String(r.entries) }));
+    }, opts);
+  }
+
   async listDeleted(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage> {
     const { lo, hi } = subtreeRange(dir);
     const { rows } = await this.q(
@@ -385,6 +427,9 @@ export class PostgresStore implements Store {
         'SELECT DISTINCT blob_hash FROM versions WHERE agent_id = $1 AND path = ANY($2::text[]) AND blob_hash IS NOT NULL',
         [agentId, paths],
       );
+      const { rows: liveRows } = await this.q(c, 'SELECT COUNT(*) AS live FROM nodes WHERE agent_id = $1 AND path = ANY($2::text[]) AND NOT deleted', [
+        agentId, paths,
+      ]);
       const del = await this.q(c, 'DELETE FROM versions WHERE agent_id = $1 AND path = ANY($2::text[])', [agentId, paths]);
       await this.q(
         c,
@@ -399,7 +444,9 @@ export class PostgresStore implements Store {
         [agentId, hashes],
       );
       const bytesFreed = freed.reduce((n, r) => n + Number(r.size), 0);
-      await this.q(c, 'UPDATE agents SET storage_bytes = storage_bytes - $1 WHERE id = $2', [bytesFreed, agentId]);
+      await this.q(c, 'UPDATE agents SET storage_bytes = storage_bytes - $1, node_count = node_count - $3 WHERE id = $2', [
+        bytesFreed, agentId, Number(liveRows[0]!.live),
+      ]);
       return { versions: del.rowCount ?? 0, bytesFreed };
     }, { agentId, exclusive: true });
   }
@@ -417,7 +464,7 @@ export class PostgresStore implements Store {
     const client = await this.pool.connect();
     try {
       const now = Date.now();
-      return (await this.execStep(client, { op: 'insertIdempotency', agentId, key, requestHash, response: JSON.stringify(response), createdAtMs: now })) as boolean;
+      return (await this.steps.exec(client, { op: 'insertIdempotency', agentId, key, requestHash, response: JSON.stringify(response), createdAtMs: now })) as boolean;
     } finally {
       client.release();
     }
@@ -425,7 +472,10 @@ export class PostgresStore implements Store {
 
   async commit(input: CommitInput): Promise<ChangesetRecord> {
     try {
-      return await this.tx((c) => runAsync(commitProgram(input, Date.now()), (step) => this.execStep(c, step)), {
+      return await this.tx(async (c) => {
+        if (input.changes.length > ROW_AT_A_TIME) await c.query(BIG_COMMIT_SETUP);
+        return runAsync(commitProgram(input, Date.now(), PG_BATCH), (step) => this.steps.exec(c, step), SLICE_MS);
+      }, {
         agentId: input.agentId,
         exclusive: false,
       });
@@ -436,91 +486,6 @@ export class PostgresStore implements Store {
         throw new StoreConflict(first?.path ?? '/', first?.expectVersion ?? 0, first ? await this.getNode(input.agentId, first.path) : null);
       }
       throw err;
-    }
-  }
-
-  private async execStep(c: pg.PoolClient, step: CommitStep): Promise<unknown> {
-    switch (step.op) {
-      case 'insertBlob': {
-        const r = await this.q(c, 'INSERT INTO blobs (agent_id, hash, size, content) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-          step.agentId, step.blob.hash, step.blob.size, step.blob.bytes,
-        ]);
-        return r.rowCount === 1;
-      }
-      case 'applyNode': {
-        const { change, agentId } = step;
-        const s = stateColumns(change.state);
-        const copyToVersions = `INSERT INTO versions (agent_id, path, version, kind, op, deleted, file_id, blob_hash, size, lines,
-                                   updated_at_ms, changeset_id, key_id, key_label)
-             SELECT agent_id, path, version, kind, $OP, deleted, file_id, blob_hash, size, lines, updated_at_ms, $CS,
-                    updated_by_key_id, updated_by_label FROM n RETURNING version, updated_at_ms`;
-        let rows: Row[];
-        if (change.expectVersion === 0) {
-          const { parent, name } = splitPath(change.path);
-          ({ rows } = await this.q(
-            c,
-            `WITH n AS (
-               INSERT INTO nodes (agent_id, path, parent, name, kind, deleted, version, file_id, blob_hash, size, lines,
-                                  created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label)
-               VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING *)
-             ${copyToVersions.replace('$OP', '$14').replace('$CS', '$15')}`,
-            [
-              agentId, change.path, parent, name, s.kind, s.deleted, s.fileId ?? '', s.blobHash, s.size, s.lines, step.nowMs,
-              step.keyId, step.keyLabel, change.op, step.changesetId,
-            ],
-          ));
-        } else {
-          ({ rows } = await this.q(
-            c,
-            `WITH n AS (
-               UPDATE nodes SET kind = $1, deleted = $2, version = version + 1, file_id = COALESCE($3, file_id), blob_hash = $4,
-                      size = $5, lines = $6,
-                      created_at_ms = CASE WHEN deleted AND NOT $2 THEN GREATEST($7, updated_at_ms + 1) ELSE created_at_ms END,
-                      updated_at_ms = GREATEST($7, updated_at_ms + 1), updated_by_key_id = $8, updated_by_label = $9, purged_at_ms = NULL
-                WHERE agent_id = $10 AND path = $11 AND version = $12 RETURNING *)
-             ${copyToVersions.replace('$OP', '$13').replace('$CS', '$14')}`,
-            [
-              s.kind, s.deleted, s.fileId, s.blobHash, s.size, s.lines, step.nowMs, step.keyId, step.keyLabel, agentId,
-              change.path, change.expectVersion, change.op, step.changesetId,
-            ],
-          ));
-        }
-        const r = rows[0];
-        return r ? { version: Number(r.version), updatedAtMs: Number(r.updated_at_ms) } : null;
-      }
-      case 'getNode': {
-        const { rows } = await this.q(c, `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = $1 AND path = $2`, [step.agentId, step.path]);
-        return rows[0] ? toNode(rows[0]) : null;
-      }
-      case 'recordChangeset': {
-        // One round trip: the agent row is locked by the UPDATE until COMMIT, and every
-        // statement after it is time this agent's other commits wait.
-        const cs = step.changeset;
-        const { rows } = await this.q(
-          c,
-          `WITH a AS (UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + $1
-                       WHERE id = $2 AND ($1 = 0 OR storage_bytes + $1 <= $3) RETURNING last_seq)
-           INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries)
-           SELECT $2, last_seq, $4, $5, $6, $7, $8, $9 FROM a RETURNING seq`,
-          [step.addBytes, step.agentId, step.quotaBytes, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries)],
-        );
-        return rows[0] ? Number(rows[0].seq) : null;
-      }
-      case 'getAgent': {
-        const { rows } = await this.q(c, 'SELECT * FROM agents WHERE id = $1', [step.agentId]);
-        return rows[0] ? toAgent(rows[0]) : null;
-      }
-      case 'insertIdempotency': {
-        const r = await this.q(
-          c,
-          `INSERT INTO idempotency (agent_id, idem_key, request_hash, response, created_at_ms) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (agent_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
-                  created_at_ms = excluded.created_at_ms
-            WHERE idempotency.created_at_ms < $6`,
-          [step.agentId, step.key, step.requestHash, step.response, step.createdAtMs, step.createdAtMs - IDEMPOTENCY_TTL_MS],
-        );
-        return r.rowCount === 1;
-      }
     }
   }
 }

@@ -92,6 +92,7 @@ export function toAgent(r: Row): AgentRecord {
     slug: String(r.slug),
     createdAtMs: num(r.created_at_ms),
     storageBytes: num(r.storage_bytes),
+    nodeCount: num(r.node_count ?? 0),
   };
 }
 
@@ -119,6 +120,7 @@ export function toAuth(r: Row): AuthRecord {
 }
 
 export function toChangeset(r: Row): ChangesetRecord {
+  const entries = JSON.parse(String(r.entries)) as ChangesetRecord['entries'];
   return {
     id: String(r.id),
     seq: num(r.seq),
@@ -126,7 +128,10 @@ export function toChangeset(r: Row): ChangesetRecord {
     keyId: strOrNull(r.key_id),
     keyLabel: strOrNull(r.key_label),
     tool: String(r.tool),
-    entries: JSON.parse(String(r.entries)),
+    entries,
+    // Rows from before entry chunks kept every entry inline.
+    entryCount: r.entry_count == null ? entries.length : num(r.entry_count),
+    root: strOrNull(r.root),
   };
 }
 

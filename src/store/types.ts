@@ -14,6 +14,8 @@ export interface AgentRecord {
   slug: string;
   createdAtMs: number;
   storageBytes: number;
+  /** Live files and directories (tombstones excluded): what the file quota counts. */
+  nodeCount: number;
 }
 
 export interface KeyRecord {
@@ -123,8 +125,22 @@ export interface ChangesetRecord {
   keyId: string | null;
   keyLabel: string | null;
   tool: string;
+  /**
+   * Every entry when `entries.length === entryCount` (always so for a commit's own result, in
+   * the order of its changes). A changeset read back with more than ENTRY_INLINE entries holds
+   * only the first ENTRY_INLINE in path order; listChangesetEntries pages through the rest.
+   */
   entries: ChangesetEntry[];
+  entryCount: number;
+  /**
+   * For a changeset with more than ENTRY_INLINE entries: the deepest path every entry is at or
+   * below (a path filter can then tell without reading them whether all, some or none match).
+   */
+  root: string | null;
 }
+
+/** Entries kept in the changeset row itself; bigger changesets keep the rest in chunks. */
+export const ENTRY_INLINE = 100;
 
 export interface CommitInput {
   agentId: string;
@@ -134,6 +150,8 @@ export interface CommitInput {
   changes: PlannedChange[];
   /** Storage quota in bytes; new distinct blobs may not push the agent past it. */
   quotaBytes: number;
+  /** File quota: live files and directories this commit may not push the agent past (absent: none). */
+  fileQuota?: number;
   /** Saved in the same transaction so a retry returns exactly the first result. */
   idempotency?: { key: string; requestHash: string; respond: (cs: ChangesetRecord) => unknown };
 }
@@ -159,14 +177,18 @@ export class StoreConflict extends Error {
   }
 }
 
-/** Thrown by commit when new content would exceed the agent's storage quota. */
+/**
+ * Thrown by commit when it would push the agent past a quota: `storage` (bytes of distinct
+ * content) or `files` (live files and directories). Nothing was written.
+ */
 export class StoreQuotaExceeded extends Error {
   constructor(
-    readonly usedBytes: number,
-    readonly addBytes: number,
-    readonly limitBytes: number,
+    readonly quota: 'storage' | 'files',
+    readonly used: number,
+    readonly add: number,
+    readonly limit: number,
   ) {
-    super('storage quota exceeded');
+    super(`${quota} quota exceeded`);
     this.name = 'StoreQuotaExceeded';
   }
 }
@@ -214,7 +236,7 @@ export interface Store {
   close(): Promise<void>;
 
   // agents and keys
-  createAgent(agent: AgentRecord, key: KeyRecord & { hash: string }): Promise<void>;
+  createAgent(agent: Omit<AgentRecord, 'nodeCount'>, key: KeyRecord & { hash: string }): Promise<void>;
   getAgent(agentId: string): Promise<AgentRecord | null>;
   insertKey(key: KeyRecord & { hash: string }): Promise<void>;
   findKeyByHash(hash: string): Promise<AuthRecord | null>;
@@ -248,6 +270,8 @@ export interface Store {
   /** Live nodes named `name` anywhere (for "did you mean" suggestions). */
   findByName(agentId: string, name: string, limit: number): Promise<NodeRecord[]>;
   getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null>;
+  /** Versions by (path, version), keyed by path (one version per path; absent ones are left out). */
+  getVersions(agentId: string, refs: Array<{ path: string; version: number }>): Promise<Map<string, VersionRecord>>;
   countVersions(agentId: string, path: string): Promise<number>;
 
   /**
@@ -258,6 +282,15 @@ export interface Store {
   /** Changesets newest first (before a seq), or oldest first after `since`. */
   listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]>;
   getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null>;
+  /**
+   * Entries of a changeset with more than ENTRY_INLINE of them, in path order: those after
+   * `after` (exclusive) and, with `within`, at or below that path. Reads only what the page needs.
+   */
+  listChangesetEntries(
+    agentId: string,
+    changesetId: string,
+    opts: { after: string | null; within: string | null; limit: number },
+  ): Promise<{ entries: ChangesetEntry[]; nextAfter: string | null }>;
   /** Tombstones (deleted, not purged) strictly below `dir`, ordered by path. */
   listDeleted(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
   /**

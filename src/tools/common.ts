@@ -1,7 +1,7 @@
 /** Pieces shared by the file-family tools: schema fragments, preconditions, NOT_FOUND hints. */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
-import { ancestorsOf, baseName, isReservedPath, isWithin, parentOf } from '../core/paths.js';
+import { ancestorsOf, baseName, checkCreatable, checkRemovable, isWithin, parentOf } from '../core/paths.js';
 import { closest } from '../core/suggest.js';
 import { countLines, decodeText } from '../core/text.js';
 import { iso, parseTimestamp } from '../core/time.js';
@@ -80,14 +80,13 @@ export function updatedBy(node: NodeRecord) {
 
 export const ROOT = '/';
 
-export function rejectReserved(path: string): void {
-  if (isReservedPath(path)) {
-    throw new ToolError(
-      'INVALID_PATH',
-      `${path} is inside /shared, the read-only mount of files other agents shared with you. Write somewhere else.`,
-      { path, reason: 'reserved' },
-    );
-  }
+/**
+ * Refuses paths no tool may write (use 'create', the default) or take away ('remove': a move's
+ * source). The rules live in core/paths.ts checkCreatable/checkRemovable, shared with bash.
+ */
+export function rejectReserved(path: string, use: 'create' | 'remove' = 'create'): void {
+  if (use === 'create') checkCreatable(path);
+  else checkRemovable(path);
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   versionField,
   versionNotFound,
 } from './common.js';
+import { ENTRY_PAGE, capped, walkSubtree } from './big-trees.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 
 
@@ -355,7 +356,7 @@ const mkdir = defineTool({
   input: z.strictObject({ path: pathField }),
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: true },
-  errors: ['NOT_A_DIRECTORY'],
+  errors: ['NOT_A_DIRECTORY', 'QUOTA_EXCEEDED'],
   examples: [{ title: 'Create a directory', input: { path: '/projects/alpha' } }],
   async handler(input, ctx) {
     const path = ctx.path(input.path);
@@ -396,7 +397,8 @@ const del = defineTool({
   summary: 'Delete a file or directory (recoverable: a tombstone version is recorded).',
   description:
     'Deletes a file, an empty directory, or with recursive: true a directory and everything below it, as one changeset. ' +
-    'Nothing is lost: every deleted path keeps its history and can be restored until it is purged.',
+    'Nothing is lost: every deleted path keeps its history and can be restored until it is purged. The result lists the first ' +
+    `${ENTRY_PAGE} deleted paths (deleted, with deletedCount); list_changes with the changesetId pages through all of them.`,
   input: z.strictObject({ path: pathField, recursive: z.boolean().default(false), ...expectedFields }),
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
@@ -404,7 +406,7 @@ const del = defineTool({
   examples: [{ title: 'Delete a directory', input: { path: '/projects/alpha' } }],
   async handler(input, ctx) {
     const path = ctx.path(input.path);
-    rejectReserved(path);
+    rejectReserved(path, 'remove');
     if (path === ROOT) {
       throw new ToolError('INVALID_PATH', 'The root directory cannot be deleted. Delete the entries inside it instead.', { path, reason: 'root' });
     }
@@ -425,12 +427,7 @@ const del = defineTool({
           { path, childCount: children },
         );
       }
-      for (let after: string | null = null; ; ) {
-        const page = await ctx.store.listSubtree(agentId, path, 1000, after);
-        targets.push(...page.nodes);
-        if (!page.nextAfter) break;
-        after = page.nextAfter;
-      }
+      for (const n of (await walkSubtree(ctx, path))!) targets.push(n);
     }
     const changes: PlannedChange[] = targets.map((n) => ({
       path: n.path,
@@ -440,12 +437,15 @@ const del = defineTool({
     }));
     return ctx.commit(changes, (cs) => {
       const entry = cs.entries.find((e) => e.path === path)!;
+      const shown = capped(cs.entries, cs.id);
       return {
         success: true,
         path,
         version: entry.toVersion,
         updatedAt: iso(entry.updatedAtMs),
-        deleted: cs.entries.map((e) => ({ path: e.path, type: e.kind === 'dir' ? 'directory' : 'file', version: e.toVersion })),
+        deleted: shown.items.map((e) => ({ path: e.path, type: e.kind === 'dir' ? 'directory' : 'file', version: e.toVersion })),
+        deletedCount: shown.count,
+        ...(shown.truncated ? { deletedTruncated: true, note: shown.note } : {}),
         restorable: true,
         changesetId: cs.id,
       };

@@ -5,12 +5,16 @@ import { newId } from '../core/keys.js';
 import { ancestorsOf, isWithin } from '../core/paths.js';
 import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
+import { ENTRY_PAGE, YIELD_EVERY, capped, checkFileQuota, filesRemaining, getNodesChunked, quotaError, walkSubtree, yieldToLoop } from './big-trees.js';
 import { ROOT, isLive, notFound, pathField, planAncestors, rejectReserved } from './common.js';
+import { StoreQuotaExceeded } from '../store/types.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 
 interface Plan {
   changes: PlannedChange[];
   pairs: Array<{ from: string; to: string }>;
+  /** Live nodes the change adds (copy). */
+  adding: number;
 }
 
 /** Resolves from/to, checks the source exists and the destination is free (or may be replaced). */
@@ -22,7 +26,7 @@ async function planTransfer(
   const from = ctx.path(input.from, 'from');
   const to = ctx.path(input.to, 'to');
   rejectReserved(to);
-  if (mode === 'move') rejectReserved(from);
+  if (mode === 'move') rejectReserved(from, 'remove');
   if (from === ROOT) throw new ToolError('INVALID_PATH', `The root directory cannot be ${mode === 'move' ? 'moved' : 'copied'}; name a file or directory.`, { path: from, reason: 'root' });
   if (to === ROOT) throw new ToolError('ALREADY_EXISTS', '/ is the root directory; give the full destination path, e.g. /archive/name.', { path: to });
   if (from === to) throw new ToolError('INVALID_INPUT', `from and to are the same path (${from}).`, { field: 'to' });
@@ -35,16 +39,18 @@ async function planTransfer(
 
   const sources: NodeRecord[] = [source];
   if (source.kind === 'dir') {
-    for (let after: string | null = null; ; ) {
-      const page = await ctx.store.listSubtree(agentId, from, 1000, after);
-      sources.push(...page.nodes);
-      if (!page.nextAfter) break;
-      after = page.nextAfter;
+    // A copy adds a node per source: past what the file quota leaves, stop walking and refuse.
+    const room = mode === 'copy' ? await filesRemaining(ctx) : Number.POSITIVE_INFINITY;
+    const below = await walkSubtree(ctx, from, room - 1);
+    if (!below) {
+      const limit = ctx.config.maxFilesPerAgent;
+      throw quotaError(new StoreQuotaExceeded('files', limit - room, room + 1, limit), true);
     }
+    for (const n of below) sources.push(n);
   }
   const targetOf = (p: string) => to + p.slice(from.length);
   const targets = sources.map((n) => targetOf(n.path));
-  const existing = await ctx.store.getNodes(agentId, [...ancestorsOf(to), ...targets]);
+  const existing = await getNodesChunked(ctx, [...ancestorsOf(to), ...targets]);
   const changes = planAncestors(to, existing);
 
   const dest = existing.get(to);
@@ -64,7 +70,8 @@ async function planTransfer(
     }
   }
   const pairs: Plan['pairs'] = [];
-  for (const n of sources) {
+  for (const [i, n] of sources.entries()) {
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
     const target = targetOf(n.path);
     const cur = existing.get(target);
     // A live entry below a directory destination is impossible (the destination itself is free).
@@ -82,10 +89,12 @@ async function planTransfer(
               fileId: mode === 'move' ? n.fileId : newId('f'),
             },
     });
-    if (mode === 'move') changes.push({ path: n.path, expectVersion: n.version, op: 'move', state: { kind: 'deleted', was: n.kind } });
     pairs.push({ from: n.path, to: target });
   }
-  return { changes, pairs };
+  // The tombstones after the targets: two runs in path order, which the commit merges in linear time.
+  if (mode === 'move') for (const n of sources) changes.push({ path: n.path, expectVersion: n.version, op: 'move', state: { kind: 'deleted', was: n.kind } });
+  const adding = mode === 'copy' ? changes.filter((c) => !isLive(existing.get(c.path))).length : 0;
+  return { changes, pairs, adding };
 }
 
 const transferInput = z.strictObject({
@@ -96,15 +105,19 @@ const transferInput = z.strictObject({
 
 function respondWith(plan: Plan, from: string, to: string) {
   return (cs: { id: string; entries: Array<{ path: string; toVersion: number; updatedAtMs: number }> }) => {
-    const at = new Map(cs.entries.map((e) => [e.path, e]));
-    const head = at.get(to)!;
+    const head = cs.entries.find((e) => e.path === to)!;
+    const shown = capped(plan.pairs, cs.id);
+    const at = new Map(shown.items.map((p) => [p.to, 0]));
+    for (const e of cs.entries) if (at.has(e.path)) at.set(e.path, e.toVersion);
     return {
       success: true,
       from,
       to,
       version: head.toVersion,
       updatedAt: iso(head.updatedAtMs),
-      entries: plan.pairs.map((p) => ({ from: p.from, to: p.to, version: at.get(p.to)!.toVersion })),
+      entries: shown.items.map((p) => ({ from: p.from, to: p.to, version: at.get(p.to)! })),
+      entryCount: shown.count,
+      ...(shown.truncated ? { entriesTruncated: true, note: shown.note } : {}),
       changesetId: cs.id,
     };
   };
@@ -117,11 +130,12 @@ const move = defineTool({
   summary: 'Move or rename a file or directory (history follows it).',
   description:
     'Moves a file, or a directory with everything below it, to a new path in one changeset. The old path gets a tombstone; ' +
-    'the moved file keeps its identity, so list_versions on the new path includes its history from before the move.',
+    'the moved file keeps its identity, so list_versions on the new path includes its history from before the move. ' +
+    `The result lists the first ${ENTRY_PAGE} moved paths (entries, with entryCount); list_changes with the changesetId pages through all of them.`,
   input: transferInput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
-  errors: ['NOT_FOUND', 'ALREADY_EXISTS', 'INVALID_PATH', 'NOT_A_DIRECTORY', 'EDIT_CONFLICT'],
+  errors: ['NOT_FOUND', 'ALREADY_EXISTS', 'INVALID_PATH', 'NOT_A_DIRECTORY', 'EDIT_CONFLICT', 'QUOTA_EXCEEDED'],
   examples: [{ title: 'Rename a file', input: { from: '/notes/todo.md', to: '/notes/done.md' } }],
   async handler(input, ctx) {
     const plan = await planTransfer(ctx, input, 'move');
@@ -134,7 +148,10 @@ const copy = defineTool({
   family: 'files',
   scopes: ['files:write'],
   summary: 'Copy a file or directory server-side (no content round-trip).',
-  description: 'Copies a file, or a directory with everything below it, to a new path in one changeset. The copy starts its own history.',
+  description:
+    'Copies a file, or a directory with everything below it, to a new path in one changeset. The copy starts its own history. ' +
+    `Each copied file and directory counts toward the file quota (get_key_info). The result lists the first ${ENTRY_PAGE} copied ` +
+    'paths (entries, with entryCount); list_changes with the changesetId pages through all of them.',
   input: transferInput,
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: false },
@@ -142,6 +159,7 @@ const copy = defineTool({
   examples: [{ title: 'Copy a file', input: { from: '/notes/done.md', to: '/archive/done.md' } }],
   async handler(input, ctx) {
     const plan = await planTransfer(ctx, input, 'copy');
+    await checkFileQuota(ctx, plan.adding);
     return ctx.commit(plan.changes, respondWith(plan, ctx.path(input.from, 'from'), ctx.path(input.to, 'to')));
   },
 });

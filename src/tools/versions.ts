@@ -1,13 +1,14 @@
 /** The version history: list_versions, diff, restore, list_changes, revert_changeset, list_deleted, purge. */
 import { z } from 'zod';
-import { unifiedDiff } from '../core/diff.js';
+import { unifiedDiffSliced } from '../core/diff.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
-import { ancestorsOf, isWithin } from '../core/paths.js';
+import { ancestorsOf, isWithin, parentOf } from '../core/paths.js';
 import { ALL_SCOPES, missingScopes } from '../core/scopes.js';
-import { decodeText } from '../core/text.js';
+import { decodeTextWork } from '../core/text.js';
+import { runSliced } from '../core/work.js';
 import { iso } from '../core/time.js';
-import type { ChangesetRecord, NodeRecord, PlannedChange, VersionCursor, VersionRecord } from '../store/types.js';
+import type { NodeRecord, PlannedChange, VersionCursor, VersionRecord } from '../store/types.js';
 import {
   ROOT,
   checkPreconditions,
@@ -21,6 +22,8 @@ import {
   versionField,
   versionNotFound,
 } from './common.js';
+import { ENTRY_PAGE, YIELD_EVERY, capped, getNodesChunked, yieldToLoop } from './big-trees.js';
+import { ENTRY_DETAIL_PAGE, allEntries, allWithin, changesetEntries, entryScope, feedView } from './changeset-entries.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 
 function versionEntry(v: VersionRecord) {
@@ -118,9 +121,10 @@ async function versionContent(ctx: ToolContext, path: string, version: number, n
   return { v, bytes: (await ctx.store.getBlob(ctx.auth.agentId, v.blobHash)) ?? Buffer.alloc(0) };
 }
 
-function asText(bytes: Buffer | null): string | null | undefined {
+/** The text of a version (null: no content; undefined: binary), decoded in slices: versions can be 10 MiB. */
+async function asText(bytes: Buffer | null): Promise<string | null | undefined> {
   if (bytes === null) return null;
-  const t = decodeText(bytes);
+  const t = await runSliced(decodeTextWork(bytes));
   return t === null ? undefined : t;
 }
 
@@ -140,13 +144,13 @@ const diff = defineTool({
     const node = await requireNode(ctx, path);
     const to = input.to ?? node.version;
     const [a, b] = await Promise.all([versionContent(ctx, path, input.from, node), versionContent(ctx, path, to, node)]);
-    const [ta, tb] = [asText(a.bytes), asText(b.bytes)];
+    const [ta, tb] = [await asText(a.bytes), await asText(b.bytes)];
     const base = { success: true, path, from: input.from, to, fromHash: a.v.blobHash, toHash: b.v.blobHash };
     if (ta === undefined || tb === undefined) {
       const same = a.v.blobHash === b.v.blobHash;
       return { ...base, binary: true, identical: same, diff: same ? '' : `Binary files differ (version ${input.from} and version ${to}).\n` };
     }
-    const d = unifiedDiff(ta, tb, { path, oldLabel: `version ${input.from}`, newLabel: `version ${to}` });
+    const d = await unifiedDiffSliced(ta, tb, { path, oldLabel: `version ${input.from}`, newLabel: `version ${to}` });
     return { ...base, identical: d.diff === '' && a.v.deleted === b.v.deleted, diff: d.diff, diffTruncated: d.truncated, diffStats: d.stats };
   },
 });
@@ -211,11 +215,11 @@ const restore = defineTool({
       isLive(node) && node.blobHash ? ctx.store.getBlob(agentId, node.blobHash) : Promise.resolve(null),
       v.blobHash ? ctx.store.getBlob(agentId, v.blobHash) : Promise.resolve(null),
     ]);
-    const [tb, ta] = [asText(before), asText(after)];
+    const [tb, ta] = [await asText(before), await asText(after)];
     const d =
       tb === undefined || ta === undefined
         ? { diff: 'Binary files differ.\n', truncated: false, stats: { hunks: 0, added: 0, removed: 0 } }
-        : unifiedDiff(tb, ta, { path, oldLabel: isLive(node) ? `version ${node.version}` : 'deleted', newLabel: `restored from version ${v.version}` });
+        : await unifiedDiffSliced(tb, ta, { path, oldLabel: isLive(node) ? `version ${node.version}` : 'deleted', newLabel: `restored from version ${v.version}` });
     const base = {
       success: true, path, restoredFrom: v.version, baseVersion: node.version, undeleted: !isLive(node),
       diff: d.diff, diffTruncated: d.truncated,
@@ -228,38 +232,26 @@ const restore = defineTool({
   },
 });
 
-function changesetEntry(cs: ChangesetRecord, folder: string | null, prefix: string | null) {
-  const entries = cs.entries.filter((e) => (!folder || isWithin(e.path, folder)) && (!prefix || isWithin(e.path, prefix)));
-  if (entries.length === 0) return null;
-  return {
-    changesetId: cs.id,
-    seq: cs.seq,
-    createdAt: iso(cs.createdAtMs),
-    tool: cs.tool,
-    by: { keyId: cs.keyId, label: cs.keyLabel },
-    entries: entries.map((e) => ({
-      path: e.path, op: e.op, type: e.kind === 'dir' ? 'directory' : 'file', fromVersion: e.fromVersion, toVersion: e.toVersion,
-    })),
-    ...(entries.length < cs.entries.length ? { partial: true } : {}),
-  };
-}
-
 const SCAN_LIMIT = 2000;
 
 const listChanges = defineTool({
   name: 'list_changes',
   family: 'versions',
   scopes: ['files:read'],
-  summary: 'The changeset feed: every mutation, newest first, or oldest first after `since`.',
+  summary: 'The changeset feed: every mutation, newest first, or oldest first after `since`; or one changeset\'s entries, paged.',
   description:
-    'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool and entries ' +
-    '{path, op, fromVersion, toVersion}. Without since: newest first, page with before: nextBefore. With since: the changesets ' +
-    'after that seq in order; poll again with since: nextSince to follow the feed. path filters to a subtree.',
+    'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool, entryCount and entries ' +
+    `{path, op, fromVersion, toVersion} (at most ${ENTRY_PAGE} per changeset; when it has more, nextEntriesCursor). Without since: ` +
+    'newest first, page with before: nextBefore. With since: the changesets after that seq in order; poll again with since: ' +
+    'nextSince to follow the feed. path filters to a subtree. With changesetId: that changeset\'s entries in path order, ' +
+    `${ENTRY_DETAIL_PAGE} per page; pass cursor: nextCursor (or a feed's nextEntriesCursor) for the next page.`,
   input: z.strictObject({
     path: pathField.optional().describe('Only changes at or below this path.'),
     since: z.number().int().min(0).optional(),
     before: z.number().int().min(1).optional(),
-    limit: z.number().int().min(1).max(200).default(50),
+    limit: z.number().int().min(1).max(200).default(50).describe('Changesets per page (the feed).'),
+    changesetId: z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL').optional().describe('List this changeset\'s entries instead of the feed.'),
+    cursor: z.string().max(4096).optional().describe('With changesetId: the nextCursor (or nextEntriesCursor) of the previous page.'),
   }),
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
@@ -267,13 +259,19 @@ const listChanges = defineTool({
   examples: [
     { title: 'Recent changes', input: { limit: 10 } },
     { title: 'Follow the feed', input: { since: 0 } },
+    { title: 'Every path of one changeset', input: { changesetId: 'cs_EXAMPLE' } },
   ],
   async handler(input, ctx) {
     if (input.since !== undefined && input.before !== undefined) {
       throw new ToolError('INVALID_INPUT', 'Give since (oldest first) or before (newest first), not both.', { field: 'before' });
     }
     const prefix = input.path !== undefined ? navigablePath(ctx, input.path) : null;
-    const out: NonNullable<ReturnType<typeof changesetEntry>>[] = [];
+    const scope = entryScope(ctx.auth.folder, prefix);
+    if (input.changesetId !== undefined) return changesetEntries(ctx, input, scope);
+    if (input.cursor !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'cursor pages the entries of one changeset: give it together with changesetId.', { field: 'cursor' });
+    }
+    const out: object[] = [];
     let scanned = 0;
     let cursor = input.since ?? input.before;
     let exhausted = false;
@@ -291,10 +289,11 @@ const listChanges = defineTool({
         scanned++;
         lastSeq = cs.seq;
         cursor = cs.seq;
-        const e = changesetEntry(cs, ctx.auth.folder, prefix);
+        const e = scope === undefined ? null : await feedView(ctx, cs, scope);
         if (e) out.push(e);
         if (out.length >= input.limit) break;
       }
+      await yieldToLoop();
     }
     if (input.since !== undefined) {
       return { success: true, changesets: out, nextSince: lastSeq ?? input.since };
@@ -304,6 +303,16 @@ const listChanges = defineTool({
   },
 });
 
+/** Versions by (path, version), a chunk per store call with event-loop turns between. */
+async function versionsChunked(ctx: ToolContext, refs: Array<{ path: string; version: number }>): Promise<Map<string, VersionRecord>> {
+  const out = new Map<string, VersionRecord>();
+  for (let i = 0; i < refs.length; i += 1000) {
+    for (const [p, v] of await ctx.store.getVersions(ctx.auth.agentId, refs.slice(i, i + 1000))) out.set(p, v);
+    if (i + 1000 < refs.length) await yieldToLoop();
+  }
+  return out;
+}
+
 const revertChangeset = defineTool({
   name: 'revert_changeset',
   family: 'versions',
@@ -312,7 +321,8 @@ const revertChangeset = defineTool({
   description:
     'Restores each path of the changeset to its fromVersion (paths it created are deleted) as one new changeset. If any of those ' +
     'paths changed after the changeset, fails with EDIT_CONFLICT listing them, unless force: true. Needs files:delete too when ' +
-    'the revert deletes files. dryRun: true lists what would change.',
+    'the revert deletes files. dryRun: true lists what would change. The result lists the first ' +
+    `${ENTRY_PAGE} entries (with entryCount); list_changes with the new changesetId pages through all of them.`,
   input: z.strictObject({ changesetId: z.string().min(1).regex(/^[^\u0000]*$/, 'must not contain NUL'), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
@@ -322,14 +332,14 @@ const revertChangeset = defineTool({
     const agentId = ctx.auth.agentId;
     const cs = await ctx.store.getChangeset(agentId, input.changesetId);
     const folder = ctx.auth.folder;
-    if (!cs || (folder && cs.entries.some((e) => !isWithin(e.path, folder)))) {
-      throw new ToolError('NOT_FOUND', `No changeset ${input.changesetId}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`, {
+    if (!cs || !allWithin(cs, folder)) {
+      throw new ToolError('NOT_FOUND', `No changeset ${input.changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`, {
         changesetId: input.changesetId,
       });
     }
-    const paths = cs.entries.map((e) => e.path);
-    const current = await ctx.store.getNodes(agentId, paths);
-    const conflicts = cs.entries
+    const entries = await allEntries(ctx, cs);
+    const current = await getNodesChunked(ctx, entries.map((e) => e.path));
+    const conflicts = entries
       .filter((e) => (current.get(e.path)?.version ?? 0) !== e.toVersion)
       .map((e) => {
         const c = current.get(e.path);
@@ -340,17 +350,19 @@ const revertChangeset = defineTool({
         'EDIT_CONFLICT',
         `${conflicts.length} path(s) changed after changeset ${cs.id}: ${conflicts.slice(0, 5).map((c) => `${c.path} (now version ${c.currentVersion})`).join(', ')}. ` +
           'Reverting would discard those later changes; pass force: true to revert anyway, or restore files one by one.',
-        { changesetId: cs.id, paths: conflicts },
+        { changesetId: cs.id, paths: conflicts.slice(0, ENTRY_PAGE), conflictCount: conflicts.length },
       );
     }
+    const earlier = await versionsChunked(ctx, entries.filter((e) => e.fromVersion !== null).map((e) => ({ path: e.path, version: e.fromVersion! })));
     const changes: PlannedChange[] = [];
-    for (const e of cs.entries) {
+    for (const [i, e] of entries.entries()) {
+      if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
       const cur = current.get(e.path);
       if (e.fromVersion === null) {
         if (isLive(cur)) changes.push({ path: e.path, expectVersion: cur.version, op: 'delete', state: { kind: 'deleted', was: cur.kind } });
         continue;
       }
-      const v = await ctx.store.getVersion(agentId, e.path, e.fromVersion);
+      const v = earlier.get(e.path);
       if (!v) continue; // purged since: nothing to go back to
       if (cur && !cur.deleted === !v.deleted && cur.kind === v.kind && cur.blobHash === v.blobHash) continue;
       if (v.deleted && !isLive(cur)) continue;
@@ -359,9 +371,14 @@ const revertChangeset = defineTool({
     // Parents that were deleted after the changeset must exist again for restored files.
     const restoredPaths = new Set(changes.filter((c) => c.state.kind !== 'deleted').map((c) => c.path));
     const deletedPaths = new Set(changes.filter((c) => c.state.kind === 'deleted').map((c) => c.path));
-    const ancestorNeeds = [...new Set([...restoredPaths].flatMap((p) => ancestorsOf(p)))].filter((a) => !restoredPaths.has(a));
+    // Each ancestor once, walking up only until one already seen: linear in the paths.
+    const ancestorSet = new Set<string>();
+    for (const p of restoredPaths) {
+      for (let a = parentOf(p); a !== ROOT && !ancestorSet.has(a); a = parentOf(a)) ancestorSet.add(a);
+    }
+    const ancestorNeeds = [...ancestorSet].filter((a) => !restoredPaths.has(a));
     if (ancestorNeeds.length) {
-      const anc = await ctx.store.getNodes(agentId, ancestorNeeds);
+      const anc = await getNodesChunked(ctx, ancestorNeeds);
       for (const a of ancestorNeeds.sort()) {
         const n = anc.get(a);
         if (deletedPaths.has(a)) {
@@ -376,6 +393,8 @@ const revertChangeset = defineTool({
     if (changes.length === 0) {
       throw new ToolError('NO_CHANGE', `Every path of ${cs.id} is already as it was before it. Nothing to revert.`, { changesetId: cs.id });
     }
+    // Bringing a path back is creating it: the same name rules as every other tool (reserved /dev).
+    for (const c of changes) if (c.state.kind !== 'deleted') rejectReserved(c.path);
     if (changes.some((c) => c.state.kind === 'deleted')) {
       const missing = missingScopes(['files:delete'], ctx.auth.scopes);
       if (missing.length) {
@@ -386,16 +405,28 @@ const revertChangeset = defineTool({
         });
       }
     }
-    const planned = changes.map((c) => ({ path: c.path, op: c.op, fromVersion: c.expectVersion || null }));
-    if (input.dryRun) return { success: true, applied: false, reverted: cs.id, entries: planned, forced: conflicts.length > 0 };
-    return ctx.commit(changes, (out) => ({
-      success: true,
-      applied: true,
-      reverted: cs.id,
-      changesetId: out.id,
-      entries: out.entries.map((e) => ({ path: e.path, op: e.op, fromVersion: e.fromVersion, toVersion: e.toVersion })),
-      forced: conflicts.length > 0,
-    }));
+    if (input.dryRun) {
+      const planned = capped(changes, null);
+      return {
+        success: true, applied: false, reverted: cs.id,
+        entries: planned.items.map((c) => ({ path: c.path, op: c.op, fromVersion: c.expectVersion || null })),
+        entryCount: planned.count, ...(planned.truncated ? { entriesTruncated: true } : {}),
+        forced: conflicts.length > 0,
+      };
+    }
+    return ctx.commit(changes, (out) => {
+      const shown = capped(out.entries, out.id);
+      return {
+        success: true,
+        applied: true,
+        reverted: cs.id,
+        changesetId: out.id,
+        entries: shown.items.map((e) => ({ path: e.path, op: e.op, fromVersion: e.fromVersion, toVersion: e.toVersion })),
+        entryCount: shown.count,
+        ...(shown.truncated ? { entriesTruncated: true, note: shown.note } : {}),
+        forced: conflicts.length > 0,
+      };
+    });
   },
 });
 
@@ -436,16 +467,22 @@ const listDeleted = defineTool({
   },
 });
 
+/** Paths purged per store transaction. */
+const PURGE_CHUNK = 500;
+
 const purge = defineTool({
   name: 'purge',
   family: 'versions',
-  // Irreversible, so only the agent's full-access key: it needs every scope (checked by the registry).
+  // Irreversible, so only the agent's full-access key: every scope, and no folder, expiry or
+  // rotation pending (checked by dispatch from these two fields).
   scopes: [...ALL_SCOPES],
+  fullAccess: true,
   summary: 'Permanently remove a path and every version of it (the one way to erase a leaked secret).',
   description:
     'Irreversible. Removes every version of the path (with recursive handling of directories: everything below it too) and the ' +
-    'stored content no other version uses, freeing quota. Needs the agent\'s full-access key and confirm: true. Version numbers ' +
-    'of the path are never reused afterwards.',
+    'stored content no other version uses, freeing quota. Needs the agent\'s full-access key (every scope, no folder, no expiry: ' +
+    'the registration key or its rotated replacement) and confirm: true. Version numbers ' +
+    `of the path are never reused afterwards. The result lists the first ${ENTRY_PAGE} purged paths (purged, with purgedCount).`,
   input: z.strictObject({ path: pathField, confirm: z.literal(true).describe('Must be true: purge cannot be undone.') }),
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: true },
@@ -463,14 +500,29 @@ const purge = defineTool({
       for (const list of [ctx.store.listSubtree.bind(ctx.store), ctx.store.listDeleted.bind(ctx.store)]) {
         for (let after: string | null = null; ; ) {
           const page = await list(agentId, path, 1000, after);
-          paths.push(...page.nodes.map((n) => n.path));
+          for (const n of page.nodes) paths.push(n.path);
           if (!page.nextAfter) break;
           after = page.nextAfter;
+          await yieldToLoop();
         }
       }
     }
-    const result = await ctx.store.purge(agentId, paths);
-    return { success: true, path, purged: paths, versionsRemoved: result.versions, bytesFreed: result.bytesFreed };
+    // PURGE_CHUNK paths per transaction, everything below first and the path itself last: a big
+    // tree never holds the event loop (SQLite) or one transaction for long, and an interrupted
+    // purge is finished by running it again (the path is still there to name).
+    let versions = 0;
+    let bytesFreed = 0;
+    const order = [...paths.slice(1), path];
+    for (let i = 0; i < order.length; i += PURGE_CHUNK) {
+      const r = await ctx.store.purge(agentId, order.slice(i, i + PURGE_CHUNK));
+      versions += r.versions;
+      bytesFreed += r.bytesFreed;
+    }
+    const shown = capped(paths, null);
+    return {
+      success: true, path, purged: shown.items, purgedCount: shown.count, ...(shown.truncated ? { purgedTruncated: true } : {}),
+      versionsRemoved: versions, bytesFreed,
+    };
   },
 });
 

@@ -1,5 +1,5 @@
 /**
- * Seeded file trees for the bash differential suite (test/bash-diff.test.ts): the same tree is
+ * Seeded file trees for the bash differential suite (test/slow/bash-diff.test.ts): the same tree is
  * written into the service and into a temp directory, and the same command runs over both.
  *
  * Every tree has a fixed skeleton of well-known paths (so commands can name them: `docs/guide.md`,

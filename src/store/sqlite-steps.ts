@@ -1,0 +1,131 @@
+/**
+ * The commit program's steps in SQLite, for one connection (the serving connection's group
+ * commit, or the connection big commits run on). Prepared statements only, cached per connection.
+ */
+import type Database from 'better-sqlite3';
+import type { AppliedNode, CommitStep } from './commit-program.js';
+import { NODE_COLUMNS, splitPath, stateColumns, toAgent, toNode } from './rows.js';
+import { IDEMPOTENCY_TTL_MS, type PlannedChange } from './types.js';
+
+type Row = Record<string, unknown>;
+type ApplyStep = Extract<CommitStep, { op: 'applyNodes' }>;
+
+export class SqliteSteps {
+  private readonly stmts = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  stmt(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  exec(step: CommitStep): unknown {
+    switch (step.op) {
+      case 'insertBlobs': {
+        const s = this.stmt('INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
+        return step.blobs.map((b) => s.run(step.agentId, b.hash, b.size, b.bytes!).changes === 1);
+      }
+      case 'applyNodes': {
+        const out: Array<AppliedNode | null> = [];
+        for (const change of step.changes) {
+          const r = this.applyNode(step, change);
+          out.push(r);
+          if (!r) break; // a conflict: the program stops here
+        }
+        return out;
+      }
+      case 'getNode': {
+        const r = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`).get(step.agentId, step.path) as Row | undefined;
+        return r ? toNode(r) : null;
+      }
+      case 'insertEntryChunks': {
+        const s = this.stmt('INSERT INTO changeset_entry_chunks (agent_id, changeset_id, first_path, entries) VALUES (?, ?, ?, ?)');
+        for (const c of step.chunks) s.run(step.agentId, step.changesetId, c.firstPath, c.entries);
+        return undefined;
+      }
+      case 'recordChangeset': {
+        const r = this.stmt(
+          `UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + ?, node_count = node_count + ?
+            WHERE id = ? AND (? = 0 OR storage_bytes + ? <= ?) AND (? <= 0 OR ? = 0 OR node_count + ? <= ?) RETURNING last_seq`,
+        ).get(
+          step.addBytes, step.addNodes, step.agentId, step.addBytes, step.addBytes, step.quotaBytes,
+          step.addNodes, step.fileQuota, step.addNodes, step.fileQuota,
+        ) as Row | undefined;
+        if (!r) return null;
+        const seq = Number(r.last_seq);
+        const cs = step.changeset;
+        this.stmt(
+          `INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries, entry_count, root)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(step.agentId, seq, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries), cs.entryCount, cs.root);
+        return seq;
+      }
+      case 'getAgent': {
+        const r = this.stmt('SELECT * FROM agents WHERE id = ?').get(step.agentId) as Row | undefined;
+        return r ? toAgent(r) : null;
+      }
+      case 'insertIdempotency': {
+        const r = this.stmt(
+          `INSERT INTO idempotency (agent_id, idem_key, request_hash, response, created_at_ms) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (agent_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
+                  created_at_ms = excluded.created_at_ms
+            WHERE idempotency.created_at_ms < ?`,
+        ).run(step.agentId, step.key, step.requestHash, step.response, step.createdAtMs, step.createdAtMs - IDEMPOTENCY_TTL_MS);
+        return r.changes === 1;
+      }
+      case 'pause':
+        return undefined;
+    }
+  }
+
+  private applyNode(step: ApplyStep, change: PlannedChange): AppliedNode | null {
+    const { agentId } = step;
+    const c = stateColumns(change.state);
+    let r: Row | undefined;
+    let wasLive = false;
+    if (change.expectVersion === 0) {
+      const { parent, name } = splitPath(change.path);
+      r = this.stmt(
+        `INSERT INTO nodes (agent_id, path, parent, name, kind, deleted, version, file_id, blob_hash, size, lines,
+                            created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label)
+         VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING version, updated_at_ms, file_id`,
+      ).get(
+        agentId, change.path, parent, name, c.kind, c.deleted ? 1 : 0, c.fileId ?? '', c.blobHash, c.size, c.lines,
+        step.nowMs, step.nowMs, step.keyId, step.keyLabel,
+      ) as Row | undefined;
+    } else {
+      // RETURNING sees only the new row, so whether the node was live (for the file quota) is
+      // matched instead: live first, the common case (updates, deletes), then a tombstone.
+      const update = this.stmt(
+        `UPDATE nodes SET kind = ?, deleted = ?, version = version + 1, file_id = COALESCE(?, file_id), blob_hash = ?,
+                size = ?, lines = ?,
+                created_at_ms = CASE WHEN deleted = 1 AND ? = 0 THEN max(?, updated_at_ms + 1) ELSE created_at_ms END,
+                updated_at_ms = max(?, updated_at_ms + 1), updated_by_key_id = ?, updated_by_label = ?, purged_at_ms = NULL
+          WHERE agent_id = ? AND path = ? AND version = ? AND deleted = ? RETURNING version, updated_at_ms, file_id`,
+      );
+      for (let deleted = 0; deleted <= 1 && !r; deleted++) {
+        r = update.get(
+          c.kind, c.deleted ? 1 : 0, c.fileId, c.blobHash, c.size, c.lines, c.deleted ? 1 : 0, step.nowMs, step.nowMs,
+          step.keyId, step.keyLabel, agentId, change.path, change.expectVersion, deleted,
+        ) as Row | undefined;
+        wasLive = deleted === 0;
+      }
+    }
+    if (!r) return null;
+    // The row as written, from what this step set and what RETURNING gave back (no second lookup).
+    this.stmt(
+      `INSERT INTO versions (agent_id, path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms,
+                             changeset_id, key_id, key_label)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      agentId, change.path, r.version, c.kind, change.op, c.deleted ? 1 : 0, r.file_id, c.blobHash, c.size, c.lines, r.updated_at_ms,
+      step.changesetId, step.keyId, step.keyLabel,
+    );
+    return { version: Number(r.version), updatedAtMs: Number(r.updated_at_ms), wasLive };
+  }
+}
