@@ -43,5 +43,13 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+const run = (list, env = {}) =>
+  spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...list], { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
+let status = run(files);
+// The slow pass also runs the two fuzzers of `npm test` at depth: `npm test` keeps them short
+// (4,000 random bodies, 30 cost cases per backend) to stay under five minutes on two cores.
+if (slow && filter.length === 0) {
+  status = run(['dist/test/fuzz.test.js'], { FUZZ_RUNS: process.env.FUZZ_RUNS ?? '40000' }) || status;
+  status = run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300' }) || status;
+}
+process.exit(status);

@@ -245,6 +245,24 @@ for (const backend of backends()) {
       assert.equal((await store.getBlobs(a, [])).size, 0);
     });
 
+    it('large contents read back byte for byte (PostgreSQL fetches them in 1 MiB slices), small ones too', async () => {
+      const a = await agent();
+      // Not a multiple of the slice; every byte value, so a slice boundary off by one shows.
+      const big = Buffer.alloc(3 * 1024 * 1024 + 12_345);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 31 + (i >> 20)) & 0xff;
+      const exact = Buffer.alloc(1024 * 1024, 7);
+      const plan = (path: string, bytes: Buffer): PlannedChange => ({
+        path, expectVersion: 0, op: 'create', state: { kind: 'file', blob: { hash: contentHash(bytes), size: bytes.length, bytes }, lines: 1, fileId: `f_${path}` },
+      });
+      await commit(a, [plan('/big.bin', big), plan('/exact.bin', exact), file('/small.txt', 'small')]);
+      for (const [path, want] of [['/big.bin', big], ['/exact.bin', exact], ['/small.txt', Buffer.from('small')]] as const) {
+        const node = await store.readNode(a, path);
+        assert.ok(node?.content && node.content.equals(want), `readNode ${path}`);
+        const again = await store.getBlob(a, node.blobHash!);
+        assert.ok(again && again.equals(want), `getBlob ${path}`);
+      }
+    });
+
     const dir = (path: string, expectVersion = 0): PlannedChange => ({ path, expectVersion, op: 'create', state: { kind: 'dir', fileId: `f_${path}` } });
     const del = (path: string, expectVersion: number, was: 'file' | 'dir' = 'file'): PlannedChange => ({
       path, expectVersion, op: 'delete', state: { kind: 'deleted', was },
