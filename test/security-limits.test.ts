@@ -110,7 +110,7 @@ for (const backend of backends()) {
         const k2 = await fresh.ok(a.apiKey, 'create_key', { label: 'two', preset: 'files' });
         await fresh.ok(a.apiKey, 'create_key', { label: 'three', preset: 'files' });
         const err = await fresh.fail(a.apiKey, 'create_key', { label: 'four', preset: 'files' }, 'QUOTA_EXCEEDED');
-        assert.deepEqual(err.details, { liveKeys: 3, limit: 3 });
+        assert.deepEqual(err.details, { quota: 'keys', liveKeys: 3, limit: 3 });
         assert.match(err.message, /revoke/i);
         // Concurrent attempts cannot overshoot on one instance.
         const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => fresh.call(a.apiKey, 'create_key', { label: `burst ${i}`, preset: 'files' })));

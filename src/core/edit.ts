@@ -312,7 +312,7 @@ function* spliceAll(text: string, offsets: IntList, oldLen: number, replacement:
 function* noMatch(current: string, old: string, path: string, where: string, indexDetail: object, original: string): Work<ToolError> {
   const closest = yield* closestLine(current, old);
   const reasons = yield* diagnose(current, old);
-  const details: Record<string, unknown> = { path, reasons, ...indexDetail };
+  const details: { path: string } & Record<string, unknown> = { path, reasons, ...indexDetail };
   let message = `old_string was not found${where} in ${path}.`;
   if (reasons.length) message += ` Likely cause: ${reasons[0]}.`;
   if (closest) {

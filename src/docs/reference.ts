@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import { ALL_SCOPES, PRESETS } from '../core/scopes.js';
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
-import { ERROR_CATALOGUE } from './errors.js';
+import { catalogueRows } from '../core/errors.js';
 import type { ExampleRun } from './examples.js';
 
 const PKG = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
@@ -173,7 +173,7 @@ ${tools.map((t) => renderTool(t, examples.get(t.name) ?? [], base)).join('\n\n')
 
 | code | HTTP | meaning | what to do |
 |---|---|---|---|
-${ERROR_CATALOGUE.map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e.action} |`).join('\n')}
+${catalogueRows().map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e.action} |`).join('\n')}
 
 ## Limits
 

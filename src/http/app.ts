@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import type { Config } from '../config.js';
-import { TransportError } from '../core/errors.js';
-import { StoreBusy, type Store } from '../store/types.js';
+import { TransportError, type ErrorCode } from '../core/errors.js';
+import type { Store } from '../store/types.js';
+import { fromStoreError } from '../tools/store-errors.js';
 import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { BashPool } from '../bash/pool.js';
@@ -165,19 +166,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', req.id);
     let status: number;
-    let code: string;
+    let code: ErrorCode;
     let message: string;
     let details: Record<string, unknown> | undefined;
-    if (err instanceof TransportError) {
-      ({ status, code, message, details } = err);
-      for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
-    } else if (err instanceof StoreBusy) {
-      // Another process sharing the SQLite file held its write lock for the whole busy timeout.
-      status = 503;
-      code = 'UNAVAILABLE';
-      message = `The database stayed locked by another process for ${err.waitedMs} ms; nothing was written. Retry in a moment.`;
-      details = { waitedMs: err.waitedMs };
-      reply.header('retry-after', '1');
+    const known = err instanceof TransportError ? err : fromStoreError(err, 'the request');
+    if (known instanceof TransportError) {
+      ({ status, code, message, details } = known);
+      for (const [k, v] of Object.entries(known.headers ?? {})) reply.header(k, v);
     } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       status = 413;
       code = 'PAYLOAD_TOO_LARGE';

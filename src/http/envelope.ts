@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../core/errors.js';
+
 /** The MCP-compatible response envelope (contract §1): the result is a JSON string in content[0].text. */
 export interface Envelope {
   content: [{ type: 'text'; text: string }];
@@ -8,10 +10,10 @@ export function successEnvelope(result: object): Envelope {
   return { content: [{ type: 'text', text: JSON.stringify(result) }] };
 }
 
-export function errorBody(code: string, message: string, details?: Record<string, unknown>) {
+export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>) {
   return { error: details ? { code, message, details } : { code, message } };
 }
 
-export function errorEnvelope(code: string, message: string, details?: Record<string, unknown>): Envelope {
+export function errorEnvelope(code: ErrorCode, message: string, details?: Record<string, unknown>): Envelope {
   return { content: [{ type: 'text', text: JSON.stringify(errorBody(code, message, details)) }], isError: true };
 }

@@ -12,7 +12,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { TransportError } from '../core/errors.js';
+import { TransportError, type ErrorCode } from '../core/errors.js';
 import { isFullAccess, missingScopes } from '../core/scopes.js';
 import { inputSchema } from '../docs/reference.js';
 import { callTool, type DispatchDeps } from '../tools/dispatch.js';
@@ -39,7 +39,7 @@ function countMessages(body: unknown): { calls: number; others: number } {
   return { calls, others: messages.length - calls };
 }
 
-const errorResult = (code: string, message: string, details?: Record<string, unknown>) => ({
+const errorResult = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
   content: [{ type: 'text' as const, text: JSON.stringify(errorBody(code, message, details)) }],
   isError: true,
 });

@@ -6,6 +6,7 @@
  */
 import { ToolError } from '../core/errors.js';
 import { StoreQuotaExceeded, type NodeRecord } from '../store/types.js';
+import { quotaError } from './store-errors.js';
 import type { ToolContext } from './registry.js';
 
 /** Entries of a changeset listed in any one response (list_changes pages the rest). */
@@ -42,25 +43,6 @@ export async function getNodesChunked(ctx: ToolContext, paths: string[]): Promis
     await yieldToLoop();
   }
   return out;
-}
-
-/** QUOTA_EXCEEDED naming the quota: what is used, what the change adds, the limit, and what to do. */
-export function quotaError(err: StoreQuotaExceeded, addsAtLeast = false): ToolError {
-  if (err.quota === 'files') {
-    return new ToolError(
-      'QUOTA_EXCEEDED',
-      `File quota exceeded: ${err.used} files and directories exist (the limit is ${err.limit}) and this change adds ` +
-        `${addsAtLeast ? 'more than ' : ''}${addsAtLeast ? err.add - 1 : err.add}. ` +
-        'Delete files or directories you no longer need (deleted ones do not count), or copy less at once.',
-      { quota: 'files', usedFiles: err.used, addFiles: err.add, ...(addsAtLeast ? { addFilesAtLeast: true } : {}), limitFiles: err.limit },
-    );
-  }
-  return new ToolError(
-    'QUOTA_EXCEEDED',
-    `Storage quota exceeded: ${err.used} of ${err.limit} bytes used and this change adds ${err.add}. ` +
-      'Purge files you no longer need (deleted files keep their history until purged).',
-    { quota: 'storage', usedBytes: err.used, addBytes: err.add, limitBytes: err.limit },
-  );
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   type PlannedChange,
   type Store,
 } from '../store/types.js';
-import { quotaError } from './big-trees.js';
+import { fromStoreError } from './store-errors.js';
 import { parseInput } from './input.js';
 import type { AnyTool, AuthContext, ToolContext, ToolRegistry } from './registry.js';
 
@@ -229,15 +229,9 @@ export async function callTool(
     return tool.mutating && tool.queueByPath !== false ? await mutationQueue.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt) : await attempt();
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err };
-    if (err instanceof StoreConflict) {
-      return {
-        ok: false,
-        error: new ToolError('EDIT_CONFLICT', `${err.path} kept changing while ${name} ran. Read it again and retry.`, {
-          path: err.path,
-        }),
-      };
-    }
-    throw err;
+    const translated = fromStoreError(err, name);
+    if (translated instanceof ToolError) return { ok: false, error: translated };
+    throw translated ?? err;
   }
 }
 
@@ -310,7 +304,8 @@ function makeContext(
         this.committed = true;
         return result ?? respond(cs);
       } catch (err) {
-        if (err instanceof StoreQuotaExceeded) throw quotaError(err);
+        // Quota refusals become tool errors here, inside the handler (it may add to them).
+        if (err instanceof StoreQuotaExceeded) throw fromStoreError(err, tool);
         throw err;
       }
     },

@@ -205,7 +205,7 @@ const createKey = defineTool({
           'QUOTA_EXCEEDED',
           `This agent already has ${live} live keys, the limit (MAX_KEYS_PER_AGENT) is ${max}. Revoke keys you no longer use ` +
             '(list_keys, revoke_key), then create this one. More keys bring no more requests: the rate limit is per agent.',
-          { liveKeys: live, limit: max },
+          { quota: 'keys', liveKeys: live, limit: max },
         );
       }
       const { apiKey, record } = await mint(ctx, { label, scopes, folder, expiresAtMs, createdByKeyId: auth.keyId });
@@ -288,7 +288,7 @@ const rotateKey = defineTool({
       throw new ToolError(
         'INVALID_INPUT',
         `Key ${target.id} was already rotated out and stops working at ${iso(target.revokedAtMs)}; rotate its replacement instead (list_keys shows it).`,
-        { keyId: target.id, revokedAt: iso(target.revokedAtMs) },
+        { field: 'keyId', keyId: target.id, revokedAt: iso(target.revokedAtMs) },
       );
     }
     if (target.expiresAtMs !== null && target.expiresAtMs <= Date.now()) {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Config } from '../config.js';
+import type { ToolErrorCode } from '../core/errors.js';
 import type { Scope } from '../core/scopes.js';
 import type { BashPool } from '../bash/pool.js';
 import type { ChangesetRecord, PlannedChange, Store } from '../store/types.js';
@@ -82,8 +83,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
    */
   queueByPath?: boolean;
   annotations: ToolAnnotations;
-  /** Error codes the tool can return besides scope/input/path errors. */
-  errors: string[];
+  /** Error codes the tool can return besides scope/input/path errors (typed by the catalogue). */
+  errors: ToolErrorCode[];
   examples: ToolExample<z.input<S>>[];
   handler(input: z.output<S>, ctx: ToolContext): Promise<object>;
 }
