@@ -1183,6 +1183,7 @@ for (const backend of backends()) {
         readPageBytes: s.config.readPageBytes,
         requestsPerMinute: s.config.rateLimitPerMinute,
         maxKeys: s.config.maxKeysPerAgent,
+        bashConcurrent: s.config.bashMaxConcurrentPerAgent,
       });
       assert.equal(info.revokedAt, null);
       assert.equal(info.usage.rate.per, 'agent');

@@ -143,7 +143,7 @@ for (const backend of backends()) {
       await s.fail(old, 'purge', { path: '/r.txt', confirm: true }, 'INSUFFICIENT_SCOPE');
       const sh = await s.ok(old, 'bash', { command: 'cat /r.txt; echo x > /r2.txt' });
       assert.equal(sh.stdout, 'r\n');
-      assert.match(sh.stderr, /read-only/i);
+      assert.equal(sh.stderr, 'bash: /r2.txt: Permission denied (this key lacks files:write)\n');
       // Nobody can rotate it a second time (its replacement exists), not even the new full key.
       const byNew = await s.fail(rotated.apiKey, 'rotate_key', { keyId: info.keyId }, 'INVALID_INPUT');
       assert.match(byNew.message, /replacement/);

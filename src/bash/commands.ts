@@ -1,10 +1,14 @@
-/** The commands `bash` offers: exploration, text tools and the file-changing basics. */
+/**
+ * The commands `bash` offers: exploration, text tools and the file-changing basics. Anything
+ * else answers `bash: NAME: command not found` (exit 127), just-bash's other commands included.
+ * No `ln`: the store has no links (every form of it failed).
+ */
 export const BASH_COMMANDS = [
   'ls', 'tree', 'find', 'grep', 'egrep', 'fgrep', 'cat', 'head', 'tail', 'stat', 'wc', 'du', 'sort', 'uniq', 'cut', 'tr',
   'echo', 'printf', 'pwd', 'basename', 'dirname', 'diff', 'jq', 'sed', 'awk', 'xargs', 'true', 'false', 'mkdir', 'rmdir',
   'touch', 'cp', 'mv', 'rm', 'tee', 'nl', 'tac', 'rev', 'paste', 'comm', 'column', 'fold', 'expand', 'unexpand', 'seq',
   'date', 'md5sum', 'sha1sum', 'sha256sum', 'base64', 'file', 'which', 'env', 'printenv', 'sleep', 'timeout', 'expr', 'od',
-  'strings', 'split', 'join', 'readlink', 'ln', 'chmod', 'yq', 'help',
+  'strings', 'split', 'join', 'readlink', 'chmod', 'yq', 'help',
 ] as const;
 
 export interface BashJob {

@@ -2,7 +2,7 @@
  * The filesystem a `bash` command sees: the caller's tree in the store, read lazily, with
  * every change buffered in an overlay so one command becomes one changeset (committed by the
  * caller afterwards). Paths outside a folder-scoped key's folder do not exist, its ancestors
- * are directories leading only to it. Writes without the scope fail like a read-only mount.
+ * are directories leading only to it. Writes without the scope fail with EACCES naming it.
  * /dev/null, /dev/stdout and /dev/stderr behave as on Linux and are never stored.
  */
 import { posix } from 'node:path';
@@ -47,7 +47,7 @@ export function openJobFs(
   return { fs, end: () => fs.end() };
 }
 
-function fsError(code: string, syscall: string, path: string): Error {
+function fsError(code: string, syscall: string, path: string, lacks?: string): Error {
   const text: Record<string, string> = {
     ENOENT: 'no such file or directory',
     EEXIST: 'file already exists',
@@ -60,8 +60,11 @@ function fsError(code: string, syscall: string, path: string): Error {
     EINVAL: 'invalid argument',
     ENAMETOOLONG: 'file name too long',
   };
-  const err = new Error(`${code}: ${text[code] ?? code}, ${syscall} '${path}'`) as Error & { code: string };
+  // A missing scope is named in the message too: just-bash's own commands print only the message.
+  const why = lacks ? `${text[code] ?? code} (this key lacks ${lacks})` : (text[code] ?? code);
+  const err = new Error(`${code}: ${why}, ${syscall} '${path}'`) as Error & { code: string; lacks?: string };
   err.code = code;
+  if (lacks) err.lacks = lacks;
   return err;
 }
 
@@ -344,7 +347,9 @@ export class StoreFs implements IFileSystem {
       }
     }
     if (this.visibility(p) !== 'full') throw fsError('EACCES', syscall, p);
-    if (need === 'write' ? !this.access.canWrite : !this.access.canDelete) throw fsError('EROFS', syscall, p);
+    // Permission denied naming the scope, as the file tools' INSUFFICIENT_SCOPE does: a "read-only
+    // file system" sent agents looking for a storage fault.
+    if (need === 'write' ? !this.access.canWrite : !this.access.canDelete) throw fsError('EACCES', syscall, p, `files:${need}`);
     if (isReservedPath(p)) throw fsError('EROFS', syscall, p);
     if (need === 'write') {
       // The file tools' rule for new names (reserved /dev, invisible characters), as a filesystem would say it.
@@ -464,6 +469,8 @@ export class StoreFs implements IFileSystem {
     const d = this.norm(dest);
     const e = await this.lookup(s);
     if (!e) throw fsError('ENOENT', 'rename', s);
+    // A read-only key hears of files:write first: the scope a move needs before files:delete.
+    if (!this.access.canWrite) this.checkWritable(d, 'rename');
     this.checkWritable(s, 'rename', 'delete');
     if (isWithin(d, s) && d !== s) throw fsError('EINVAL', 'rename', d);
     if (d === s) return;

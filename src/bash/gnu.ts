@@ -16,6 +16,8 @@ import { xargsCommand } from './xargs.js';
 import { diffCommand } from './diff.js';
 import { lineCommands } from './lines.js';
 import { awkCommand } from './awk.js';
+import { odCommand } from './od.js';
+import { systemCommands } from './sysutils.js';
 
 /**
  * `fs`, when given, returns the filesystem of the job now running (the one the Bash instance
@@ -24,5 +26,5 @@ import { awkCommand } from './awk.js';
  * copies every buffer it returns. They never keep one across commands.
  */
 export function installGnuCommands(fs?: () => IFileSystem): CustomCommand[] {
-  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs), treeCommand(), ...writerCommands(), xargsCommand(), diffCommand(), ...lineCommands(), awkCommand()];
+  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs), treeCommand(), ...writerCommands(), xargsCommand(), diffCommand(), ...lineCommands(), awkCommand(), odCommand(), ...systemCommands()];
 }

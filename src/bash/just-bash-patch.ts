@@ -10,6 +10,12 @@ const EXPAND = /async expand\((\w+)\)\{if\(this\.globstar\)\{/;
 const REDIRECT_CATCH = /catch\((\w+)\)\{if\(!(\w+)\)throw \1;return\{error:(\w+)\("",`bash: \$\{(\w+)\}: cannot open redirect target\n`,1\)\}\}/;
 // Brace ranges: `var dr=1e4,Mi={maxResults:dr,…};function Jr(e,t,n,r){if(e.length>=n.maxResults)return!1;…throw new x(`brace expansion string limit…`
 const BRACE_LIMITS = /var ([\w$]+)=1e4,([\w$]+)=\{maxResults:\1,maxStringBytes:10\*1024\*1024\};function ([\w$]+)\(([\w$]+),([\w$]+),([\w$]+),([\w$]+)\)\{if\(\4\.length>=\6\.maxResults\)return!1;let [\w$]+=[\w$]+\(\5\);if\([^)]*\)throw new ([\w$]+)\(`brace expansion string limit/;
+// `bash: ${t}: command not available in browser environments. Exclude '${t}' from your commands or use the Node.js bundle.`
+const UNAVAILABLE = /: command not available in browser environments\. Exclude '\$\{[\w$]+\}' from your commands or use the Node\.js bundle\./g;
+// help's list: `function Zh(){let e=[];e.push("just-bash shell builtins")` … `n=Wu.slice()`.
+const HELP_LIST = /(function [\w$]+\(\)\{let ([\w$]+)=\[\];\2\.push\()"just-bash shell builtins"(\)[^}]*?,[\w$]+=)([\w$]+)\.slice\(\)/;
+/** Builtins just-bash's `help` lists but its interpreter does not run ("command not found"). */
+const MISSING_BUILTINS = ['alias', 'bg', 'caller', 'disown', 'enable', 'fc', 'fg', 'history', 'jobs', 'kill', 'logout', 'suspend', 'times', 'trap', 'ulimit', 'umask', 'unalias'];
 const ERRNO_TEXT = {
   ENOENT: 'No such file or directory',
   ENOTDIR: 'Not a directory',
@@ -36,7 +42,14 @@ export const sourceTag = (source: string): string => `// patched just-bash bundl
  * 3. a brace range past the limit (`{1..10000000}`) fails like any other brace expansion past
  *    it (exit 126, "brace expansion result limit exceeded"): just-bash stopped a range silently at
  *    10,000 words (`echo {1..10000000}` printed 1 … 10000 with exit 0). Ranges now go up to the
- *    interpreter's limit on expansion results (100,000), as other brace expansions do.
+ *    interpreter's limit on expansion results (100,000), as other brace expansions do;
+ * 4. a command just-bash knows but this server does not offer (python3, sqlite3, tar, …) answers
+ *    like any other missing command, `bash: NAME: command not found` (exit 127): just-bash said
+ *    "command not available in browser environments. Exclude 'NAME' from your commands or use the
+ *    Node.js bundle.", advice about its own configuration that no agent can follow;
+ * 5. `help` lists the builtins that run, under GNU bash's heading (the version $BASH_VERSION
+ *    reports): it listed alias, jobs, trap, umask… which answer "command not found", under the
+ *    heading "just-bash shell builtins".
  */
 export function patchBundle(source: string, bundleUrl: string): string | null {
   const brace = BRACE_LIMITS.exec(source);
@@ -54,11 +67,18 @@ export function patchBundle(source: string, bundleUrl: string): string | null {
   const withRedirect = fixed.replace(
     REDIRECT_CATCH,
     (_m, err: string, soft: string, result: string, target: string) =>
-      `catch(${err}){let m=/^(E[A-Z]+):/.exec(String(${err}&&${err}.message)),why=m&&${JSON.stringify(ERRNO_TEXT)}[m[1]];` +
+      `catch(${err}){let m=/^(E[A-Z]+):/.exec(String(${err}&&${err}.message)),why=m&&${JSON.stringify(ERRNO_TEXT)}[m[1]],` +
+      // A scope the key lacks is named (errno.ts): "bash: f: Permission denied (this key lacks files:write)".
+      `lacks=/\\(this key lacks [\\w:]+\\)/.exec(String(${err}&&${err}.message));if(why&&lacks)why+=" "+lacks[0];` +
       `if(!${soft}&&!why)throw ${err};return{error:${result}("",\`bash: \${${target}}: \${why||"cannot open redirect target"}\n\`,1)}}`,
   );
-  const withRanges = braceRanges(withRedirect, brace);
-  if (withRanges === null) return null;
+  const ranges = braceRanges(withRedirect, brace);
+  if (ranges === null) return null;
+  const withRanges = ranges.replace(UNAVAILABLE, ': command not found').replace(
+    HELP_LIST,
+    (_m, head: string, _lines: string, rest: string, list: string) =>
+      `${head}"GNU bash, version 5.1.0(1)-release"${rest}${list}.filter(n=>!${JSON.stringify(MISSING_BUILTINS)}.includes(n))`,
+  );
   // Relative imports and import.meta.url made absolute: the patched copy lives elsewhere.
   const dir = bundleUrl.slice(0, bundleUrl.lastIndexOf('/') + 1);
   return (

@@ -4,6 +4,7 @@
  * is protected as GNU does.
  */
 import { defineCommand, type CustomCommand } from './just-bash.js';
+import { gnuErrorText, lackedScope } from './errno.js';
 
 const REASONS: Array<[RegExp, string]> = [
   [/EROFS/, 'Read-only file system'],
@@ -15,6 +16,7 @@ const REASONS: Array<[RegExp, string]> = [
 ];
 
 function reason(err: unknown): string {
+  if (lackedScope(err)) return gnuErrorText(err);
   const msg = String((err as Error)?.message ?? err);
   return REASONS.find(([re]) => re.test(msg))?.[1] ?? msg;
 }

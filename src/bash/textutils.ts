@@ -248,7 +248,7 @@ function cutResult(stdout: string, stderr: string, exitCode: number): Result {
   return bytesResult(stdout, stderr, exitCode);
 }
 
-function isValidUtf8(b: Buffer): boolean {
+export function isValidUtf8(b: Buffer): boolean {
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(b);
     return true;

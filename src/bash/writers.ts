@@ -4,20 +4,18 @@
  * told its file does not exist. `tee` is ours (it is small); `sed` runs just-bash's own and
  * only its error lines are corrected:
  *   - a file that does not exist: `sed: can't read F: No such file or directory` (exit 2);
- *   - `sed -i` on a file it cannot replace: `sed: couldn't open temporary file DIR/sedXXXXXX:
- *     Read-only file system` (exit 4), as GNU fails creating the temporary file beside it.
+ *   - `sed -i` on a file it cannot replace: `sed: couldn't edit F: Permission denied (this key
+ *     lacks files:write)` (exit 4). GNU names the temporary file it failed to create beside F
+ *     (`couldn't open temporary file ./sedXXXXXX`): a name that exists nowhere, so it is not shown.
  */
 import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
-import { randomBase62 } from '../core/keys.js';
 import { getopt, type LongOpt } from './ls.js';
 import { bytesResult } from './textutils.js';
-import { ERRNO_TEXT, errnoCode } from './errno.js';
+import { ERRNO_TEXT, gnuErrorText } from './errno.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 
-function errnoText(e: unknown): string {
-  return ERRNO_TEXT[errnoCode(e) ?? ''] ?? ERRNO_TEXT.ENOENT!;
-}
+const errnoText = (e: unknown): string => gnuErrorText(e);
 
 const TEE_LONGS: LongOpt[] = [
   { name: 'append', key: 'a', arg: 'none' },
@@ -96,10 +94,7 @@ function sedCommand(): CustomCommand {
         try {
           await ctx.fs.writeFile(path, await ctx.fs.readFileBuffer(path));
         } catch (e) {
-          // GNU cuts the name at its last '/' ("/e.txt" → "", "f" → "."), then appends "/sedXXXXXX".
-          const slash = name.lastIndexOf('/');
-          const dir = slash === -1 ? '.' : name.slice(0, slash);
-          lines.push(`sed: couldn't open temporary file ${dir}/sed${randomBase62(6)}: ${errnoText(e)}`);
+          lines.push(`sed: couldn't edit ${name}: ${errnoText(e)}`);
           exitCode = 4;
           continue;
         }
@@ -137,9 +132,9 @@ export function gnuShellErrors(stderr: string): string {
       const what = kind === ' result' ? `a brace expansion may produce at most ${n} words` : `the brace expansions of one call may take at most ${n} steps (a range {1..N} takes two per word)`;
       return `${text}: ${what}; the script stopped here. Count with a loop instead (for ((i = 1; i <= N; i++)); do …; done) or use seq.`;
     })
-    .replace(/^bash: (E[A-Z]+): [^,\n]*, [a-z]+ '([^'\n]*)'$/gm, (line, code: string, path: string) =>
-    ERRNO_TEXT[code] ? `bash: ${path}: ${ERRNO_TEXT[code]}` : line,
-  );
+    .replace(/^bash: (E[A-Z]+): ([^,\n]*), [a-z]+ '([^'\n]*)'$/gm, (line, code: string, text: string, path: string) =>
+      ERRNO_TEXT[code] ? `bash: ${path}: ${gnuErrorText({ code, message: text })}` : line,
+    );
 }
 
 export function writerCommands(): CustomCommand[] {

@@ -182,7 +182,7 @@ ${catalogueRows().map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e
 - Files and directories per agent: ${config.maxFilesPerAgent} (live ones; deleted ones do not count).
 - Entries of a changeset per response: 100 (\`entryCount\` has them all; \`list_changes\` with \`changesetId\` pages through them).
 - \`read\` pages: ${config.readPageLines} lines / ${config.readPageBytes} bytes (continue with \`next.offset\`).
-- \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond).
+- \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond); at most ${config.bashMaxConcurrentPerAgent} commands of an agent at once (one more: 429 \`RATE_LIMITED\` with \`details.limit: "bash_concurrency"\`, \`max\`, \`running\` and \`Retry-After\`; not the per-minute budget).
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
 - Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).
 

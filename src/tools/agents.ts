@@ -11,7 +11,7 @@ const getKeyInfo = defineTool({
   summary: 'What the calling key can do: agent, scopes, folder, expiry, limits and usage.',
   description:
     'Needs no scope. Use it first to learn which tools this key may call (scopes), whether it is read-only, ' +
-    'which folder it is restricted to, and the limits that apply (file size, storage, number of files and directories, read page size, keys). usage.rate is the ' +
+    'which folder it is restricted to, and the limits that apply (file size, storage, number of files and directories, read page size, keys, bash commands at once). usage.rate is the ' +
     "agent's tool-call window: every key of the agent draws on it (per: \"agent\"). A key rotated out by rotate_key shows " +
     'revokedAt (when it stops working) and, until then, only its read scopes.',
   input: z.strictObject({}),
@@ -42,6 +42,8 @@ const getKeyInfo = defineTool({
         readPageBytes: config.readPageBytes,
         requestsPerMinute: config.rateLimitPerMinute,
         maxKeys: config.maxKeysPerAgent,
+        // bash commands of the agent running at once (all keys); one more answers 429 with details.limit "bash_concurrency".
+        bashConcurrent: config.bashMaxConcurrentPerAgent,
       },
       usage: {
         storageBytes: agent?.storageBytes ?? 0,

@@ -21,7 +21,10 @@ const bash = defineTool({
     '`grep -rn pattern /dir`, `find / -name "*.md"`, `ls -la`, `head -n 20 f`, `wc -l`, pipes (`|`), `;`, `&&`, `||`, ' +
     'redirections (`>`, `>>`, `2>`, `2>&1`, `/dev/null`). grep exits 1 when nothing matches: that is not an error. ' +
     'Commands that change files (mkdir, touch, cp, mv, rm, tee, sed -i, > file) need files:write (and files:delete for ' +
-    'rm/mv); all changes of one call become one changeset. Limits: wall time (exit 124, TIMEOUT), output size (truncated). ' +
+    'rm/mv); without them they fail with "Permission denied (this key lacks files:write)". All changes of one call become one ' +
+    'changeset. Limits: wall time (exit 124, TIMEOUT), output size (truncated), and a few commands of an agent at once (more: 429 ' +
+    'RATE_LIMITED with details.limit "bash_concurrency", get_key_info limits.bashConcurrent). Files have no permission bits ' +
+    '(chmod fails) and no links (no ln); which finds commands in /usr/bin. Other commands answer "command not found" (exit 127). ' +
     `Commands: ${BASH_COMMANDS.join(', ')}, cd, test/[.`,
   input: z.strictObject({
     // The shell parser is superlinear on some inputs (98k chars of '{"' take ~8 s of a shared worker);
@@ -50,11 +53,18 @@ const bash = defineTool({
     const fast = await tryFastCat(ctx.store, access, input.command, cwd, ctx.config.bashMaxOutputBytes);
     if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changed: [] };
     const running = runningPerAgent.get(agentId) ?? 0;
-    if (running >= ctx.config.bashMaxConcurrentPerAgent) {
-      throw new TransportError('RATE_LIMITED', `${running} bash commands are already running for this agent (limit ${ctx.config.bashMaxConcurrentPerAgent}). Wait for them to finish, then retry.`, {
-        details: { running, limit: ctx.config.bashMaxConcurrentPerAgent },
-        headers: { 'retry-after': '1' },
-      });
+    const max = ctx.config.bashMaxConcurrentPerAgent;
+    if (running >= max) {
+      // Its own fields and headers: the request budget (X-RateLimit-*) is not what ran out.
+      throw new TransportError(
+        'RATE_LIMITED',
+        `${running} bash commands of this agent are already running, the most that may run at once (BASH_MAX_CONCURRENT_PER_AGENT = ${max}; ` +
+          'get_key_info limits.bashConcurrent). This is not the request budget (X-RateLimit-Remaining counts that). Wait for one to finish, then retry in 1 s.',
+        {
+          details: { limit: 'bash_concurrency', max, running, retryAfterSeconds: 1 },
+          headers: { 'retry-after': '1', 'x-bash-concurrency-limit': String(max), 'x-bash-concurrency-running': String(running) },
+        },
+      );
     }
     runningPerAgent.set(agentId, running + 1);
     const outcome = await ctx.bash.run({
