@@ -18,7 +18,7 @@ export const ERROR_CATALOGUE = {
   WRONG_HOST: { status: 308, meaning: 'The request reached a host other than the canonical base URL (Location names it).', action: 'Call the base URL directly: clients drop the Authorization header on redirects.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but not with this method (a GET on a tool); the Allow header names the method.', action: 'Use POST, with the input as a JSON body.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is over the size limit.', action: 'Split the content; files have their own size limit.' },
-  RATE_LIMITED: { status: 429, meaning: 'Too many requests.', action: 'Wait Retry-After seconds, then retry.' },
+  RATE_LIMITED: { status: 429, meaning: "Too many requests: the agent's request budget per minute (details.limit is a number, X-RateLimit-* headers), or its concurrent bash calls (details.limit is \"bash_concurrency\", X-Bash-Concurrency-* headers).", action: 'Wait Retry-After seconds, then retry; for bash, wait for a running call to finish.' },
   INTERNAL_ERROR: { status: 500, meaning: 'A server fault; nothing was half-written.', action: 'Retry; report details.requestId if it persists.' },
   UNAVAILABLE: { status: 503, meaning: 'The server is starting or stopping, or its store is unreachable (or, on SQLite, locked by another process past SQLITE_BUSY_TIMEOUT_MS).', action: 'Retry after a short wait.' },
   INSUFFICIENT_SCOPE: { status: 200, meaning: 'The key lacks a scope the tool needs (details.required / granted).', action: 'Use a key with that scope (get_key_info shows this key).' },
