@@ -91,6 +91,7 @@ const EnvSchema = z.object({
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
   SQLITE_BUSY_TIMEOUT_MS: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 1, 600_000),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
+  IDEMPOTENCY_PRUNE_INTERVAL_MS: int('IDEMPOTENCY_PRUNE_INTERVAL_MS', 600_000, 1000, 86_400_000),
   TRUST_PROXY: bool('TRUST_PROXY', false),
   STRICT_HOST: bool('STRICT_HOST', false),
   SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
@@ -140,6 +141,8 @@ export interface Config {
   /** How long a write waits for another process to release a SQLite file's write lock. */
   sqliteBusyTimeoutMs: number;
   pgPoolSize: number;
+  /** How often a serving process deletes expired idempotency rows. */
+  idempotencyPruneIntervalMs: number;
   trustProxy: boolean;
   strictHost: boolean;
   shutdownTimeoutMs: number;
@@ -183,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     pgPoolSize: e.PG_POOL_SIZE,
+    idempotencyPruneIntervalMs: e.IDEMPOTENCY_PRUNE_INTERVAL_MS,
     trustProxy: e.TRUST_PROXY,
     strictHost: e.STRICT_HOST,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

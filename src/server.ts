@@ -6,6 +6,7 @@
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { startIdempotencyPruning } from './store/maintenance.js';
 import { openStore } from './store/open.js';
 import { buildRegistry } from './tools/index.js';
 
@@ -44,6 +45,10 @@ async function main(): Promise<void> {
     fatal(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
   }
   app.log.info({ store: store.kind, baseUrl: config.baseUrl }, 'agent-file-service ready');
+  const pruning = startIdempotencyPruning(store, {
+    intervalMs: config.idempotencyPruneIntervalMs,
+    onError: (err) => app.log.warn({ err }, 'pruning expired idempotency rows failed; retrying at the next interval'),
+  });
   // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
   (app as unknown as { warmReference: () => Promise<unknown> }).warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
 
@@ -63,6 +68,7 @@ async function main(): Promise<void> {
     reaper.unref();
     try {
       await app.close();
+      await pruning.stop();
       await store.close();
       process.exit(0);
     } catch (err) {

@@ -625,6 +625,19 @@ for (const backend of backends()) {
         assert.equal(await usage(key), 'fresh\n'.length);
       });
 
+      it('forgets saved idempotent results: a retry after purge cannot replay purged content (an edit diff)', async () => {
+        const { key } = await fresh();
+        await s.ok(key, 'write', { path: '/leak.txt', content: 'token = placeholder\n' });
+        const edit = { path: '/leak.txt', old_string: 'placeholder', new_string: 'sk-LEAKED-123', idempotencyKey: 'edit-leak-1' };
+        const first = await s.ok(key, 'edit', edit);
+        assert.match(first.diff, /sk-LEAKED-123/, 'the saved first result echoes the secret');
+        assert.match((await s.ok(key, 'edit', edit)).diff, /sk-LEAKED-123/, 'before purge a retry replays it');
+
+        await s.ok(key, 'purge', { path: '/leak.txt', confirm: true });
+        const retry = await s.fail(key, 'edit', edit, 'NOT_FOUND');
+        assert.doesNotMatch(JSON.stringify(retry), /sk-LEAKED-123/);
+      });
+
       it('a deleted file and a whole directory (live and deleted entries below it)', async () => {
         const { key } = await fresh();
         await s.ok(key, 'write', { path: '/pd/keep/x.txt', content: 'xx' });

@@ -410,6 +410,7 @@ describe('config: loadConfig', () => {
       sqliteSynchronous: 'normal',
       sqliteBusyTimeoutMs: 5000,
       pgPoolSize: 10,
+      idempotencyPruneIntervalMs: 600_000,
       trustProxy: false,
       strictHost: false,
       shutdownTimeoutMs: 10_000,
@@ -473,6 +474,7 @@ describe('config: loadConfig', () => {
     assert.equal(loadConfig({ BASH_MAX_CONCURRENT_PER_AGENT: '200' }).bashMaxConcurrentPerAgent, 200);
     assert.equal(loadConfig({ MAX_FILES_PER_AGENT: '1000' }).maxFilesPerAgent, 1000);
     assert.equal(c.pgPoolSize, 4);
+    assert.equal(loadConfig({ IDEMPOTENCY_PRUNE_INTERVAL_MS: '5000' }).idempotencyPruneIntervalMs, 5000);
     assert.equal(c.trustProxy, true);
     assert.equal(c.shutdownTimeoutMs, 0);
     // Without BASE_URL, a wildcard HOST still gives a reachable base URL.
@@ -501,6 +503,8 @@ describe('config: loadConfig', () => {
       ['RATE_LIMIT_PER_MINUTE', '0'],
       ['PG_POOL_SIZE', '0'],
       ['PG_POOL_SIZE', '1001'],
+      ['IDEMPOTENCY_PRUNE_INTERVAL_MS', '999'],
+      ['IDEMPOTENCY_PRUNE_INTERVAL_MS', 'hourly'],
       ['SHUTDOWN_TIMEOUT_MS', 'soon'],
       ['LOG_LEVEL', 'loud'],
       ['SQLITE_SYNCHRONOUS', 'off'],

@@ -255,4 +255,11 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'idempotency expiry index',
+    // Expired idempotency rows are pruned periodically in batches; each batch finds them by age.
+    sqlite: 'CREATE INDEX idempotency_created ON idempotency(created_at_ms);',
+    postgres: 'CREATE INDEX idempotency_created ON idempotency(created_at_ms);',
+  },
 ];

@@ -6,8 +6,12 @@
  */
 import type pg from 'pg';
 import type { AppliedNode, CommitStep } from './commit-program.js';
-import { NODE_COLUMNS, splitPath, stateColumns, toAgent, toNode } from './rows.js';
-import { IDEMPOTENCY_TTL_MS, type PlannedChange } from './types.js';
+import { GET_AGENT } from './accounts.js';
+import { INSERT_IDEMPOTENCY, idempotencyParams } from './idempotency.js';
+import type { PgDb } from './postgres-db.js';
+import { agentFromRow, nodeFromRow, splitPath, stateColumns } from './rows.js';
+import { GET_NODE } from './tree.js';
+import type { PlannedChange } from './types.js';
 
 type Row = Record<string, unknown>;
 type Query = (c: pg.PoolClient, sql: string, params: unknown[]) => Promise<pg.QueryResult<Row>>;
@@ -86,7 +90,11 @@ const UPDATE_MANY = `WITH l AS (
   SELECT path, version, updated_at_ms, was_deleted FROM u`;
 
 export class PostgresSteps {
-  constructor(private readonly q: Query) {}
+  /** `shared` runs the queries the stores share (getNode, getAgent, insertIdempotency). */
+  constructor(
+    private readonly q: Query,
+    private readonly shared: PgDb,
+  ) {}
 
   async exec(c: pg.PoolClient, step: CommitStep): Promise<unknown> {
     switch (step.op) {
@@ -111,8 +119,8 @@ export class PostgresSteps {
       case 'applyNodes':
         return step.changes.length <= ROW_AT_A_TIME ? this.applyEach(c, step) : this.applyMany(c, step);
       case 'getNode': {
-        const { rows } = await this.q(c, `SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = $1 AND path = $2`, [step.agentId, step.path]);
-        return rows[0] ? toNode(rows[0]) : null;
+        const { rows } = await this.shared.query(c, GET_NODE, [step.agentId, step.path]);
+        return rows[0] ? nodeFromRow(rows[0]) : null;
       }
       case 'insertEntryChunks': {
         await this.q(
@@ -142,20 +150,11 @@ export class PostgresSteps {
         return rows[0] ? Number(rows[0].seq) : null;
       }
       case 'getAgent': {
-        const { rows } = await this.q(c, 'SELECT * FROM agents WHERE id = $1', [step.agentId]);
-        return rows[0] ? toAgent(rows[0]) : null;
+        const { rows } = await this.shared.query(c, GET_AGENT, [step.agentId]);
+        return rows[0] ? agentFromRow(rows[0]) : null;
       }
-      case 'insertIdempotency': {
-        const r = await this.q(
-          c,
-          `INSERT INTO idempotency (agent_id, idem_key, request_hash, response, created_at_ms) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (agent_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
-                  created_at_ms = excluded.created_at_ms
-            WHERE idempotency.created_at_ms < $6`,
-          [step.agentId, step.key, step.requestHash, step.response, step.createdAtMs, step.createdAtMs - IDEMPOTENCY_TTL_MS],
-        );
-        return r.rowCount === 1;
-      }
+      case 'insertIdempotency':
+        return (await this.shared.query(c, INSERT_IDEMPOTENCY, idempotencyParams(step))).rowCount === 1;
       case 'pause':
         return undefined;
     }

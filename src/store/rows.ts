@@ -1,36 +1,44 @@
-/** Row ↔ record mapping shared by both implementations (column names are identical). */
+/**
+ * The one row mapper per record, shared by both backends: rows arrive as arrays in the order of
+ * the column list beside each mapper (better-sqlite3 raw mode, pg rowMode 'array'), which spares
+ * building a named-property object per row (measured on SQLite: 10,000 node rows in 60 ms as
+ * objects, 21 ms as arrays). A query selects `${X_COLUMNS}` and maps with `xFromRow`: keep the
+ * two side by side when adding a column. Booleans come back as 1/0 (SQLite) or true/false.
+ */
 import type { Scope } from '../core/scopes.js';
 import type {
   AgentRecord,
   AuthRecord,
   ChangeOp,
   ChangesetRecord,
+  IdempotentResult,
   KeyRecord,
   NodeKind,
   NodeRecord,
   NodeSummary,
+  PlannedState,
   VersionRecord,
 } from './types.js';
 
-type Row = Record<string, unknown>;
+type Row = unknown[];
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
 const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
 const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
+const bool = (v: unknown): boolean => v === true || v === 1;
+
+/** `cols` qualified with a table alias, for joins. */
+export const qualified = (cols: string, alias: string): string => cols.split(', ').map((c) => `${alias}.${c}`).join(', ');
 
 export const NODE_COLUMNS =
   'path, kind, deleted, version, file_id, blob_hash, size, lines, created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms';
-
-/** NODE_COLUMNS qualified with the alias `n`, for joins. */
-export const NODE_COLUMNS_N = NODE_COLUMNS.split(', ').map((c) => `n.${c}`).join(', ');
 export const NODE_COLUMN_COUNT = NODE_COLUMNS.split(', ').length;
 
-/** A node from a row fetched as an array, in NODE_COLUMNS order. */
-export function nodeFromValues(v: unknown[]): NodeRecord {
+export function nodeFromRow(v: Row): NodeRecord {
   return {
     path: String(v[0]),
     kind: v[1] as NodeKind,
-    deleted: v[2] === true || v[2] === 1,
+    deleted: bool(v[2]),
     version: num(v[3]),
     fileId: String(v[4]),
     blobHash: strOrNull(v[5]),
@@ -44,96 +52,70 @@ export function nodeFromValues(v: unknown[]): NodeRecord {
   };
 }
 
-/** A NodeSummary from `SELECT path, kind, size, updated_at_ms` as an array. */
-export function summaryFromValues(v: unknown[]): NodeSummary {
-  return { path: String(v[0]), kind: v[1] as NodeKind, size: num(v[2]), updatedAtMs: num(v[3]), blobHash: v[4] == null ? null : String(v[4]) };
+export const SUMMARY_COLUMNS = 'path, kind, size, updated_at_ms, blob_hash';
+
+export function summaryFromRow(v: Row): NodeSummary {
+  return { path: String(v[0]), kind: v[1] as NodeKind, size: num(v[2]), updatedAtMs: num(v[3]), blobHash: strOrNull(v[4]) };
 }
 
-export function toNode(r: Row): NodeRecord {
+export const VERSION_COLUMNS =
+  'path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms, changeset_id, key_id, key_label';
+
+export function versionFromRow(v: Row): VersionRecord {
   return {
-    path: String(r.path),
-    kind: r.kind as NodeKind,
-    deleted: r.deleted === true || r.deleted === 1,
-    version: num(r.version),
-    fileId: String(r.file_id),
-    blobHash: strOrNull(r.blob_hash),
-    size: num(r.size),
-    lines: numOrNull(r.lines),
-    createdAtMs: num(r.created_at_ms),
-    updatedAtMs: num(r.updated_at_ms),
-    updatedByKeyId: strOrNull(r.updated_by_key_id),
-    updatedByLabel: strOrNull(r.updated_by_label),
-    purged: r.purged_at_ms != null,
+    path: String(v[0]),
+    version: num(v[1]),
+    kind: v[2] as NodeKind,
+    op: v[3] as ChangeOp,
+    deleted: bool(v[4]),
+    fileId: String(v[5]),
+    blobHash: strOrNull(v[6]),
+    size: num(v[7]),
+    lines: numOrNull(v[8]),
+    updatedAtMs: num(v[9]),
+    changesetId: String(v[10]),
+    keyId: strOrNull(v[11]),
+    keyLabel: strOrNull(v[12]),
   };
 }
 
-export function toVersion(r: Row): VersionRecord {
+export const AGENT_COLUMNS = 'id, name, slug, created_at_ms, storage_bytes, node_count';
+
+export function agentFromRow(v: Row): AgentRecord {
+  return { id: String(v[0]), name: String(v[1]), slug: String(v[2]), createdAtMs: num(v[3]), storageBytes: num(v[4]), nodeCount: num(v[5] ?? 0) };
+}
+
+export const KEY_COLUMNS =
+  'id, agent_id, label, scopes, folder, preview, created_at_ms, last_used_at_ms, expires_at_ms, revoked_at_ms, created_by_key_id';
+const KEY_COLUMN_COUNT = KEY_COLUMNS.split(', ').length;
+
+export function keyFromRow(v: Row): KeyRecord {
   return {
-    path: String(r.path),
-    version: num(r.version),
-    kind: r.kind as NodeKind,
-    op: r.op as ChangeOp,
-    deleted: r.deleted === true || r.deleted === 1,
-    fileId: String(r.file_id),
-    blobHash: strOrNull(r.blob_hash),
-    size: num(r.size),
-    lines: numOrNull(r.lines),
-    updatedAtMs: num(r.updated_at_ms),
-    changesetId: String(r.changeset_id),
-    keyId: strOrNull(r.key_id),
-    keyLabel: strOrNull(r.key_label),
+    id: String(v[0]),
+    agentId: String(v[1]),
+    label: String(v[2]),
+    scopes: JSON.parse(String(v[3])) as Scope[],
+    folder: strOrNull(v[4]),
+    preview: String(v[5]),
+    createdAtMs: num(v[6]),
+    lastUsedAtMs: numOrNull(v[7]),
+    expiresAtMs: numOrNull(v[8]),
+    revokedAtMs: numOrNull(v[9]),
+    createdByKeyId: strOrNull(v[10]),
   };
 }
 
-export function toAgent(r: Row): AgentRecord {
-  return {
-    id: String(r.id),
-    name: String(r.name),
-    slug: String(r.slug),
-    createdAtMs: num(r.created_at_ms),
-    storageBytes: num(r.storage_bytes),
-    nodeCount: num(r.node_count ?? 0),
-  };
+/** KEY_COLUMNS of `k`, then the agent's name and slug. */
+export const AUTH_COLUMNS = `${qualified(KEY_COLUMNS, 'k')}, a.name, a.slug`;
+
+export function authFromRow(v: Row): AuthRecord {
+  const key = keyFromRow(v);
+  return { key, agent: { id: key.agentId, name: String(v[KEY_COLUMN_COUNT]), slug: String(v[KEY_COLUMN_COUNT + 1]) } };
 }
 
-export function toKey(r: Row): KeyRecord {
-  return {
-    id: String(r.id),
-    agentId: String(r.agent_id),
-    label: String(r.label),
-    scopes: JSON.parse(String(r.scopes)) as Scope[],
-    folder: strOrNull(r.folder),
-    preview: String(r.preview),
-    createdAtMs: num(r.created_at_ms),
-    lastUsedAtMs: numOrNull(r.last_used_at_ms),
-    expiresAtMs: numOrNull(r.expires_at_ms),
-    revokedAtMs: numOrNull(r.revoked_at_ms),
-    createdByKeyId: strOrNull(r.created_by_key_id),
-  };
-}
-
-export function toAuth(r: Row): AuthRecord {
-  return {
-    key: toKey(r),
-    agent: { id: String(r.agent_id), name: String(r.agent_name), slug: String(r.agent_slug) },
-  };
-}
-
-export function toChangeset(r: Row): ChangesetRecord {
-  const entries = JSON.parse(String(r.entries)) as ChangesetRecord['entries'];
-  return {
-    id: String(r.id),
-    seq: num(r.seq),
-    createdAtMs: num(r.created_at_ms),
-    keyId: strOrNull(r.key_id),
-    keyLabel: strOrNull(r.key_label),
-    tool: String(r.tool),
-    entries,
-    // Rows from before entry chunks kept every entry inline.
-    entryCount: r.entry_count == null ? entries.length : num(r.entry_count),
-    root: strOrNull(r.root),
-  };
-}
+/** What inserting a key writes, in the order of KEY_INSERT_COLUMNS. */
+export const KEY_INSERT_COLUMNS =
+  'id, agent_id, key_hash, label, scopes, folder, preview, created_at_ms, last_used_at_ms, expires_at_ms, revoked_at_ms, created_by_key_id';
 
 export function keyParams(k: KeyRecord & { hash: string }): unknown[] {
   return [
@@ -142,11 +124,32 @@ export function keyParams(k: KeyRecord & { hash: string }): unknown[] {
   ];
 }
 
-export const KEY_INSERT_COLUMNS =
-  'id, agent_id, key_hash, label, scopes, folder, preview, created_at_ms, last_used_at_ms, expires_at_ms, revoked_at_ms, created_by_key_id';
+export const CHANGESET_COLUMNS = 'id, seq, created_at_ms, key_id, key_label, tool, entries, entry_count, root';
+
+export function changesetFromRow(v: Row): ChangesetRecord {
+  const entries = JSON.parse(String(v[6])) as ChangesetRecord['entries'];
+  return {
+    id: String(v[0]),
+    seq: num(v[1]),
+    createdAtMs: num(v[2]),
+    keyId: strOrNull(v[3]),
+    keyLabel: strOrNull(v[4]),
+    tool: String(v[5]),
+    entries,
+    // Rows from before entry chunks kept every entry inline.
+    entryCount: v[7] == null ? entries.length : num(v[7]),
+    root: strOrNull(v[8]),
+  };
+}
+
+export const IDEMPOTENT_COLUMNS = 'request_hash, response, created_at_ms';
+
+export function idempotentFromRow(v: Row): IdempotentResult {
+  return { requestHash: String(v[0]), response: JSON.parse(String(v[1])), createdAtMs: num(v[2]) };
+}
 
 /** The column values a planned state writes into a node row (fileId null keeps the current one). */
-export function stateColumns(state: import('./types.js').PlannedState): {
+export function stateColumns(state: PlannedState): {
   kind: NodeKind;
   deleted: boolean;
   fileId: string | null;

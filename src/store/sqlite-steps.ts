@@ -4,16 +4,24 @@
  */
 import type Database from 'better-sqlite3';
 import type { AppliedNode, CommitStep } from './commit-program.js';
-import { NODE_COLUMNS, splitPath, stateColumns, toAgent, toNode } from './rows.js';
-import { IDEMPOTENCY_TTL_MS, type PlannedChange } from './types.js';
+import { GET_AGENT } from './accounts.js';
+import { INSERT_IDEMPOTENCY, idempotencyParams } from './idempotency.js';
+import { agentFromRow, nodeFromRow, splitPath, stateColumns } from './rows.js';
+import { SqliteDb } from './sqlite-db.js';
+import { GET_NODE } from './tree.js';
+import type { PlannedChange } from './types.js';
 
 type Row = Record<string, unknown>;
 type ApplyStep = Extract<CommitStep, { op: 'applyNodes' }>;
 
 export class SqliteSteps {
   private readonly stmts = new Map<string, Database.Statement>();
+  /** The queries the stores share (getNode, getAgent, insertIdempotency). */
+  private readonly shared: SqliteDb;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    this.shared = new SqliteDb(db);
+  }
 
   stmt(sql: string): Database.Statement {
     let s = this.stmts.get(sql);
@@ -40,8 +48,8 @@ export class SqliteSteps {
         return out;
       }
       case 'getNode': {
-        const r = this.stmt(`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path = ?`).get(step.agentId, step.path) as Row | undefined;
-        return r ? toNode(r) : null;
+        const r = this.shared.get(GET_NODE, [step.agentId, step.path]);
+        return r ? nodeFromRow(r) : null;
       }
       case 'insertEntryChunks': {
         const s = this.stmt('INSERT INTO changeset_entry_chunks (agent_id, changeset_id, first_path, entries) VALUES (?, ?, ?, ?)');
@@ -66,18 +74,11 @@ export class SqliteSteps {
         return seq;
       }
       case 'getAgent': {
-        const r = this.stmt('SELECT * FROM agents WHERE id = ?').get(step.agentId) as Row | undefined;
-        return r ? toAgent(r) : null;
+        const r = this.shared.get(GET_AGENT, [step.agentId]);
+        return r ? agentFromRow(r) : null;
       }
-      case 'insertIdempotency': {
-        const r = this.stmt(
-          `INSERT INTO idempotency (agent_id, idem_key, request_hash, response, created_at_ms) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (agent_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
-                  created_at_ms = excluded.created_at_ms
-            WHERE idempotency.created_at_ms < ?`,
-        ).run(step.agentId, step.key, step.requestHash, step.response, step.createdAtMs, step.createdAtMs - IDEMPOTENCY_TTL_MS);
-        return r.changes === 1;
-      }
+      case 'insertIdempotency':
+        return this.shared.run(INSERT_IDEMPOTENCY, idempotencyParams(step)) === 1;
       case 'pause':
         return undefined;
     }

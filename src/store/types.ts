@@ -7,6 +7,7 @@
  * (compare-and-swap), recording one changeset. The store holds no product rules beyond that.
  */
 import type { Scope } from '../core/scopes.js';
+import type { Families } from './families.js';
 
 export interface AgentRecord {
   id: string;
@@ -229,78 +230,15 @@ export interface ListPage {
   nextAfter: string | null;
 }
 
-export interface Store {
+/** What each backend implements itself; everything else is a family of shared queries (families.ts). */
+export interface StoreCore {
   readonly kind: 'sqlite' | 'postgres';
   migrate(): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
-
-  // agents and keys
-  createAgent(agent: Omit<AgentRecord, 'nodeCount'>, key: KeyRecord & { hash: string }): Promise<void>;
-  getAgent(agentId: string): Promise<AgentRecord | null>;
-  insertKey(key: KeyRecord & { hash: string }): Promise<void>;
-  findKeyByHash(hash: string): Promise<AuthRecord | null>;
-  listKeys(agentId: string): Promise<KeyRecord[]>;
-  /** Sets revokedAt (now, or later for a rotation's grace period) unless already revoked earlier. */
-  revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null>;
-  /** Keys minted by `fromKeyId` become `toKeyId`'s (a rotated key's replacement keeps its children). Returns how many. */
-  reparentKeys(agentId: string, fromKeyId: string, toKeyId: string): Promise<number>;
-  touchKey(keyId: string, atMs: number): Promise<void>;
-
-  // rate counters shared by every instance using the same database
-  /** Adds `by` (default 1) to a windowed counter and returns its new total. */
-  hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number, by?: number): Promise<number>;
-
-  // file tree
-  getNode(agentId: string, path: string): Promise<NodeRecord | null>;
-  getNodes(agentId: string, paths: string[]): Promise<Map<string, NodeRecord>>;
-  readNode(agentId: string, path: string): Promise<NodeWithContent | null>;
-  getBlob(agentId: string, hash: string): Promise<Buffer | null>;
-  /** Live children of `dir`, ordered by path, after `after` (exclusive). */
-  listChildren(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
-  /** Live nodes strictly below `dir`, ordered by path, after `after` (exclusive). */
-  listSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
-  /** Live nodes strictly below `dir`, with only what a directory walk needs: far cheaper in bulk. */
-  listSubtreeSummary(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeSummary[]; nextAfter: string | null }>;
-  countLiveChildren(agentId: string, dir: string): Promise<number>;
-  /** Contents by hash, for the hashes the agent has (absent ones are left out). */
-  getBlobs(agentId: string, hashes: string[]): Promise<Map<string, Buffer>>;
-  /** Live files strictly below `dir` with their content, ordered by path (bulk reads for grep -r). */
-  readSubtree(agentId: string, dir: string, limit: number, after: string | null): Promise<{ nodes: NodeWithContent[]; nextAfter: string | null }>;
-  /** Live nodes named `name` anywhere (for "did you mean" suggestions). */
-  findByName(agentId: string, name: string, limit: number): Promise<NodeRecord[]>;
-  getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null>;
-  /** Versions by (path, version), keyed by path (one version per path; absent ones are left out). */
-  getVersions(agentId: string, refs: Array<{ path: string; version: number }>): Promise<Map<string, VersionRecord>>;
-  countVersions(agentId: string, path: string): Promise<number>;
-
-  /**
-   * Versions of `path` plus, when fileId is given, the versions its file had under other
-   * paths (history follows a moved file); newest first, strictly before `before`.
-   */
-  listVersions(agentId: string, path: string, fileId: string | null, limit: number, before: VersionCursor | null): Promise<VersionRecord[]>;
-  /** Changesets newest first (before a seq), or oldest first after `since`. */
-  listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]>;
-  getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null>;
-  /**
-   * Entries of a changeset with more than ENTRY_INLINE of them, in path order: those after
-   * `after` (exclusive) and, with `within`, at or below that path. Reads only what the page needs.
-   */
-  listChangesetEntries(
-    agentId: string,
-    changesetId: string,
-    opts: { after: string | null; within: string | null; limit: number },
-  ): Promise<{ entries: ChangesetEntry[]; nextAfter: string | null }>;
-  /** Tombstones (deleted, not purged) strictly below `dir`, ordered by path. */
-  listDeleted(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
-  /**
-   * Permanently removes every version of the paths and the content no other version uses.
-   * The node rows stay as purged markers so version numbers are never reused.
-   */
-  purge(agentId: string, paths: string[]): Promise<{ versions: number; bytesFreed: number }>;
-
+  /** Runs commit-program.ts: compare-and-swap on every head, one changeset, all or nothing. */
   commit(input: CommitInput): Promise<ChangesetRecord>;
-  getIdempotent(agentId: string, key: string): Promise<IdempotentResult | null>;
-  /** Saves a result produced without a commit (purge, unchanged writes); false if the key is taken. */
-  saveIdempotent(agentId: string, key: string, requestHash: string, response: unknown): Promise<boolean>;
 }
+
+/** The one persistence interface: the backend's core and the families, by concern. */
+export interface Store extends StoreCore, Families {}

@@ -482,7 +482,8 @@ const purge = defineTool({
     'Irreversible. Removes every version of the path (with recursive handling of directories: everything below it too) and the ' +
     'stored content no other version uses, freeing quota. Needs the agent\'s full-access key (every scope, no folder, no expiry: ' +
     'the registration key or its rotated replacement) and confirm: true. Version numbers ' +
-    `of the path are never reused afterwards. The result lists the first ${ENTRY_PAGE} purged paths (purged, with purgedCount).`,
+    `of the path are never reused afterwards. The result lists the first ${ENTRY_PAGE} purged paths (purged, with purgedCount). ` +
+    "It also forgets the agent's saved idempotencyKey results (they may echo the purged content): a retry sent after it runs anew.",
   input: z.strictObject({ path: pathField, confirm: z.literal(true).describe('Must be true: purge cannot be undone.') }),
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: true },

@@ -1,0 +1,110 @@
+/** Agents, API keys and the rate counters every instance on one database shares. */
+import {
+  AGENT_COLUMNS,
+  AUTH_COLUMNS,
+  KEY_COLUMNS,
+  KEY_INSERT_COLUMNS,
+  agentFromRow,
+  authFromRow,
+  keyFromRow,
+  keyParams,
+} from './rows.js';
+import { get, isUniqueViolation, run, sql, type Db } from './sql.js';
+import { StoreSlugTaken, type AgentRecord, type AuthRecord, type KeyRecord } from './types.js';
+
+export interface AccountStore {
+  /** Throws StoreSlugTaken when the slug is taken; the agent and its first key are stored together. */
+  createAgent(agent: Omit<AgentRecord, 'nodeCount'>, key: KeyRecord & { hash: string }): Promise<void>;
+  getAgent(agentId: string): Promise<AgentRecord | null>;
+  insertKey(key: KeyRecord & { hash: string }): Promise<void>;
+  findKeyByHash(hash: string): Promise<AuthRecord | null>;
+  listKeys(agentId: string): Promise<KeyRecord[]>;
+  /** Sets revokedAt (now, or later for a rotation's grace period) unless already revoked earlier. */
+  revokeKey(agentId: string, keyId: string, atMs: number): Promise<KeyRecord | null>;
+  /** Keys minted by `fromKeyId` become `toKeyId`'s (a rotated key's replacement keeps its children). Returns how many. */
+  reparentKeys(agentId: string, fromKeyId: string, toKeyId: string): Promise<number>;
+  touchKey(keyId: string, atMs: number): Promise<void>;
+  /** Adds `by` (default 1) to a windowed counter and returns its new total. */
+  hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number, by?: number): Promise<number>;
+}
+
+export const GET_AGENT = sql`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`;
+const INSERT_AGENT = sql`INSERT INTO agents (id, name, slug, created_at_ms, storage_bytes, last_seq) VALUES (?, ?, ?, ?, 0, 0)`;
+const INSERT_KEY = sql`INSERT INTO api_keys (${KEY_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const FIND_KEY = sql`SELECT ${AUTH_COLUMNS} FROM api_keys k JOIN agents a ON a.id = k.agent_id WHERE k.key_hash = ?`;
+const LIST_KEYS = sql`SELECT ${KEY_COLUMNS} FROM api_keys WHERE agent_id = ? ORDER BY created_at_ms, id`;
+const REPARENT_KEYS = sql`UPDATE api_keys SET created_by_key_id = ? WHERE agent_id = ? AND created_by_key_id = ? AND id <> ?`;
+const REVOKE_KEY = sql`
+  UPDATE api_keys SET revoked_at_ms = CASE WHEN revoked_at_ms IS NULL OR revoked_at_ms > ? THEN ? ELSE revoked_at_ms END
+   WHERE agent_id = ? AND id = ? RETURNING ${KEY_COLUMNS}`;
+const TOUCH_KEY = sql`UPDATE api_keys SET last_used_at_ms = ? WHERE id = ?`;
+const READ_COUNTER = sql`SELECT count FROM rate_counters WHERE bucket = ? AND window_start_ms = ?`;
+const HIT_COUNTER = sql`
+  INSERT INTO rate_counters (bucket, window_start_ms, count, expires_at_ms) VALUES (?, ?, ?, ?)
+  ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING count`;
+const PRUNE_COUNTERS = sql`DELETE FROM rate_counters WHERE expires_at_ms < ?`;
+
+export function accountStore(db: Db): AccountStore {
+  return {
+    createAgent(agent, key) {
+      return db.write(
+        function* () {
+          try {
+            yield* run(INSERT_AGENT, [agent.id, agent.name, agent.slug, agent.createdAtMs]);
+          } catch (err) {
+            if (isUniqueViolation(err, 'agents', 'slug')) throw new StoreSlugTaken(agent.slug);
+            throw err;
+          }
+          yield* run(INSERT_KEY, keyParams(key));
+        },
+        { atomic: true },
+      );
+    },
+    async getAgent(agentId) {
+      const r = await db.get(GET_AGENT, [agentId]);
+      return r ? agentFromRow(r) : null;
+    },
+    async insertKey(key) {
+      await db.write(function* () {
+        yield* run(INSERT_KEY, keyParams(key));
+      });
+    },
+    async findKeyByHash(hash) {
+      const r = await db.get(FIND_KEY, [hash]);
+      return r ? authFromRow(r) : null;
+    },
+    async listKeys(agentId) {
+      return (await db.all(LIST_KEYS, [agentId])).map(keyFromRow);
+    },
+    reparentKeys(agentId, fromKeyId, toKeyId) {
+      return db.write(function* () {
+        return yield* run(REPARENT_KEYS, [toKeyId, agentId, fromKeyId, toKeyId]);
+      });
+    },
+    async revokeKey(agentId, keyId, atMs) {
+      const r = await db.write(function* () {
+        return yield* get(REVOKE_KEY, [atMs, atMs, agentId, keyId]);
+      });
+      return r ? keyFromRow(r) : null;
+    },
+    async touchKey(keyId, atMs) {
+      await db.write(function* () {
+        yield* run(TOUCH_KEY, [atMs, keyId]);
+      });
+    },
+    async hitCounter(bucket, windowStartMs, expiresAtMs, by = 1) {
+      if (by === 0) {
+        // Only learning the total (a key's first request in a window awaits it): a read, so on
+        // SQLite it is not queued behind writes, such as a big commit holding the write lock.
+        const r = await db.get(READ_COUNTER, [bucket, windowStartMs]);
+        return r ? Number(r[0]) : 0;
+      }
+      return db.write(function* () {
+        const count = Number((yield* get(HIT_COUNTER, [bucket, windowStartMs, by, expiresAtMs]))![0]);
+        // A new window's first hit: the time to drop expired windows.
+        if (count === by) yield* run(PRUNE_COUNTERS, [Date.now()]);
+        return count;
+      });
+    },
+  };
+}

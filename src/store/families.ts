@@ -1,0 +1,17 @@
+/**
+ * The store families, each a file of queries written once for both backends (see sql.ts), and
+ * composed here into what both backend classes expose. A new family (a tool family's own tables)
+ * adds its file, its interface to `Families` and its constructor to `sqlFamilies`.
+ */
+import { accountStore, type AccountStore } from './accounts.js';
+import { bashStore, type BashStore } from './bash.js';
+import { historyStore, type HistoryStore } from './history.js';
+import { idempotencyStore, type IdempotencyStore } from './idempotency.js';
+import type { Db } from './sql.js';
+import { treeStore, type TreeStore } from './tree.js';
+
+export interface Families extends AccountStore, TreeStore, BashStore, HistoryStore, IdempotencyStore {}
+
+export function sqlFamilies(db: Db): Families {
+  return { ...accountStore(db), ...treeStore(db), ...bashStore(db), ...historyStore(db), ...idempotencyStore(db) };
+}

@@ -1,0 +1,154 @@
+/** Versions, changesets (and the chunks of big ones), tombstones, and purge: the history of the tree. */
+import { pageEntries, type EntryChunk } from './entry-chunks.js';
+import { CHANGESET_COLUMNS, NODE_COLUMNS, VERSION_COLUMNS, changesetFromRow, nodeFromRow, versionFromRow } from './rows.js';
+import { all, pageOf, run, sql, subtreeAfter, type Db, type Program } from './sql.js';
+import type { ChangesetEntry, ChangesetRecord, ListPage, VersionCursor, VersionRecord } from './types.js';
+
+export interface HistoryStore {
+  getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null>;
+  /** Versions by (path, version), keyed by path (one version per path; absent ones are left out). */
+  getVersions(agentId: string, refs: Array<{ path: string; version: number }>): Promise<Map<string, VersionRecord>>;
+  countVersions(agentId: string, path: string): Promise<number>;
+  /**
+   * Versions of `path` plus, when fileId is given, the versions its file had under other
+   * paths (history follows a moved file); newest first, strictly before `before`.
+   */
+  listVersions(agentId: string, path: string, fileId: string | null, limit: number, before: VersionCursor | null): Promise<VersionRecord[]>;
+  /** Changesets newest first (before a seq), or oldest first after `since`. */
+  listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]>;
+  getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null>;
+  /**
+   * Entries of a changeset with more than ENTRY_INLINE of them, in path order: those after
+   * `after` (exclusive) and, with `within`, at or below that path. Reads only what the page needs.
+   */
+  listChangesetEntries(
+    agentId: string,
+    changesetId: string,
+    opts: { after: string | null; within: string | null; limit: number },
+  ): Promise<{ entries: ChangesetEntry[]; nextAfter: string | null }>;
+  /** Tombstones (deleted, not purged) strictly below `dir`, ordered by path. */
+  listDeleted(agentId: string, dir: string, limit: number, after: string | null): Promise<ListPage>;
+  /**
+   * Permanently removes every version of the paths and the content no other version uses, and
+   * the agent's idempotency rows (a saved response may echo the purged content, e.g. an edit's
+   * diff). The node rows stay as purged markers so version numbers are never reused.
+   */
+  purge(agentId: string, paths: string[]): Promise<{ versions: number; bytesFreed: number }>;
+}
+
+/** The cursor of a first page: after every real version (versions are 32-bit on both backends). */
+const NO_CURSOR: VersionCursor = { updatedAtMs: Number.MAX_SAFE_INTEGER, path: '', version: 2 ** 31 - 1 };
+const NO_SEQ = Number.MAX_SAFE_INTEGER;
+
+const GET_VERSION = sql`SELECT ${VERSION_COLUMNS} FROM versions WHERE agent_id = ? AND path = ? AND version = ?`;
+// PostgreSQL only (SQLite looks each pair up with GET_VERSION): LATERAL keeps it a primary-key
+// lookup per pair, where a join may hash all the agent's versions.
+const GET_VERSIONS_PG = sql`
+  SELECT v.* FROM unnest(?::text[], ?::integer[]) AS t(path, version) CROSS JOIN LATERAL (
+    SELECT ${VERSION_COLUMNS} FROM versions WHERE agent_id = ? AND path = t.path COLLATE "C" AND version = t.version) v`;
+const COUNT_VERSIONS = sql`SELECT COUNT(*) FROM versions WHERE agent_id = ? AND path = ?`;
+const LIST_VERSIONS = sql`
+  SELECT ${VERSION_COLUMNS} FROM versions
+   WHERE agent_id = ? AND (path = ? OR file_id = ?)
+     AND (updated_at_ms < ? OR (updated_at_ms = ? AND (path > ? OR (path = ? AND version < ?))))
+   ORDER BY updated_at_ms DESC, path ASC, version DESC LIMIT ?`;
+const CHANGESETS_SINCE = sql`SELECT ${CHANGESET_COLUMNS} FROM changesets WHERE agent_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?`;
+const CHANGESETS_BEFORE = sql`SELECT ${CHANGESET_COLUMNS} FROM changesets WHERE agent_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`;
+const GET_CHANGESET = sql`SELECT ${CHANGESET_COLUMNS} FROM changesets WHERE agent_id = ? AND id = ?`;
+const CHUNKS_CONTAINING = sql`
+  SELECT first_path, entries FROM changeset_entry_chunks
+   WHERE agent_id = ? AND changeset_id = ? AND first_path >= COALESCE(
+     (SELECT MAX(first_path) FROM changeset_entry_chunks WHERE agent_id = ? AND changeset_id = ? AND first_path <= ?), '')
+   ORDER BY first_path LIMIT ?`;
+const CHUNKS_AFTER = sql`
+  SELECT first_path, entries FROM changeset_entry_chunks WHERE agent_id = ? AND changeset_id = ? AND first_path > ? ORDER BY first_path LIMIT ?`;
+const LIST_DELETED = sql`
+  SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path > ? AND path < ? AND deleted = TRUE AND purged_at_ms IS NULL
+   ORDER BY path LIMIT ?`;
+
+const LIVE_PATHS = sql`SELECT path FROM nodes WHERE agent_id = ? AND path = ?* AND deleted = FALSE`;
+// Without DISTINCT and IS NOT NULL: with them SQLite walked the versions_blob index over every
+// version of the agent for each path (measured: 500 paths of an agent with 80,000 versions took
+// seconds; 10–80 ms by primary key). Duplicates and nulls are dropped in JS.
+const VERSION_BLOBS = sql`SELECT blob_hash FROM versions WHERE agent_id = ? AND path = ?*`;
+const DELETE_VERSIONS = sql`DELETE FROM versions WHERE agent_id = ? AND path = ?*`;
+const MARK_PURGED = sql`
+  UPDATE nodes SET deleted = TRUE, blob_hash = NULL, size = 0, lines = NULL, purged_at_ms = ? WHERE agent_id = ? AND path = ?*`;
+const FREE_BLOBS = sql`
+  DELETE FROM blobs WHERE agent_id = ? AND hash = ?*
+     AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.agent_id = blobs.agent_id AND v.blob_hash = blobs.hash) RETURNING size`;
+const UNCHARGE = sql`UPDATE agents SET storage_bytes = storage_bytes - ?, node_count = node_count - ? WHERE id = ?`;
+const FORGET_IDEMPOTENCY = sql`DELETE FROM idempotency WHERE agent_id = ?`;
+
+function* purgeProgram(agentId: string, paths: string[], nowMs: number): Program<{ versions: number; bytesFreed: number }> {
+  const live = (yield* all(LIVE_PATHS, [agentId, paths])).length;
+  const hashes = new Set<string>();
+  for (const [hash] of yield* all(VERSION_BLOBS, [agentId, paths])) if (hash != null) hashes.add(String(hash));
+  const versions = yield* run(DELETE_VERSIONS, [agentId, paths]);
+  yield* run(MARK_PURGED, [nowMs, agentId, paths]);
+  let bytesFreed = 0;
+  if (hashes.size) for (const [size] of yield* all(FREE_BLOBS, [agentId, [...hashes]])) bytesFreed += Number(size);
+  yield* run(UNCHARGE, [bytesFreed, live, agentId]);
+  yield* run(FORGET_IDEMPOTENCY, [agentId]);
+  return { versions, bytesFreed };
+}
+
+export function historyStore(db: Db): HistoryStore {
+  return {
+    async getVersion(agentId, path, version) {
+      const r = await db.get(GET_VERSION, [agentId, path, version]);
+      return r ? versionFromRow(r) : null;
+    },
+    async getVersions(agentId, refs) {
+      const out = new Map<string, VersionRecord>();
+      if (refs.length === 0) return out;
+      if (db.dialect === 'postgres') {
+        const rows = await db.all(GET_VERSIONS_PG, [refs.map((r) => r.path), refs.map((r) => r.version), agentId]);
+        for (const r of rows) out.set(String(r[0]), versionFromRow(r));
+        return out;
+      }
+      for (const { path, version } of refs) {
+        const r = await db.get(GET_VERSION, [agentId, path, version]);
+        if (r) out.set(path, versionFromRow(r));
+      }
+      return out;
+    },
+    async countVersions(agentId, path) {
+      return Number((await db.get(COUNT_VERSIONS, [agentId, path]))![0]);
+    },
+    async listVersions(agentId, path, fileId, limit, before) {
+      const b = before ?? NO_CURSOR;
+      const rows = await db.all(LIST_VERSIONS, [
+        agentId, path, fileId ?? '', b.updatedAtMs, b.updatedAtMs, b.path, b.path, b.version, limit,
+      ]);
+      return rows.map(versionFromRow);
+    },
+    async listChangesets(agentId, opts) {
+      const rows =
+        opts.since !== undefined
+          ? await db.all(CHANGESETS_SINCE, [agentId, opts.since, opts.limit])
+          : await db.all(CHANGESETS_BEFORE, [agentId, opts.before ?? NO_SEQ, opts.limit]);
+      return rows.map(changesetFromRow);
+    },
+    async getChangeset(agentId, id) {
+      const r = await db.get(GET_CHANGESET, [agentId, id]);
+      return r ? changesetFromRow(r) : null;
+    },
+    listChangesetEntries(agentId, changesetId, opts) {
+      return pageEntries(async (from, limit) => {
+        const rows =
+          'containing' in from
+            ? await db.all(CHUNKS_CONTAINING, [agentId, changesetId, agentId, changesetId, from.containing, limit])
+            : await db.all(CHUNKS_AFTER, [agentId, changesetId, from.after, limit]);
+        return rows.map((r): EntryChunk => ({ firstPath: String(r[0]), entries: String(r[1]) }));
+      }, opts);
+    },
+    async listDeleted(agentId, dir, limit, after) {
+      return pageOf(await db.all(LIST_DELETED, [agentId, ...subtreeAfter(dir, after), limit + 1]), limit, nodeFromRow);
+    },
+    purge(agentId, paths) {
+      // Exclusive on PostgreSQL: no commit may reference a blob while purge decides to drop it.
+      return db.write(() => purgeProgram(agentId, paths, Date.now()), { agentLock: { agentId, exclusive: true } });
+    },
+  };
+}
