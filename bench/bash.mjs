@@ -65,7 +65,7 @@ async function main() {
     children.push(server);
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
-      try { if ((await fetch(`${base}/readyz`)).ok) break; } catch {}
+      try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not listening yet */ }
       if (i > 300) throw new Error('server did not start');
       await new Promise((r) => setTimeout(r, 50));
     }

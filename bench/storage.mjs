@@ -62,7 +62,9 @@ async function main() {
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(`${base}/readyz`)).ok) break;
-      } catch {}
+      } catch {
+        /* not listening yet */
+      }
       if (i > 200) throw new Error('server did not start');
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -64,7 +64,7 @@ const CLASSES: Record<string, string> = {
   xdigit: '0-9A-Fa-f',
 };
 
-const reEsc = (ch: string) => ch.replace(/[\\^$.*+?()[\]{}|\/-]/g, '\\$&');
+const reEsc = (ch: string) => ch.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 /** Translates a glob over a byte string (latin1) into an anchored RegExp source. */
 function globToRegex(pat: string): string {

@@ -308,8 +308,13 @@ function headCommand(): Command {
       const m = /^-(\d+)(.*)$/.exec(first)!;
       let mult = 1n;
       for (const c of m[2]!) {
-        if (c === 'c') (countLines = false), (mult = 1n);
-        else if (c === 'b' || c === 'k' || c === 'm') (countLines = false), (mult = c === 'b' ? 512n : c === 'k' ? 1024n : 1048576n);
+        if (c === 'c') {
+          countLines = false;
+          mult = 1n;
+        } else if (c === 'b' || c === 'k' || c === 'm') {
+          countLines = false;
+          mult = c === 'b' ? 512n : c === 'k' ? 1024n : 1048576n;
+        }
         else if (c === 'l') countLines = true;
         else if (c === 'q') header = 'never';
         else if (c === 'v') header = 'always';
@@ -955,10 +960,10 @@ function unitOrder(s: string): number {
   const neg = s[i] === '-';
   if (neg) i++;
   let nonzero = false;
-  while (i < s.length && isDigit(s.charCodeAt(i))) nonzero ||= s[i] !== '0', i++;
+  for (; i < s.length && isDigit(s.charCodeAt(i)); i++) nonzero ||= s[i] !== '0';
   if (s[i] === '.') {
     i++;
-    while (i < s.length && isDigit(s.charCodeAt(i))) nonzero ||= s[i] !== '0', i++;
+    for (; i < s.length && isDigit(s.charCodeAt(i)); i++) nonzero ||= s[i] !== '0';
   }
   if (!nonzero) return 0;
   const order = ' KMGTPEZYRQ'.indexOf(s[i] ?? ' ');
@@ -1094,7 +1099,10 @@ function compareText(k: Key, a: string, b: string): number {
     if (!(i < a.length && j < b.length)) break;
     let x = a.charCodeAt(i);
     let y = b.charCodeAt(j);
-    if (k.translate) (x = fold(x)), (y = fold(y));
+    if (k.translate) {
+      x = fold(x);
+      y = fold(y);
+    }
     if (x !== y) return x - y;
     i++;
     j++;

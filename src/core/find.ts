@@ -24,6 +24,7 @@ const NATIVE_MAX = 250;
 const CALL_COST = 16;
 
 /** Called with the start offset of each occurrence; return true to stop the scan. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- visitors that never stop return nothing
 export type Visit = (at: number) => boolean | void;
 
 /**

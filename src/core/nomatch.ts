@@ -57,14 +57,6 @@ function* replaceChunked(s: string, re: RegExp, replacement: string | ((c: strin
 
 /** Never between '\r' and '\n'. */
 const crlfCut = (s: string, end: number) => (end < s.length && s.charCodeAt(end - 1) === 13 ? end + 1 : end);
-const blankRun = /[^ \t]/g;
-/** Never inside a run of spaces and tabs (moved to the run's end). */
-const blankCut = (s: string, end: number) => {
-  if (end >= s.length || !/[ \t]/.test(s[end - 1]!) || !/[ \t]/.test(s[end]!)) return end;
-  blankRun.lastIndex = end;
-  const m = blankRun.exec(s);
-  return m ? m.index : s.length;
-};
 
 const CURLY: Record<string, string> = { '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"' };
 const straighten = (s: string) => replaceChunked(s, /[\u2018\u2019\u201c\u201d]/g, (c) => CURLY[c]!);

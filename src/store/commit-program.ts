@@ -89,11 +89,11 @@ export interface StepResults {
   // Per change; null (or missing, once the backend stopped at it) for a head that moved: a conflict.
   applyNodes: Array<AppliedNode | null>;
   getNode: NodeRecord | null;
-  insertEntryChunks: void;
+  insertEntryChunks: undefined;
   recordChangeset: number | null; // the new changeset's seq, or null when over a quota (nothing stored)
   getAgent: AgentRecord | null;
   insertIdempotency: boolean; // false when the key was already taken
-  pause: void;
+  pause: undefined;
 }
 
 type Program = Generator<CommitStep, ChangesetRecord, unknown>;

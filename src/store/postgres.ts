@@ -20,8 +20,10 @@ export interface PostgresOptions {
 }
 
 /** The families' methods, assigned in the constructor (see families.ts). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the merge is how the assigned methods get their types
 export interface PostgresStore extends Families {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;

@@ -23,6 +23,7 @@ import {
 /** A write waiting for the next shared transaction. */
 interface PendingWrite {
   run: () => unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- holds the resolve of any Promise<T>
   resolve: (value: any) => void;
   reject: (err: unknown) => void;
 }
@@ -59,8 +60,10 @@ const BULK_BATCH = 500;
 const BULK_SLICE_MS = 10;
 
 /** The families' methods, assigned in the constructor (see families.ts). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the merge is how the assigned methods get their types
 export interface SqliteStore extends Families {}
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly file: string;

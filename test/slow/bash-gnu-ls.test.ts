@@ -118,7 +118,7 @@ function normalize(c: Case, r: Run, gnu: boolean): Run {
   // stat's default layout: the values the store cannot have
   out = out
     .replace(/^Device: .*\tInode: \d+ +Links: (\d+)$/gm, 'Device: <dev>\tInode: <ino> Links: $1')
-    .replace(/Uid: \([^)]*\)   Gid: \([^)]*\)$/gm, 'Uid: <uid>   Gid: <gid>')
+    .replace(/Uid: \([^)]*\) {3}Gid: \([^)]*\)$/gm, 'Uid: <uid>   Gid: <gid>')
     .replace(/^Access: \d{4}-.*$/gm, 'Access: <atime>')
     .replace(/^Change: .*$/gm, 'Change: <ctime>')
     .replace(/^ Birth: .*$/gm, ' Birth: <btime>');

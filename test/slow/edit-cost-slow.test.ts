@@ -36,10 +36,6 @@ const patchOf = (diff: string) =>
     .filter((l) => !l.startsWith('... '))
     .join('\n');
 
-function fast(r: { ms: number }, what: string, limit = LIMIT_MS) {
-  assert.ok(r.ms < limit, `${what} took ${r.ms.toFixed(0)} ms (limit ${limit} ms)`);
-}
-
 function sliced(r: { ms: number; longestStep: number }, what: string, total: number, step = LIMIT_MS) {
   assert.ok(r.longestStep < step, `${what}: ${r.longestStep.toFixed(0)} ms between two checkpoints (limit ${step} ms)`);
   assert.ok(r.ms < total, `${what} took ${r.ms.toFixed(0)} ms in all (limit ${total} ms)`);
