@@ -6,13 +6,16 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { ALL_SCOPES, PRESETS } from '../core/scopes.js';
+import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js';
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { ERROR_CATALOGUE } from './errors.js';
 import type { ExampleRun } from './examples.js';
 
 const PKG = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 const NAME = 'agent-file-service';
+/** The service's version (package.json): MCP's serverInfo, GET / and the start of skill.json's version. */
+export const SERVICE_VERSION = PKG.version;
+export const SERVICE_DESCRIPTION = PKG.description;
 
 export interface ReferenceFiles {
   version: string;
@@ -50,6 +53,14 @@ export function normalizeExample(value: unknown): unknown {
 
 const scopeText = (tool: AnyTool) =>
   tool.fullAccess ? 'full-access key (every scope, no folder, no expiry)' : tool.scopes.length ? tool.scopes.join(' + ') : 'none';
+
+/**
+ * A tool's description as MCP clients and OpenAPI show it: it must stand alone (clients show it
+ * without the title), so it starts with the summary and ends with the scope and the errors.
+ */
+export function toolDescription(tool: AnyTool): string {
+  return `${tool.summary}\n\n${tool.description}\n\nScope: ${scopeText(tool)}. Errors: ${toolErrors(tool).join(', ')}.`;
+}
 
 const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];
 const PATH_ERRORS = ['INVALID_PATH', 'OUTSIDE_KEY_FOLDER'];
@@ -93,15 +104,30 @@ function renderTool(tool: AnyTool, runs: ExampleRun[], base: string): string {
   return parts.join('\n');
 }
 
+/** What the service does, from the tools that exist (the front matter promises nothing more). */
+function verbs(registry: ToolRegistry): string {
+  const has = (name: string) => registry.get(name) !== undefined;
+  const list = [
+    'read, write, edit',
+    ...(has('bash') ? ['explore (bash: ls, grep, find)'] : []),
+    ...(has('search') ? ['search'] : []),
+  ];
+  return `${list.join(', ')} and version files`;
+}
+
+/** The families of the scopes in use (a family name grants them all). */
+const scopeFamilies = (inUse: readonly Scope[]) => FAMILY_NAMES.filter((f) => inUse.some((s) => s === f || s.startsWith(`${f}:`)));
+
 function skillMd(registry: ToolRegistry, config: Config, examples: Map<string, ExampleRun[]>, version: string): string {
   const base = config.baseUrl;
+  const inUse = registry.scopesInUse();
   const tools = registry.all();
   const families = [...new Set(tools.map((t) => t.family))];
   const meta = JSON.stringify({ api_base: `${base}/api`, tools: tools.length, mcp: `${base}/mcp` });
   return `---
 name: ${NAME}
 version: ${version}
-description: ${PKG.description}. Register once, then read, write, edit, search and version files through named tools.
+description: ${PKG.description}. Register once, then ${verbs(registry)} through named tools.
 homepage: ${base}
 metadata: ${meta}
 ---
@@ -142,8 +168,8 @@ rejected with the closest valid name; \`file_path\` is accepted for \`path\`.
 
 ## Scopes, read-only keys, folder keys
 
-Scopes: ${ALL_SCOPES.map((s) => `\`${s}\``).join(', ')}; a family name (\`files\`, \`agents\`, …) means all of
-its actions. Presets: ${Object.entries(PRESETS).map(([n, s]) => `\`${n}\` (${s.length === ALL_SCOPES.length ? 'everything' : s.join(', ')})`).join('; ')}.
+Scopes: ${inUse.map((s) => `\`${s}\``).join(', ')}; a family name (${scopeFamilies(inUse).map((f) => `\`${f}\``).join(', ')}) means all of
+its actions. Presets: ${Object.entries(PRESETS).map(([n, s]) => `\`${n}\` (${s.length === ALL_SCOPES.length ? 'everything' : s.filter((x) => inUse.includes(x)).join(', ')})`).join('; ')}.
 Your registration key is \`full\`. A read-only key browses but cannot change anything. A
 folder-scoped key (folder \`/projects/x\`) sees and touches only that subtree (paths stay absolute;
 its ancestors appear as directories only). A call without the needed scope returns
@@ -263,10 +289,11 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
       post: {
         operationId: tool.name,
         summary: tool.summary,
-        description: `${tool.description}\n\nScope: ${scopeText(tool)}. Errors: ${toolErrors(tool).join(', ')}.`,
+        description: toolDescription(tool),
         tags: [tool.family],
         security: [{ bearer: [] }],
-        'x-scopes': tool.scopes,
+        'x-scopes': tool.scopes.filter((s) => registry.scopesInUse().includes(s)),
+        ...(tool.fullAccess ? { 'x-full-access': true } : {}),
         requestBody: { required: true, content: { 'application/json': { schema: inputSchema(tool) } } },
         responses: {
           '200': { description: 'Success, or a tool error (isError: true)', content: { 'application/json': { schema: envelope } } },
@@ -306,7 +333,13 @@ export function renderReference(registry: ToolRegistry, config: Config, examples
     homepage: config.baseUrl,
     api_base: `${config.baseUrl}/api`,
     files: Object.fromEntries(Object.entries(files).map(([name, text]) => [name, { url: `${config.baseUrl}/${name}`, sha256: sha256(text) }])),
-    tools: registry.all().map((t) => ({ name: t.name, family: t.family, scopes: t.scopes })),
+    tools: registry.all().map((t) => ({
+      name: t.name,
+      family: t.family,
+      scopes: t.scopes.filter((s) => registry.scopesInUse().includes(s)),
+      ...(t.fullAccess ? { fullAccess: true } : {}),
+    })),
+    scopes: registry.scopesInUse(),
     credentials: {
       header: 'Authorization: Bearer <apiKey>',
       obtain: `POST ${config.baseUrl}/api/users/register {"name": "…"}`,
