@@ -201,3 +201,65 @@ for (const backend of backends()) {
     });
   });
 }
+
+for (const backend of backends()) {
+  describe(`front door: what skill.md promises holds (${backend})`, () => {
+    let s: TestServer;
+    let key: string;
+    before(async () => {
+      s = await startServer(backend, { REGISTRATIONS_PER_IP_PER_HOUR: '7', BASH_MAX_CONCURRENT_PER_AGENT: '3' });
+      key = (await s.register('Doc Reader')).apiKey;
+    });
+    after(() => s.close());
+
+    it('an unknown field on a changing tool lists idempotencyKey among the valid fields; on a reading tool it does not', async () => {
+      const w = await s.fail(key, 'write', { path: '/a.txt', content: 'x', idempotency_key: 'k1' }, 'INVALID_INPUT');
+      assert.match(w.message, /Valid fields: [^.]*idempotencyKey/);
+      assert.ok(w.details.allowed.includes('idempotencyKey'));
+      assert.equal(w.details.suggestion, 'idempotencyKey');
+      const r = await s.fail(key, 'read', { path: '/a.txt', bogus: 1 }, 'INVALID_INPUT');
+      assert.ok(!r.details.allowed.includes('idempotencyKey'));
+      assert.doesNotMatch(r.message, /idempotencyKey/);
+    });
+
+    it('the documented aliases work, and skill.md names each of them', async () => {
+      const w = await s.ok(key, 'write', { filePath: '/alias.txt', content: 'one two two\n' });
+      assert.equal(w.path, '/alias.txt');
+      const e = await s.ok(key, 'edit', { file_path: '/alias.txt', oldString: 'two', newString: '2', replaceAll: true });
+      assert.equal(e.replacements, 2);
+      assert.equal((await s.ok(key, 'read', { path: '/alias.txt' })).content, 'one 2 2\n');
+      const md = await (await fetch(`${s.url}/skill.md`)).text();
+      for (const alias of ['file_path', 'filePath', 'oldString', 'newString', 'replaceAll']) assert.ok(md.includes(`\`${alias}\``), alias);
+    });
+
+    it('skill.md documents the limits, result fields and route errors an agent meets', async () => {
+      const md = await (await fetch(`${s.url}/skill.md`)).text();
+      assert.match(md, /Registrations per address: 7 per hour/);
+      assert.match(md, /registrations are limited to\s+7 per address per hour/i);
+      assert.match(md, /`bash` calls running at once per agent: 3/);
+      assert.match(md, /\| `METHOD_NOT_ALLOWED` \| 405 \|/);
+      for (const field of ['`next`', '`partial: true`', '`replayed: true`', '`entries`']) assert.ok(md.includes(field), field);
+      assert.match(md, /WWW-Authenticate: Bearer/);
+      const mcp = await (await fetch(`${s.url}/mcp.md`)).text();
+      assert.match(mcp, /instructions/);
+      assert.match(mcp, /serverInfo\.version/);
+    });
+
+    it('the documented result fields are what tools return: replayed, entries on a directory stat', async () => {
+      const first = await s.ok(key, 'write', { path: '/d/f.txt', content: 'x', idempotencyKey: 'same' });
+      const again = await s.ok(key, 'write', { path: '/d/f.txt', content: 'x', idempotencyKey: 'same' });
+      assert.equal(first.replayed, undefined);
+      assert.equal(again.replayed, true);
+      await s.ok(key, 'write', { path: '/d/g.txt', content: 'y' });
+      assert.equal((await s.ok(key, 'stat', { path: '/d' })).entries, 2);
+      assert.equal((await s.ok(key, 'stat', { path: '/d/f.txt' })).entries, undefined);
+    });
+
+    it('every response carries X-Request-Id, reference files and health checks included', async () => {
+      for (const path of ['/', '/skill.md', '/healthz', '/readyz', '/nope']) {
+        const res = await fetch(`${s.url}${path}`);
+        assert.ok(res.headers.get('x-request-id'), path);
+      }
+    });
+  });
+}

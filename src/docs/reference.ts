@@ -150,12 +150,17 @@ ${fence(`curl -s -X POST ${base}/api/users/register -H 'Content-Type: applicatio
 
 Response (HTTP 201, plain JSON): \`{"success": true, "id", "name", "slug", "createdAt", "apiKey": "mk_…", "important": "Save apiKey now: it is shown only once."}\`.
 Store the whole response (for example in \`~/.config/agent-file-service/credentials.json\`) before
-doing anything else: the key is never shown again. Registrations are limited per address per hour.
+doing anything else: the key is never shown again. Registrations are limited to
+${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per address per hour (\`RATE_LIMITED\` with \`Retry-After\` beyond)` : 'no number per address (this server has no limit set)'}.
+Registration errors (400 \`INVALID_INPUT\`, 400 \`INVALID_JSON\`, 429 \`RATE_LIMITED\`) come in the envelope below.
 
 ## Authenticate
 
 Send \`Authorization: Bearer mk_…\` and \`Content-Type: application/json\` with every tool call:
-\`POST ${base}/api/tools/{toolName}\` with the tool's input as the JSON body.
+\`POST ${base}/api/tools/{toolName}\` with the tool's input as the JSON body. The header is the word
+\`Bearer\`, one space, then the whole key; anything else is 401 \`UNAUTHORIZED\` (with
+\`WWW-Authenticate: Bearer\` and \`details.reason\`), and no part of what you sent is echoed back.
+\`GET ${base}/\` lists every route (markdown, or JSON with \`Accept: application/json\`).
 
 ## The response envelope — always check \`error\`
 
@@ -163,8 +168,21 @@ Every tool response is \`{"content": [{"type": "text", "text": "<JSON>"}]}\`. Pa
 on success it is \`{"success": true, …}\`; on a tool error it is \`{"error": {"code", "message", "details"?}}\`
 and the envelope also has \`"isError": true\`. Tool errors come with **HTTP 200**: check for \`error\` in
 the inner JSON, never rely on the status alone. Transport errors (400 INVALID_JSON, 401, 404
-UNKNOWN_TOOL, 413, 429, 500) use their status and the same envelope. Unknown input fields are
-rejected with the closest valid name; \`file_path\` is accepted for \`path\`.
+UNKNOWN_TOOL, 405 METHOD_NOT_ALLOWED, 413, 429, 500, 503) use their status and the same envelope, and so
+do registration errors and 404 \`NOT_FOUND\` for a route that does not exist (only \`/mcp\` answers
+its HTTP errors as plain \`{"error": …}\`, see \`mcp.md\`). Every response has \`X-Request-Id\`; tool
+calls also \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (epoch seconds).
+
+Unknown input fields are rejected with \`INVALID_INPUT\`, the closest valid name and the list of
+valid fields (\`idempotencyKey\` included for tools that change files). Aliases accepted where the
+tool has the field: \`file_path\` and \`filePath\` for \`path\`; \`oldString\`, \`newString\`,
+\`replaceAll\` for \`old_string\`, \`new_string\`, \`replace_all\` (sending both names is \`INVALID_INPUT\`).
+
+Fields that recur in results: \`next\` (or a \`next…\` cursor) is present only when more remains:
+pass it back as the tool's description says, unchanged. \`partial: true\` means some of the result was
+left out because it lies outside what this call covers (the key's folder, or the \`path\` you gave). \`replayed: true\` marks the stored first result of
+a repeated \`idempotencyKey\` (nothing ran again). \`stat\` of a directory has \`entries\`: the number of
+its direct children this key can see (a file has no \`entries\`).
 
 ## Scopes, read-only keys, folder keys
 
@@ -176,7 +194,9 @@ its ancestors appear as directories only). A call without the needed scope retur
 \`INSUFFICIENT_SCOPE\` with \`details.required\` and \`details.granted\`. \`get_key_info\` (no scope
 needed) tells what the current key can do.${registry.get('create_key') ? ' `create_key` mints narrower keys.' : ''} \`purge\` needs the
 full-access key (every scope, no folder, no expiry). After \`rotate_key\` with a grace period the old
-key only reads until it stops working. An \`idempotencyKey\` belongs to the key that sent it.
+key only reads until it stops working. An \`idempotencyKey\` belongs to the key that sent it: tools that
+change files accept it, and a repeat with the same value and input within 24 h returns the first
+result with \`replayed: true\`; the same value with another input is \`INVALID_INPUT\`.
 
 ## Paths and versions
 
@@ -210,6 +230,8 @@ ${ERROR_CATALOGUE.map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e
 - \`read\` pages: ${config.readPageLines} lines / ${config.readPageBytes} bytes (continue with \`next.offset\`).
 - \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond).
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
+- \`bash\` calls running at once per agent: ${config.bashMaxConcurrentPerAgent} (the others wait their turn).
+- Registrations per address: ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per hour` : 'no limit on this server'}.
 - Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).
 
 ## Heartbeat
@@ -262,6 +284,14 @@ ${fence(JSON.stringify({ mcpServers: { 'agent-files': { type: 'http', url: `${ba
 Results: a tool result's \`content[0].text\` is the same JSON as the REST envelope's; tool errors set
 \`isError: true\` and the text holds \`{"error": {"code", "message", "details"}}\`. Scopes, folder keys,
 limits and errors are identical to REST. Never configure the key for any host other than \`${base}\`.
+
+Each tool's \`description\` starts with its one-line summary and ends with the scope it needs and the
+errors it can return. The \`initialize\` result carries \`instructions\` (read \`${base}/skill.md\`, follow
+\`${base}/heartbeat.md\`) and \`serverInfo.version\`, the service version (\`skill.json\`'s \`version\` starts
+with it). Errors of the HTTP request itself come as a status with a plain body \`{"error": {"code", "message"}}\`:
+401 \`UNAUTHORIZED\` (with \`WWW-Authenticate: Bearer\`), 429 \`RATE_LIMITED\` (with \`Retry-After\`), 405 for
+GET or DELETE (the endpoint is stateless). Responses carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`,
+\`X-RateLimit-Reset\` and \`X-Request-Id\`, as on REST; each \`tools/call\` counts against the rate limit.
 `;
 }
 

@@ -93,6 +93,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     done();
   });
 
+  // Every response names its request (reference files and health checks too), for bug reports.
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    done();
+  });
   canonicalHost(app, config);
 
   // One parser for every content type: agents forget Content-Type, and an empty body means {}.

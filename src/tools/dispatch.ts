@@ -167,7 +167,7 @@ function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, a
     raw = rest;
     given = normalizeIdentifier(idempotencyKey);
   }
-  const input = parseInput(tool.input, raw, name);
+  const input = parseInput(tool.input, raw, name, tool.mutating ? ['idempotencyKey'] : []);
   let idempotency: Idempotency | undefined;
   // Hashed only once validated: the schemas bound its depth (canonical() recurses, and an
   // unvalidated body nested thousands deep would overflow the stack: a 500).
