@@ -16,6 +16,7 @@ import { RateLimiter, rateLimited } from './rate-limit.js';
 import { clip } from '../core/text.js';
 import { errorBody, errorEnvelope, successEnvelope } from './envelope.js';
 import { frontRoutes } from './front.js';
+import { scrubKeys } from './log-format.js';
 import { mcpRoutes } from './mcp.js';
 import { referenceRoutes } from './reference.js';
 import { registerRoutes } from './register.js';
@@ -87,7 +88,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.addHook('onResponse', (req, reply, done) => {
     req.log.info(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: req.method, url: scrubKeys(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
     );
     done();
