@@ -122,6 +122,9 @@ for (const backend of backends()) {
       if (!registry.get('search')) assert.doesNotMatch(frontMatter, /\bsearch\b/, 'the front matter promises no search tool');
       const skillJson = JSON.parse(await (await fetch(`${s.url}/skill.json`)).text());
       assert.deepEqual(skillJson.scopes, IN_USE);
+      const openapi = JSON.parse(await (await fetch(`${s.url}/openapi.json`)).text());
+      for (const [path, item] of Object.entries<any>(openapi.paths)) for (const scope of item.post?.['x-scopes'] ?? []) assert.ok(IN_USE.includes(scope), `${path}: ${scope}`);
+      assert.ok(openapi.paths['/'].get, 'openapi.json lists GET /');
       for (const t of skillJson.tools) for (const scope of t.scopes) assert.ok(IN_USE.includes(scope), `${t.name}: ${scope}`);
     });
 
@@ -179,6 +182,13 @@ for (const backend of backends()) {
       assert.ok(msg.result.instructions.includes(`${s.config.baseUrl}/skill.md`));
       assert.ok(msg.result.instructions.includes(`${s.config.baseUrl}/heartbeat.md`));
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) assert.ok(res.headers.get(h), `${h} on /mcp`);
+      // A notification (202, no body) and a tools/call tell the window too, as REST does.
+      const note = await mcpPost(s, key, { jsonrpc: '2.0', method: 'notifications/initialized' });
+      assert.equal(note.status, 202);
+      const call = await mcpPost(s, key, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_key_info', arguments: {} } });
+      assert.equal(call.status, 200);
+      for (const r of [note, call]) for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) assert.match(r.headers.get(h) ?? '', /^\d+$/, h);
+      assert.ok(Number(call.headers.get('x-ratelimit-remaining')) < Number(res.headers.get('x-ratelimit-remaining')), 'the call counted');
     });
 
     it('MCP tools/list: each description stands alone, with its summary, scope and errors', async () => {

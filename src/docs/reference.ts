@@ -179,9 +179,9 @@ tool has the field: \`file_path\` and \`filePath\` for \`path\`; \`oldString\`, 
 \`replaceAll\` for \`old_string\`, \`new_string\`, \`replace_all\` (sending both names is \`INVALID_INPUT\`).
 
 Fields that recur in results: \`next\` (or a \`next…\` cursor) is present only when more remains:
-pass it back as the tool's description says, unchanged. \`partial: true\` means some of the result was
-left out because it lies outside what this call covers (the key's folder, or the \`path\` you gave). \`replayed: true\` marks the stored first result of
-a repeated \`idempotencyKey\` (nothing ran again). \`stat\` of a directory has \`entries\`: the number of
+pass it back as the tool's description says, unchanged. \`partial: true\` means some of the result
+was left out because it lies outside what this call covers (the key's folder, or the \`path\` you
+gave). \`replayed: true\` marks the stored first result of a repeated \`idempotencyKey\` (nothing ran again). \`stat\` of a directory has \`entries\`: the number of
 its direct children this key can see (a file has no \`entries\`).
 
 ## Scopes, read-only keys, folder keys
@@ -310,7 +310,11 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
         operationId: 'register',
         summary: 'Register an agent; returns its first API key once.',
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } }, additionalProperties: false } } } },
-        responses: { '201': { description: 'The agent and its key (apiKey shown once).' }, '400': { description: 'INVALID_INPUT' }, '429': { description: 'RATE_LIMITED' } },
+        responses: {
+          '201': { description: 'The agent and its key (apiKey shown once), plain JSON.' },
+          '400': { description: 'INVALID_INPUT or INVALID_JSON', content: { 'application/json': { schema: envelope } } },
+          '429': { description: 'RATE_LIMITED', content: { 'application/json': { schema: envelope } } },
+        },
       },
     },
   };
@@ -332,6 +336,9 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
       },
     };
   }
+  paths['/'] = {
+    get: { operationId: 'front_page', summary: 'Where the reference files and endpoints are: markdown, or JSON with Accept: application/json', responses: { '200': { description: 'The front page' } } },
+  };
   for (const file of ['skill.md', 'heartbeat.md', 'mcp.md', 'skill.json', 'openapi.json']) {
     paths[`/${file}`] = { get: { operationId: `get_${file.replace('.', '_')}`, summary: `Reference file ${file}`, responses: { '200': { description: file } } } };
   }
