@@ -79,6 +79,7 @@ const EnvSchema = z.object({
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
   BASE_URL: url('BASE_URL', ['http:', 'https:']),
   LOG_LEVEL: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  LOG_FORMAT: oneOf('LOG_FORMAT', ['auto', 'pretty', 'json'] as const, 'auto'),
   MAX_FILE_BYTES: int('MAX_FILE_BYTES', 10 * MiB, 1),
   STORAGE_QUOTA_BYTES: int('STORAGE_QUOTA_BYTES', 1024 * MiB, 1),
   MAX_FILES_PER_AGENT: int('MAX_FILES_PER_AGENT', DEFAULT_MAX_FILES, 1),
@@ -125,6 +126,8 @@ export interface Config {
   databaseUrl: string | undefined;
   baseUrl: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** auto: readable lines and a banner when stdout is a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'pretty' | 'json';
   maxFileBytes: number;
   storageQuotaBytes: number;
   /** Live files and directories per agent (tombstones do not count). */
@@ -174,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     baseUrl: e.BASE_URL ?? `http://${displayHost}:${e.PORT}`,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     maxFileBytes: e.MAX_FILE_BYTES,
     storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
     maxFilesPerAgent: e.MAX_FILES_PER_AGENT,

@@ -5,8 +5,10 @@
  */
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { SERVICE_VERSION } from './docs/reference.js';
 import { buildApp } from './http/app.js';
 import { startIdempotencyPruning } from './store/maintenance.js';
+import { banner, chooseLogFormat, dataLocation, prettyStream } from './http/log-format.js';
 import { openStore } from './store/open.js';
 import { buildRegistry } from './tools/index.js';
 
@@ -37,14 +39,20 @@ async function main(): Promise<void> {
     }
   }
 
-  const app = buildApp({ config, store, registry: buildRegistry() });
+  const tty = process.stdout.isTTY === true;
+  const format = chooseLogFormat(config.logFormat, tty);
+  const logStream = format === 'pretty' ? prettyStream(process.stdout, { color: tty }) : undefined;
+  const app = buildApp({ config, store, registry: buildRegistry(), logStream });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     await store.close().catch(() => {});
     fatal(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
   }
-  app.log.info({ store: store.kind, baseUrl: config.baseUrl }, 'agent-file-service ready');
+  const data = dataLocation(config);
+  if (format === 'json') app.log.info({ store: store.kind, baseUrl: config.baseUrl, data }, 'agent-file-service ready');
+  // With WORKERS > 1 the primary prints the banner once.
+  else if (cluster.isPrimary) process.stdout.write(banner({ version: SERVICE_VERSION, baseUrl: config.baseUrl, store: store.kind, data }));
   const pruning = startIdempotencyPruning(store, {
     intervalMs: config.idempotencyPruneIntervalMs,
     onError: (err) => app.log.warn({ err }, 'pruning expired idempotency rows failed; retrying at the next interval'),
@@ -85,6 +93,12 @@ function runPrimary(config: Config): void {
   let stopping = false;
   const fork = () => cluster.fork();
   for (let i = 0; i < config.workers; i++) fork();
+  if (chooseLogFormat(config.logFormat, process.stdout.isTTY === true) === 'pretty') {
+    cluster.once('listening', () => {
+      const store = config.databaseUrl ? 'postgres' : 'sqlite';
+      process.stdout.write(banner({ version: SERVICE_VERSION, baseUrl: config.baseUrl, store, data: dataLocation(config), workers: config.workers }));
+    });
+  }
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);

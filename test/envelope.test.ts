@@ -116,13 +116,14 @@ for (const backend of backends()) {
       assert.equal(info.readOnly, true);
     });
 
-    it('GET on a tool route → 405 with Allow: POST; unknown routes → 404 JSON', async () => {
+    it('GET on a tool route → 405 with Allow: POST; unknown routes → 404 NOT_FOUND envelope', async () => {
       const r = await s.raw('/api/tools/read');
       assert.equal(r.status, 405);
       assert.equal(r.headers.get('allow'), 'POST');
       const n = await s.raw('/nope');
       assert.equal(n.status, 404);
-      assert.equal(n.body.error.code, 'NOT_FOUND');
+      assertEnvelope(n, 'error');
+      assert.equal(n.inner.error.code, 'NOT_FOUND');
     });
 
     it('healthz and readyz', async () => {

@@ -1169,7 +1169,8 @@ for (const backend of backends()) {
       assert.match(info.keyId, /^key_/);
       assert.equal(info.label, 'default');
       assert.deepEqual(info.agent, { id: reg.id, slug: reg.slug, name: 'Key Info Agent' });
-      assert.deepEqual(info.scopes, [...ALL_SCOPES]);
+      // The registration key holds every scope; get_key_info shows those some tool needs.
+      assert.deepEqual(info.scopes, ALL_SCOPES.filter((x) => buildRegistry().all().some((t) => !t.fullAccess && t.scopes.includes(x))));
       assert.equal(info.fullAccess, true);
       assert.equal(info.readOnly, false);
       assert.equal(info.folder, null);

@@ -31,14 +31,12 @@ function register(s: TestServer, body: unknown, rawBody?: string): Promise<CallR
   });
 }
 
-/** A 400 from registration: flat (no envelope) {error: {code: 'INVALID_INPUT', message}}. */
+/** A 400 from registration: the error envelope holding {error: {code: 'INVALID_INPUT', message}}. */
 function assertBadRequest(r: CallResult, why: string): void {
   assert.equal(r.status, 400, `${why}: ${JSON.stringify(r.body)}`);
-  assert.deepEqual(Object.keys(r.body), ['error'], why);
-  assert.equal(r.body.error.code, 'INVALID_INPUT', why);
-  assert.equal(typeof r.body.error.message, 'string', why);
-  assert.ok(r.body.error.message.length > 10, `${why}: message says something`);
-  assert.equal(r.body.content, undefined, `${why}: not an envelope`);
+  assertEnvelope(r, 'error');
+  assert.equal(r.inner.error.code, 'INVALID_INPUT', why);
+  assert.ok(r.inner.error.message.length > 10, `${why}: message says something`);
 }
 
 /** Every stored text value of every table, as strings (blobs decoded both as UTF-8 and hex). */
@@ -197,7 +195,7 @@ for (const backend of backends()) {
       assertBadRequest(await register(s, { name: '🤖'.repeat(65) }), '65 emoji');
     });
 
-    it('bad names and bodies → 400 INVALID_INPUT (flat, no envelope)', async () => {
+    it('bad names and bodies → 400 INVALID_INPUT in the error envelope', async () => {
       const cases: Array<[string, unknown]> = [
         ['missing name', {}],
         ['number', { name: 42 }],
@@ -225,17 +223,16 @@ for (const backend of backends()) {
       assertBadRequest(empty, 'empty body');
       // Messages name the field.
       const r = await register(s, { name: 5 });
-      assert.match(r.body.error.message, /name/);
+      assert.match(r.inner.error.message, /name/);
       const x = await register(s, { name: 'ok', email: 'e' });
-      assert.match(x.body.error.message, /email/);
+      assert.match(x.inner.error.message, /email/);
     });
 
-    it('a body that is not JSON → 400 with a flat error body', async () => {
+    it('a body that is not JSON → 400 INVALID_JSON in the error envelope', async () => {
       const r = await register(s, undefined, '{name: oops');
       assert.equal(r.status, 400);
-      assert.deepEqual(Object.keys(r.body), ['error']);
-      assert.match(r.body.error.code, /^(INVALID_JSON|INVALID_INPUT)$/);
-      assert.equal(r.body.content, undefined);
+      assertEnvelope(r, 'error');
+      assert.equal(r.inner.error.code, 'INVALID_JSON');
     });
 
     it('the database stores only the SHA-256 of the key, never the key', async () => {
@@ -269,14 +266,14 @@ for (const backend of backends()) {
       assert.equal((await register(s, { name: 'Limited Two' })).status, 201);
       const r = await register(s, { name: 'Limited Three' });
       assert.equal(r.status, 429, JSON.stringify(r.body));
-      assert.deepEqual(Object.keys(r.body), ['error']);
-      assert.equal(r.body.error.code, 'RATE_LIMITED');
-      assert.match(r.body.error.message, /2 per hour/);
+      assertEnvelope(r, 'error');
+      assert.equal(r.inner.error.code, 'RATE_LIMITED');
+      assert.match(r.inner.error.message, /2 per hour/);
       const retry = r.headers.get('retry-after');
       assert.match(retry ?? '', /^\d+$/);
       const secs = Number(retry);
       assert.ok(secs >= 1 && secs <= 3600, `Retry-After ${secs}`);
-      assert.equal(r.body.error.details.retryAfterSeconds, secs);
+      assert.equal(r.inner.error.details.retryAfterSeconds, secs);
       // Still limited on the next try; nothing was created.
       assert.equal((await register(s, { name: 'Limited Four' })).status, 429);
     });

@@ -53,6 +53,9 @@ function minimalInput(tool: AnyTool): unknown {
 }
 
 const scopesOf = (kind: KeyKind): string[] => (kind === 'no scopes' ? [] : PRESETS[kind]!);
+/** Outputs show only the scopes some tool needs (full-access tools aside: they need every scope). */
+const IN_USE = new Set<string>(registry.all().flatMap((t) => (t.fullAccess ? [] : t.scopes)));
+const shown = (scopes: readonly string[]) => scopes.filter((x) => IN_USE.has(x));
 const covers = (granted: readonly string[], required: readonly string[]) => required.every((s) => granted.includes(s));
 const changes = (s: string) => s.endsWith(':write') || s.endsWith(':delete');
 
@@ -77,7 +80,7 @@ for (const backend of backends()) {
       for (const kind of KEY_KINDS) {
         const input = kind === 'no scopes' ? { label: kind, scopes: [] } : { label: kind, preset: kind };
         const minted = await s.ok(owner, 'create_key', input);
-        assert.deepEqual(minted.scopes, scopesOf(kind), kind);
+        assert.deepEqual(minted.scopes, shown(scopesOf(kind)), kind);
         keys.set(kind, minted.apiKey);
       }
     });
@@ -107,10 +110,17 @@ for (const backend of backends()) {
           } else {
             const d = r.inner.error.details;
             try {
-              assert.deepEqual(d.required, tool.scopes);
-              assert.deepEqual(d.granted, granted);
-              assert.deepEqual(d.missing, tool.scopes.filter((x) => !granted.includes(x)));
-              for (const m of d.missing) assert.ok(r.inner.error.message.includes(m), `message names ${m}`);
+              if (tool.fullAccess) {
+                // Needs the full-access key: said as such, not as a list of every scope.
+                assert.equal(d.required.fullAccess, true);
+                assert.deepEqual(d.granted.scopes, shown(granted));
+                assert.match(r.inner.error.message, /full-access key/);
+              } else {
+                assert.deepEqual(d.required, tool.scopes);
+                assert.deepEqual(d.granted, shown(granted));
+                assert.deepEqual(d.missing, tool.scopes.filter((x) => !granted.includes(x)));
+                for (const m of d.missing) assert.ok(r.inner.error.message.includes(m), `message names ${m}`);
+              }
             } catch (err) {
               problems.push(`${where}: details ${JSON.stringify(d)}: ${(err as Error).message.split('\n')[0]}`);
             }
@@ -137,7 +147,7 @@ for (const backend of backends()) {
           const r = await s.call(ro, tool.name, input);
           assert.equal(r.status, 200, tool.name);
           assert.equal(r.inner?.error?.code, 'INSUFFICIENT_SCOPE', `${tool.name} ${JSON.stringify(input).slice(0, 100)}: ${JSON.stringify(r.body).slice(0, 300)}`);
-          assert.deepEqual(r.inner.error.details.required, tool.scopes, tool.name);
+          assert.deepEqual(r.inner.error.details.required, tool.fullAccess ? { fullAccess: true, folder: null, expiresAt: null } : tool.scopes, tool.name);
         }
       }
       // With an idempotencyKey the call goes through the same check.

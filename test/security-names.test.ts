@@ -63,9 +63,9 @@ for (const backend of backends()) {
       for (const [name, cp] of HOSTILE) {
         const r = await s.raw('/api/users/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
         assert.equal(r.status, 400, `${JSON.stringify(name)}: ${r.status} ${JSON.stringify(r.body)}`);
-        assert.equal(r.body.error.code, 'INVALID_INPUT');
-        assert.ok(r.body.error.message.includes(cp), `${JSON.stringify(name)}: ${r.body.error.message}`);
-        assert.equal(r.body.error.details.codePoint, cp);
+        assert.equal(r.inner.error.code, 'INVALID_INPUT');
+        assert.ok(r.inner.error.message.includes(cp), `${JSON.stringify(name)}: ${r.inner.error.message}`);
+        assert.equal(r.inner.error.details.codePoint, cp);
       }
     });
 

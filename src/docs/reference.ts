@@ -6,13 +6,16 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { ALL_SCOPES, PRESETS } from '../core/scopes.js';
+import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js';
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { catalogueRows } from '../core/errors.js';
 import type { ExampleRun } from './examples.js';
 
 const PKG = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 const NAME = 'agent-file-service';
+/** The service's version (package.json): MCP's serverInfo, GET / and the start of skill.json's version. */
+export const SERVICE_VERSION = PKG.version;
+export const SERVICE_DESCRIPTION = PKG.description;
 
 export interface ReferenceFiles {
   version: string;
@@ -50,6 +53,14 @@ export function normalizeExample(value: unknown): unknown {
 
 const scopeText = (tool: AnyTool) =>
   tool.fullAccess ? 'full-access key (every scope, no folder, no expiry)' : tool.scopes.length ? tool.scopes.join(' + ') : 'none';
+
+/**
+ * A tool's description as MCP clients and OpenAPI show it: it must stand alone (clients show it
+ * without the title), so it starts with the summary and ends with the scope and the errors.
+ */
+export function toolDescription(tool: AnyTool): string {
+  return `${tool.summary}\n\n${tool.description}\n\nScope: ${scopeText(tool)}. Errors: ${toolErrors(tool).join(', ')}.`;
+}
 
 const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];
 const PATH_ERRORS = ['INVALID_PATH', 'OUTSIDE_KEY_FOLDER'];
@@ -93,15 +104,30 @@ function renderTool(tool: AnyTool, runs: ExampleRun[], base: string): string {
   return parts.join('\n');
 }
 
+/** What the service does, from the tools that exist (the front matter promises nothing more). */
+function verbs(registry: ToolRegistry): string {
+  const has = (name: string) => registry.get(name) !== undefined;
+  const list = [
+    'read, write, edit',
+    ...(has('bash') ? ['explore (bash: ls, grep, find)'] : []),
+    ...(has('search') ? ['search'] : []),
+  ];
+  return `${list.join(', ')} and version files`;
+}
+
+/** The families of the scopes in use (a family name grants them all). */
+const scopeFamilies = (inUse: readonly Scope[]) => FAMILY_NAMES.filter((f) => inUse.some((s) => s === f || s.startsWith(`${f}:`)));
+
 function skillMd(registry: ToolRegistry, config: Config, examples: Map<string, ExampleRun[]>, version: string): string {
   const base = config.baseUrl;
+  const inUse = registry.scopesInUse();
   const tools = registry.all();
   const families = [...new Set(tools.map((t) => t.family))];
   const meta = JSON.stringify({ api_base: `${base}/api`, tools: tools.length, mcp: `${base}/mcp` });
   return `---
 name: ${NAME}
 version: ${version}
-description: ${PKG.description}. Register once, then read, write, edit, search and version files through named tools.
+description: ${PKG.description}. Register once, then ${verbs(registry)} through named tools.
 homepage: ${base}
 metadata: ${meta}
 ---
@@ -124,12 +150,17 @@ ${fence(`curl -s -X POST ${base}/api/users/register -H 'Content-Type: applicatio
 
 Response (HTTP 201, plain JSON): \`{"success": true, "id", "name", "slug", "createdAt", "apiKey": "mk_…", "important": "Save apiKey now: it is shown only once."}\`.
 Store the whole response (for example in \`~/.config/agent-file-service/credentials.json\`) before
-doing anything else: the key is never shown again. Registrations are limited per address per hour.
+doing anything else: the key is never shown again. Registrations are limited to
+${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per address per hour (\`RATE_LIMITED\` with \`Retry-After\` beyond)` : 'no number per address (this server has no limit set)'}.
+Registration errors (400 \`INVALID_INPUT\`, 400 \`INVALID_JSON\`, 429 \`RATE_LIMITED\`) come in the envelope below.
 
 ## Authenticate
 
 Send \`Authorization: Bearer mk_…\` and \`Content-Type: application/json\` with every tool call:
-\`POST ${base}/api/tools/{toolName}\` with the tool's input as the JSON body.
+\`POST ${base}/api/tools/{toolName}\` with the tool's input as the JSON body. The header is the word
+\`Bearer\`, one space, then the whole key; anything else is 401 \`UNAUTHORIZED\` (with
+\`WWW-Authenticate: Bearer\` and \`details.reason\`), and no part of what you sent is echoed back.
+\`GET ${base}/\` lists every route (markdown, or JSON with \`Accept: application/json\`).
 
 ## The response envelope — always check \`error\`
 
@@ -137,20 +168,35 @@ Every tool response is \`{"content": [{"type": "text", "text": "<JSON>"}]}\`. Pa
 on success it is \`{"success": true, …}\`; on a tool error it is \`{"error": {"code", "message", "details"?}}\`
 and the envelope also has \`"isError": true\`. Tool errors come with **HTTP 200**: check for \`error\` in
 the inner JSON, never rely on the status alone. Transport errors (400 INVALID_JSON, 401, 404
-UNKNOWN_TOOL, 413, 429, 500) use their status and the same envelope. Unknown input fields are
-rejected with the closest valid name; \`file_path\` is accepted for \`path\`.
+UNKNOWN_TOOL, 405 METHOD_NOT_ALLOWED, 413, 429, 500, 503) use their status and the same envelope, and so
+do registration errors and 404 \`NOT_FOUND\` for a route that does not exist (only \`/mcp\` answers
+its HTTP errors as plain \`{"error": …}\`, see \`mcp.md\`). Every response has \`X-Request-Id\`; tool
+calls also \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (epoch seconds).
+
+Unknown input fields are rejected with \`INVALID_INPUT\`, the closest valid name and the list of
+valid fields (\`idempotencyKey\` included for tools that change files). Aliases accepted where the
+tool has the field: \`file_path\` and \`filePath\` for \`path\`; \`oldString\`, \`newString\`,
+\`replaceAll\` for \`old_string\`, \`new_string\`, \`replace_all\` (sending both names is \`INVALID_INPUT\`).
+
+Fields that recur in results: \`next\` (or a \`next…\` cursor) is present only when more remains:
+pass it back as the tool's description says, unchanged. \`partial: true\` means some of the result
+was left out because it lies outside what this call covers (the key's folder, or the \`path\` you
+gave). \`replayed: true\` marks the stored first result of a repeated \`idempotencyKey\` (nothing ran again). \`stat\` of a directory has \`entries\`: the number of
+its direct children this key can see (a file has no \`entries\`).
 
 ## Scopes, read-only keys, folder keys
 
-Scopes: ${ALL_SCOPES.map((s) => `\`${s}\``).join(', ')}; a family name (\`files\`, \`agents\`, …) means all of
-its actions. Presets: ${Object.entries(PRESETS).map(([n, s]) => `\`${n}\` (${s.length === ALL_SCOPES.length ? 'everything' : s.join(', ')})`).join('; ')}.
+Scopes: ${inUse.map((s) => `\`${s}\``).join(', ')}; a family name (${scopeFamilies(inUse).map((f) => `\`${f}\``).join(', ')}) means all of
+its actions. Presets: ${Object.entries(PRESETS).map(([n, s]) => `\`${n}\` (${s.length === ALL_SCOPES.length ? 'everything' : s.filter((x) => inUse.includes(x)).join(', ')})`).join('; ')}.
 Your registration key is \`full\`. A read-only key browses but cannot change anything. A
 folder-scoped key (folder \`/projects/x\`) sees and touches only that subtree (paths stay absolute;
 its ancestors appear as directories only). A call without the needed scope returns
 \`INSUFFICIENT_SCOPE\` with \`details.required\` and \`details.granted\`. \`get_key_info\` (no scope
 needed) tells what the current key can do.${registry.get('create_key') ? ' `create_key` mints narrower keys.' : ''} \`purge\` needs the
 full-access key (every scope, no folder, no expiry). After \`rotate_key\` with a grace period the old
-key only reads until it stops working. An \`idempotencyKey\` belongs to the key that sent it.
+key only reads until it stops working. An \`idempotencyKey\` belongs to the key that sent it: tools that
+change files accept it, and a repeat with the same value and input within 24 h returns the first
+result with \`replayed: true\`; the same value with another input is \`INVALID_INPUT\`.
 
 ## Paths and versions
 
@@ -184,6 +230,8 @@ ${catalogueRows().map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e
 - \`read\` pages: ${config.readPageLines} lines / ${config.readPageBytes} bytes (continue with \`next.offset\`).
 - \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond); at most ${config.bashMaxConcurrentPerAgent} commands of an agent at once (one more: 429 \`RATE_LIMITED\` with \`details.limit: "bash_concurrency"\`, \`max\`, \`running\` and \`Retry-After\`; not the per-minute budget).
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
+- \`bash\` calls running at once per agent: ${config.bashMaxConcurrentPerAgent} (the others wait their turn).
+- Registrations per address: ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per hour` : 'no limit on this server'}.
 - Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).
 
 ## Heartbeat
@@ -236,6 +284,14 @@ ${fence(JSON.stringify({ mcpServers: { 'agent-files': { type: 'http', url: `${ba
 Results: a tool result's \`content[0].text\` is the same JSON as the REST envelope's; tool errors set
 \`isError: true\` and the text holds \`{"error": {"code", "message", "details"}}\`. Scopes, folder keys,
 limits and errors are identical to REST. Never configure the key for any host other than \`${base}\`.
+
+Each tool's \`description\` starts with its one-line summary and ends with the scope it needs and the
+errors it can return. The \`initialize\` result carries \`instructions\` (read \`${base}/skill.md\`, follow
+\`${base}/heartbeat.md\`) and \`serverInfo.version\`, the service version (\`skill.json\`'s \`version\` starts
+with it). Errors of the HTTP request itself come as a status with a plain body \`{"error": {"code", "message"}}\`:
+401 \`UNAUTHORIZED\` (with \`WWW-Authenticate: Bearer\`), 429 \`RATE_LIMITED\` (with \`Retry-After\`), 405 for
+GET or DELETE (the endpoint is stateless). Responses carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`,
+\`X-RateLimit-Reset\` and \`X-Request-Id\`, as on REST; each \`tools/call\` counts against the rate limit.
 `;
 }
 
@@ -254,7 +310,11 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
         operationId: 'register',
         summary: 'Register an agent; returns its first API key once.',
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } }, additionalProperties: false } } } },
-        responses: { '201': { description: 'The agent and its key (apiKey shown once).' }, '400': { description: 'INVALID_INPUT' }, '429': { description: 'RATE_LIMITED' } },
+        responses: {
+          '201': { description: 'The agent and its key (apiKey shown once), plain JSON.' },
+          '400': { description: 'INVALID_INPUT or INVALID_JSON', content: { 'application/json': { schema: envelope } } },
+          '429': { description: 'RATE_LIMITED', content: { 'application/json': { schema: envelope } } },
+        },
       },
     },
   };
@@ -263,10 +323,11 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
       post: {
         operationId: tool.name,
         summary: tool.summary,
-        description: `${tool.description}\n\nScope: ${scopeText(tool)}. Errors: ${toolErrors(tool).join(', ')}.`,
+        description: toolDescription(tool),
         tags: [tool.family],
         security: [{ bearer: [] }],
-        'x-scopes': tool.scopes,
+        'x-scopes': tool.scopes.filter((s) => registry.scopesInUse().includes(s)),
+        ...(tool.fullAccess ? { 'x-full-access': true } : {}),
         requestBody: { required: true, content: { 'application/json': { schema: inputSchema(tool) } } },
         responses: {
           '200': { description: 'Success, or a tool error (isError: true)', content: { 'application/json': { schema: envelope } } },
@@ -275,6 +336,9 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
       },
     };
   }
+  paths['/'] = {
+    get: { operationId: 'front_page', summary: 'Where the reference files and endpoints are: markdown, or JSON with Accept: application/json', responses: { '200': { description: 'The front page' } } },
+  };
   for (const file of ['skill.md', 'heartbeat.md', 'mcp.md', 'skill.json', 'openapi.json']) {
     paths[`/${file}`] = { get: { operationId: `get_${file.replace('.', '_')}`, summary: `Reference file ${file}`, responses: { '200': { description: file } } } };
   }
@@ -306,7 +370,13 @@ export function renderReference(registry: ToolRegistry, config: Config, examples
     homepage: config.baseUrl,
     api_base: `${config.baseUrl}/api`,
     files: Object.fromEntries(Object.entries(files).map(([name, text]) => [name, { url: `${config.baseUrl}/${name}`, sha256: sha256(text) }])),
-    tools: registry.all().map((t) => ({ name: t.name, family: t.family, scopes: t.scopes })),
+    tools: registry.all().map((t) => ({
+      name: t.name,
+      family: t.family,
+      scopes: t.scopes.filter((s) => registry.scopesInUse().includes(s)),
+      ...(t.fullAccess ? { fullAccess: true } : {}),
+    })),
+    scopes: registry.scopesInUse(),
     credentials: {
       header: 'Authorization: Bearer <apiKey>',
       obtain: `POST ${config.baseUrl}/api/users/register {"name": "…"}`,

@@ -14,7 +14,10 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { BashPool } from '../bash/pool.js';
 import { Authenticator } from './auth.js';
 import { RateLimiter, rateLimited } from './rate-limit.js';
+import { clip } from '../core/text.js';
 import { errorBody, errorEnvelope, successEnvelope } from './envelope.js';
+import { frontRoutes } from './front.js';
+import { scrubKeys } from './log-format.js';
 import { mcpRoutes } from './mcp.js';
 import { referenceRoutes } from './reference.js';
 import { registerRoutes } from './register.js';
@@ -56,7 +59,7 @@ function canonicalHost(app: FastifyInstance, config: Config): void {
     if (config.strictHost && (host === '127.0.0.1' || host === 'localhost') && req.url.startsWith('/healthz')) return done();
     reply.code(308).header('location', `${config.baseUrl}${req.url}`).header('x-request-id', req.id);
     reply.send(
-      errorBody('WRONG_HOST', `This service answers on ${config.baseUrl}. Call it there directly: redirects drop the Authorization header.`),
+      errorEnvelope('WRONG_HOST', `This service answers on ${config.baseUrl}. Call it there directly: redirects drop the Authorization header.`),
     );
   });
 }
@@ -86,12 +89,17 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.addHook('onResponse', (req, reply, done) => {
     req.log.info(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: req.method, url: scrubKeys(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
     );
     done();
   });
 
+  // Every response names its request (reference files and health checks too), for bug reports.
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    done();
+  });
   canonicalHost(app, config);
 
   // One parser for every content type: agents forget Content-Type, and an empty body means {}.
@@ -145,6 +153,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     peek: (agentId) => limiter.peek(agentId),
   });
 
+  frontRoutes(app, config);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     try {
@@ -157,10 +166,21 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.setNotFoundHandler((req, reply) => {
     reply.header('x-request-id', req.id);
+    const path = req.url.split('?')[0]!;
     if (req.url.startsWith(TOOL_PREFIX)) {
-      return reply.code(405).header('allow', 'POST').send(errorEnvelope('METHOD_NOT_ALLOWED', `Tools are called with POST ${req.url.split('?')[0]}.`));
+      return reply.code(405).header('allow', 'POST').send(errorEnvelope('METHOD_NOT_ALLOWED', `Tools are called with POST ${path}.`));
     }
-    return reply.code(404).send(errorBody('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}. Tools are called with POST /api/tools/{toolName}.`));
+    if (path === '/api/users/register') {
+      return reply.code(405).header('allow', 'POST').send(errorEnvelope('METHOD_NOT_ALLOWED', `Register with POST ${path} and a body such as {"name": "my-agent"}.`));
+    }
+    return reply
+      .code(404)
+      .send(
+        errorEnvelope(
+          'NOT_FOUND',
+          `No route ${req.method} ${clip(path)}. Tools are called with POST /api/tools/{toolName}; ${config.baseUrl}/skill.md lists them and GET / lists every route.`,
+        ),
+      );
   });
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req: FastifyRequest, reply: FastifyReply) => {
@@ -189,8 +209,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       details = { requestId: req.id };
       req.log.error({ err }, 'internal error');
     }
-    const onTools = req.url.startsWith(TOOL_PREFIX);
-    return reply.code(status).send(onTools ? errorEnvelope(code, message, details) : errorBody(code, message, details));
+    // Every error is in the envelope, except on /mcp: MCP clients read the HTTP status and a plain body there.
+    const plain = req.url === '/mcp' || req.url.startsWith('/mcp?');
+    return reply.code(status).send(plain ? errorBody(code, message, details) : errorEnvelope(code, message, details));
   });
 
   return app;

@@ -31,7 +31,8 @@ export class Authenticator {
       'UNAUTHORIZED',
       `${message} If you were redirected from another host, your client dropped the Authorization header: ` +
         `call ${this.baseUrl} directly.`,
-      { details: { reason } },
+      // RFC 6750: a 401 names the scheme the client should use.
+      { details: { reason }, headers: { 'www-authenticate': 'Bearer' } },
     );
   }
 
@@ -42,7 +43,11 @@ export class Authenticator {
     const space = header.indexOf(' ');
     const scheme = space === -1 ? header : header.slice(0, space);
     if (scheme.toLowerCase() !== 'bearer') {
-      throw this.fail('wrong_scheme', `Authorization scheme must be Bearer (got "${scheme.slice(0, 20)}"). Send "Authorization: Bearer mk_…".`);
+      // Nothing of the header is echoed: without a scheme its first word may be the key itself.
+      throw this.fail(
+        'wrong_scheme',
+        'The Authorization header does not start with "Bearer ". Send "Authorization: Bearer mk_…": the word Bearer, one space, then the whole key.',
+      );
     }
     const key = header.slice(space + 1).trim();
     if (!KEY_PATTERN.test(key)) {

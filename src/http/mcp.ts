@@ -14,7 +14,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { TransportError, type ErrorCode } from '../core/errors.js';
 import { isFullAccess, missingScopes } from '../core/scopes.js';
-import { inputSchema } from '../docs/reference.js';
+import { SERVICE_VERSION, inputSchema, toolDescription } from '../docs/reference.js';
 import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { Authenticator } from './auth.js';
 import { errorBody } from './envelope.js';
@@ -44,6 +44,16 @@ const errorResult = (code: ErrorCode, message: string, details?: Record<string, 
   isError: true,
 });
 
+/** What the initialize result tells a client before its first call. */
+export function instructions(base: string): string {
+  return (
+    `Agent File Service: a versioned filesystem for agents. Read ${base}/skill.md first (paths, versions, scopes, errors, limits; ` +
+    `every tool with examples), and follow ${base}/heartbeat.md when 4 or more hours have passed since your last check. ` +
+    'Each tool result is JSON in content[0].text; a failed call sets isError and the text is {"error": {"code", "message", "details"}}: ' +
+    'the message says what to do next.'
+  );
+}
+
 export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authenticator, rate: McpRateLimit): void {
   const { registry } = deps;
 
@@ -54,7 +64,7 @@ export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authen
     // A batch the transport refuses whole (over its 100 messages) runs no call: it counts one.
     const refusedWhole = calls + others > MAX_BATCH;
     if (others > 0 || calls === 0 || refusedWhole) await rate.request(identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
-    const server = new Server({ name: 'agent-file-service', version: '1' }, { capabilities: { tools: {} } });
+    const server = new Server({ name: 'agent-file-service', version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: instructions(deps.config.baseUrl) });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: registry
         .all()
@@ -62,7 +72,7 @@ export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authen
         .map((t) => ({
           name: t.name,
           title: t.summary,
-          description: t.description,
+          description: toolDescription(t),
           inputSchema: inputSchema(t) as { type: 'object'; properties?: Record<string, object> },
           annotations: {
             title: t.summary,

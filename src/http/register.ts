@@ -7,7 +7,7 @@ import { PRESETS } from '../core/scopes.js';
 import { baseSlug, slugCandidate } from '../core/slug.js';
 import { iso } from '../core/time.js';
 import { StoreSlugTaken, type Store } from '../store/types.js';
-import { errorBody } from './envelope.js';
+import { errorEnvelope } from './envelope.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -39,7 +39,7 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
     reply.header('x-request-id', req.id);
     const parsed = validateName(req.body);
     if ('error' in parsed) {
-      return reply.code(400).send(errorBody('INVALID_INPUT', parsed.error, parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : undefined));
+      return reply.code(400).send(errorEnvelope('INVALID_INPUT', parsed.error, parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : undefined));
     }
 
     const limit = config.registrationsPerIpPerHour;
@@ -52,7 +52,7 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
         return reply
           .code(429)
           .header('retry-after', String(retryAfter))
-          .send(errorBody('RATE_LIMITED', `Too many registrations from this address (${limit} per hour). Retry in ${retryAfter} s, or reuse the key you already have.`, { retryAfterSeconds: retryAfter }));
+          .send(errorEnvelope('RATE_LIMITED', `Too many registrations from this address (${limit} per hour). Retry in ${retryAfter} s, or reuse the key you already have.`, { retryAfterSeconds: retryAfter }));
       }
     }
 

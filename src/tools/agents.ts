@@ -27,7 +27,8 @@ const getKeyInfo = defineTool({
       keyId: auth.keyId,
       label: auth.label,
       agent: { id: auth.agentId, slug: auth.agentSlug, name: auth.agentName },
-      scopes: auth.scopes,
+      // Keys hold every scope; this shows those some tool needs (registry.scopesInUse).
+      scopes: ctx.advertised(auth.scopes),
       fullAccess: isFullAccess(auth),
       readOnly: isReadOnly(auth.scopes),
       folder: auth.folder,

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
 import { isWithin, normalizePath } from '../core/paths.js';
-import { isFullAccess, isReadOnly, missingScopes } from '../core/scopes.js';
+import { isFullAccess, isReadOnly, missingScopes, type Scope } from '../core/scopes.js';
 import { conflictRetryDelay } from '../core/retry.js';
 import { closest } from '../core/suggest.js';
 import { clip, quoteClipped, quoteShort } from '../core/text.js';
@@ -99,8 +99,29 @@ interface Idempotency {
   requestHash: string;
 }
 
-/** The registry's access rules: scopes, and the full-access key for the tools that need it. */
-function checkAccess(tool: AnyTool, auth: AuthContext): void {
+/**
+ * The registry's access rules: the full-access key for the tools that need it (first: such a
+ * tool needs every scope, and listing them would hide the one thing to do), then scopes. Scope
+ * lists in messages show only scopes some tool needs.
+ */
+function checkAccess(tool: AnyTool, auth: AuthContext, inUse: readonly Scope[]): void {
+  const shown = (scopes: readonly Scope[]) => scopes.filter((s) => inUse.includes(s));
+  if (tool.fullAccess && !isFullAccess(auth)) {
+    const missing = shown(missingScopes(tool.scopes, auth.scopes));
+    const why = [
+      ...(missing.length ? [`it lacks ${missing.join(', ')}`] : []),
+      ...(auth.folder !== null ? [`it is restricted to ${auth.folder}`] : []),
+      ...(auth.expiresAtMs !== null ? [`it expires at ${iso(auth.expiresAtMs)}`] : []),
+      ...(auth.revokedAtMs !== null ? [`it was rotated out`] : []),
+    ];
+    throw new ToolError(
+      'INSUFFICIENT_SCOPE',
+      `${tool.name} needs the agent's full-access key: the key returned by registration (or the key rotate_key gave in its place), ` +
+        `which has every scope, no folder and no expiry. This key is not: ${why.join(', ') || 'it is a restricted key'}. ` +
+        `Call ${tool.name} again with "Authorization: Bearer <full-access key>"; get_key_info tells whether a key is full-access (fullAccess: true).`,
+      { required: { fullAccess: true, folder: null, expiresAt: null }, granted: { scopes: shown(auth.scopes), folder: auth.folder, expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs) } },
+    );
+  }
   const missing = missingScopes(tool.scopes, auth.scopes);
   if (missing.length) {
     const retiring = auth.revokedAtMs !== null;
@@ -111,20 +132,7 @@ function checkAccess(tool: AnyTool, auth: AuthContext): void {
             `${iso(auth.revokedAtMs!)} it can only read. Use the key that replaced it.`
         : `${tool.name} needs scope ${tool.scopes.join(' + ')}; this key lacks ${missing.join(', ')}. ` +
             'Use a key that has it (get_key_info shows what this key can do).',
-      { required: tool.scopes, granted: auth.scopes, missing, ...(retiring ? { revokedAt: iso(auth.revokedAtMs!) } : {}) },
-    );
-  }
-  if (tool.fullAccess && !isFullAccess(auth)) {
-    const why = [
-      ...(auth.folder !== null ? [`it is restricted to ${auth.folder}`] : []),
-      ...(auth.expiresAtMs !== null ? [`it expires at ${iso(auth.expiresAtMs)}`] : []),
-      ...(auth.revokedAtMs !== null ? [`it was rotated out`] : []),
-    ];
-    throw new ToolError(
-      'INSUFFICIENT_SCOPE',
-      `${tool.name} needs the agent's full-access key (every scope, no folder, no expiry); this key is not: ${why.join(', ') || 'it lacks scopes'}. ` +
-        'Call it with the key from registration (or its rotated replacement).',
-      { required: { fullAccess: true, scopes: tool.scopes, folder: null, expiresAt: null }, granted: { scopes: auth.scopes, folder: auth.folder, expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs) } },
+      { required: tool.scopes, granted: shown(auth.scopes), missing, ...(retiring ? { revokedAt: iso(auth.revokedAtMs!) } : {}) },
     );
   }
 }
@@ -159,7 +167,7 @@ function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, a
     raw = rest;
     given = normalizeIdentifier(idempotencyKey);
   }
-  const input = parseInput(tool.input, raw, name);
+  const input = parseInput(tool.input, raw, name, tool.mutating ? ['idempotencyKey'] : []);
   let idempotency: Idempotency | undefined;
   // Hashed only once validated: the schemas bound its depth (canonical() recurses, and an
   // unvalidated body nested thousands deep would overflow the stack: a 500).
@@ -182,7 +190,7 @@ export async function callTool(
 ): Promise<ToolOutcome> {
   const tool = resolveTool(deps.registry, name);
   try {
-    checkAccess(tool, auth);
+    checkAccess(tool, auth, deps.registry.scopesInUse());
     const { input, idempotency } = readInput(tool, name, body, auth);
 
     // Replays come after the scope checks (above) and only from this key's own earlier calls:
@@ -283,6 +291,10 @@ function makeContext(
     },
     keysChanged() {
       deps.onKeysChanged?.();
+    },
+    advertised(scopes) {
+      const inUse = deps.registry.scopesInUse();
+      return scopes.filter((s) => inUse.includes(s));
     },
     async commit<R extends object>(changes: PlannedChange[], respond: (cs: ChangesetRecord) => R): Promise<R> {
       try {

@@ -72,20 +72,24 @@ function fieldName(path: PropertyKey[]): string {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
 }
 
-/** Validates and returns the typed input, or throws INVALID_INPUT naming the field. */
-export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, tool: string): z.output<S> {
+/**
+ * Validates and returns the typed input, or throws INVALID_INPUT naming the field. `accepted`:
+ * fields the caller took out before (idempotencyKey), named in the hint so it lists every valid field.
+ */
+export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, tool: string, accepted: readonly string[] = []): z.output<S> {
   const known = new Set(Object.keys(schema.shape));
   const input = applyAliases(raw, known);
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue;
-    const suggestion = suggestField(key, known);
-    const allowed = [...known].join(', ');
+    const valid = new Set([...known, ...accepted]);
+    const suggestion = suggestField(key, valid);
+    const allowed = [...valid].join(', ');
     throw new ToolError(
       'INVALID_INPUT',
       `Unknown field ${quoteClipped(key)} for ${tool}` +
         (suggestion ? `; did you mean '${suggestion}'?` : '.') +
         ` Valid fields: ${allowed || '(none)'}.`,
-      { field: clip(key), ...(key.length > clip(key).length ? { fieldLength: key.length } : {}), suggestion: suggestion ?? null, allowed: [...known] },
+      { field: clip(key), ...(key.length > clip(key).length ? { fieldLength: key.length } : {}), suggestion: suggestion ?? null, allowed: [...valid] },
     );
   }
   const result = schema.safeParse(input);

@@ -20,12 +20,14 @@ import { defineTool, type AnyTool, type AuthContext, type ToolContext } from './
 /** The longest lifetime a key may be given, by expiresIn or expiresAt: ten years. */
 const MAX_LIFETIME_S = 10 * 365 * 86400;
 
-function describeKey(k: KeyRecord, callerKeyId: string) {
+/** A key as outputs show it: its scopes are those some tool needs (ctx.advertised). */
+function describeKey(k: KeyRecord, ctx: ToolContext) {
+  const callerKeyId = ctx.auth.keyId;
   return {
     keyId: k.id,
     label: k.label,
     preview: k.preview,
-    scopes: k.scopes,
+    scopes: ctx.advertised(k.scopes),
     readOnly: isReadOnly(k.scopes),
     folder: k.folder,
     createdAt: iso(k.createdAtMs),
@@ -137,7 +139,7 @@ const createKey = defineTool({
   input: z.strictObject({
     // Visible characters only (core/identifier.ts, checked in the handler): labels are shown in listings and history.
     label: z.string().trim().min(1).max(64),
-    scopes: z.array(z.string().max(100)).max(100).optional().describe(`Scope names or families: ${ALL_SCOPES.join(', ')}, files, shares, …`),
+    scopes: z.array(z.string().max(100)).max(100).optional().describe('Scope names or families, as listed under Scopes in /skill.md (files:read, files, agents, …)'),
     preset: z.enum(PRESET_NAMES).optional(),
     folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),
     expiresIn: z.number().int().min(60).max(MAX_LIFETIME_S).optional().describe('Lifetime in seconds (at most ten years).'),
@@ -158,10 +160,11 @@ const createKey = defineTool({
       scopes = input.preset ? PRESETS[input.preset] : expandScopes(input.scopes!);
     } catch (err) {
       if (!(err instanceof UnknownScope)) throw err;
+      const families = FAMILY_NAMES.filter((f) => ctx.advertised(expandScopes([f])).length > 0);
       throw new ToolError(
         'INVALID_INPUT',
-        `${err.message}. Valid scopes: ${ALL_SCOPES.join(', ')}; or a family name: ${FAMILY_NAMES.join(', ')}.`,
-        { field: 'scopes', valid: [...ALL_SCOPES], families: FAMILY_NAMES },
+        `${err.message}. Valid scopes: ${ctx.advertised(ALL_SCOPES).join(', ')}; or a family name: ${families.join(', ')}.`,
+        { field: 'scopes', valid: ctx.advertised(ALL_SCOPES), families },
       );
     }
     const missing = missingScopes(scopes, auth.scopes);
@@ -209,7 +212,7 @@ const createKey = defineTool({
         );
       }
       const { apiKey, record } = await mint(ctx, { label, scopes, folder, expiresAtMs, createdByKeyId: auth.keyId });
-      return { success: true, apiKey, ...describeKey(record, auth.keyId), important: 'Save apiKey now: it is shown only once.' };
+      return { success: true, apiKey, ...describeKey(record, ctx), important: 'Save apiKey now: it is shown only once.' };
     });
   },
 });
@@ -228,7 +231,7 @@ const listKeys = defineTool({
   async handler(_input, ctx) {
     const keys = await ctx.store.listKeys(ctx.auth.agentId);
     const allowed = manageable(keys, ctx.auth);
-    return { success: true, keys: keys.filter((k) => allowed.has(k.id)).map((k) => describeKey(k, ctx.auth.keyId)) };
+    return { success: true, keys: keys.filter((k) => allowed.has(k.id)).map((k) => describeKey(k, ctx)) };
   },
 });
 
@@ -257,7 +260,7 @@ const revokeKey = defineTool({
     const target = await findManageable(ctx, input.keyId);
     const revoked = (await ctx.store.revokeKey(ctx.auth.agentId, target.id, Date.now()))!;
     ctx.keysChanged();
-    return { success: true, ...describeKey(revoked, ctx.auth.keyId) };
+    return { success: true, ...describeKey(revoked, ctx) };
   },
 });
 
@@ -311,7 +314,7 @@ const rotateKey = defineTool({
     return {
       success: true,
       apiKey,
-      ...describeKey(record, ctx.auth.keyId),
+      ...describeKey(record, ctx),
       replaced: { keyId: old.id, revokedAt: iso(old.revokedAtMs!) },
       important: 'Save apiKey now: it is shown only once.',
     };

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { ToolErrorCode } from '../core/errors.js';
-import type { Scope } from '../core/scopes.js';
+import { ALL_SCOPES, type Scope } from '../core/scopes.js';
 import type { BashPool } from '../bash/pool.js';
 import type { ChangesetRecord, PlannedChange, Store } from '../store/types.js';
 
@@ -49,6 +49,8 @@ export interface ToolContext {
   rateWindow(): { limit: number; used: number; remaining: number; resetAtMs: number } | null;
   /** Tells the transport that keys changed (revocation), so cached lookups are dropped at once. */
   keysChanged(): void;
+  /** Keeps the scopes some registered tool needs: what outputs show (see ToolRegistry.scopesInUse). */
+  advertised(scopes: readonly Scope[]): Scope[];
 }
 
 export interface ToolExample<I> {
@@ -98,12 +100,14 @@ export type AnyTool = ToolDefinition<z.ZodObject>;
 
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
+  private inUse: Scope[] | null = null;
 
   register(...defs: AnyTool[]): this {
     for (const def of defs) {
       if (this.tools.has(def.name)) throw new Error(`tool ${def.name} registered twice`);
       this.tools.set(def.name, def);
     }
+    this.inUse = null;
     return this;
   }
 
@@ -117,5 +121,17 @@ export class ToolRegistry {
 
   all(): AnyTool[] {
     return [...this.tools.values()];
+  }
+
+  /**
+   * The scopes at least one tool needs (full-access tools aside: they need every scope). Keys
+   * hold every scope of the contract, so tools that land later work with existing keys, but
+   * docs and outputs show only these: a scope without a tool promises something that is not there.
+   */
+  scopesInUse(): Scope[] {
+    if (this.inUse) return this.inUse;
+    const used = new Set<Scope>();
+    for (const t of this.tools.values()) if (!t.fullAccess) t.scopes.forEach((s) => used.add(s));
+    return (this.inUse = ALL_SCOPES.filter((s) => used.has(s)));
   }
 }
