@@ -93,6 +93,8 @@ async function runJob(job) {
     return () => [i++, phase, k++];
   };
   if (job.warmup > 0) await blast(job, sc, job.warmup, phaseCounter('warmup'));
+  // The parent reads the server's CPU time now and when the result arrives (run.mjs cpuOf).
+  process.send({ phase: 'measure' });
   return blast(job, sc, job.duration, phaseCounter('measure'));
 }
 

@@ -200,13 +200,48 @@ async function register(baseUrl) {
   return body.apiKey;
 }
 
-// Run one scenario in a forked load generator; resolves with its result.
-function runLoad(job, timeoutS) {
+// CPU seconds (user + system, all threads) a process has used, from /proc (Linux; null elsewhere).
+const TICKS_PER_S = 100;
+function cpuOf(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+  } catch {
+    return null;
+  }
+}
+// PostgreSQL's processes (its backends do the queries): their CPU is reported beside ours.
+function postgresCpu() {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(pid) ?? 0;
+    } catch { /* gone */ }
+  }
+  return total;
+}
+
+// Run one scenario in a forked load generator; resolves with its result and the server's (and
+// PostgreSQL's) CPU time over the measured phase.
+function runLoad(job, timeoutS, serverPid) {
   return new Promise((resolve, reject) => {
     const child = track(fork(path.join(BENCH_DIR, 'loadgen.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     let reply = null;
+    let cpuStart = null;
     const timer = setTimeout(() => { child.kill('SIGKILL'); }, timeoutS * 1000);
-    child.on('message', (m) => { reply = m; });
+    child.on('message', (m) => {
+      if (m.phase === 'measure') {
+        cpuStart = { server: cpuOf(serverPid), db: postgresCpu() };
+        return;
+      }
+      if (m.ok && cpuStart) {
+        const server = cpuOf(serverPid);
+        const calls = m.result.rps * m.result.durationS;
+        m.result.serverCpuUs = server === null || cpuStart.server === null ? null : ((server - cpuStart.server) / calls) * 1e6;
+        m.result.dbCpuUs = ((postgresCpu() - cpuStart.db) / calls) * 1e6;
+      }
+      reply = m;
+    });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       if (reply?.ok) resolve(reply.result);
@@ -296,7 +331,7 @@ async function measure(opts, runRoot, backend, scenarioName) {
       apiKey = await register(server.baseUrl);
     }
     const job = { baseUrl: server.baseUrl, apiKey, scenario: sc.name, connections: opts.connections, duration: opts.duration, warmup: opts.warmup };
-    const result = await runLoad(job, opts.duration + opts.warmup + 120);
+    const result = await runLoad(job, opts.duration + opts.warmup + 120, server.child.pid);
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
       throw new Error(`${backend}/${sc.name}: server died during the run. Log tail:\n${tail(logFile)}`);
     }
@@ -332,6 +367,10 @@ function summarize(backend, rounds, names) {
       errors: sum(rs.map((r) => r.errors + r.toolErrors)),
       non2xx: sum(rs.map((r) => r.non2xx)),
       ratio,
+      serverCpuUs: median(rs.map((r) => r.serverCpuUs)),
+      // Server CPU per call as a multiple of bare's, per round (the figure that holds across machines).
+      cpuX: name === 'bare' ? 1 : median(rounds.map((r) => (r[name].serverCpuUs != null && r.bare.serverCpuUs ? r[name].serverCpuUs / r.bare.serverCpuUs : null))),
+      dbCpuUs: name === 'bare' ? null : median(rs.map((r) => r.dbCpuUs)),
       target: RATIO_TARGETS[backend]?.[name] ?? null,
       samples: rs.flatMap((r) => r.samples).slice(0, 3),
     };
@@ -348,9 +387,10 @@ function summarize(backend, rounds, names) {
 }
 
 function markdownTable(rows) {
-  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs bare', 'target', 'result'];
+  const head = ['scenario', 'server CPU µs/call', 'CPU × bare', 'db CPU µs/call', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs bare', 'target', 'result'];
   const body = rows.map((r) => [
-    r.scenario, fmt(r.rps, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.errors), String(r.non2xx),
+    r.scenario, fmt(r.serverCpuUs, 0), r.cpuX == null ? '—' : `${r.cpuX.toFixed(1)}×`, r.scenario === 'bare' || !r.dbCpuUs ? '—' : fmt(r.dbCpuUs, 0),
+    fmt(r.rps, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.errors), String(r.non2xx),
     r.ratio == null ? '100%' : `${(r.ratio * 100).toFixed(1)}%`,
     r.scenario === 'bare' ? '—' : `${r.target == null ? '' : `≥${r.target * 100}%, `}p99<${P99_TARGET_MS}`,
     r.verdict,
