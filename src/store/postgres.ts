@@ -8,6 +8,7 @@ import { commitProgram, runAsync } from './commit-program.js';
 import { pageEntries, type EntryChunk } from './entry-chunks.js';
 import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
 import { MIGRATIONS } from './migrations.js';
+import { fileHistorySql, historyBounds } from './file-history.js';
 import {
   KEY_INSERT_COLUMNS,
   NODE_COLUMNS,
@@ -29,6 +30,7 @@ import {
   type CommitInput,
   type IdempotentResult,
   type KeyRecord,
+  type HistoryCursor,
   type ListPage,
   type NodeRecord,
   type NodeSummary,
@@ -367,6 +369,14 @@ export class PostgresStore implements Store {
       [agentId, path, fileId ?? '', b.updatedAtMs, b.path, before ? b.version : 2147483647, limit],
     );
     return rows.map(toVersion);
+  }
+
+  async listFileHistory(agentId: string, path: string, fileId: string | null, limit: number, before: HistoryCursor | null): Promise<Array<VersionRecord & { seq: number }>> {
+    const b = historyBounds(before);
+    const { rows } = await this.q(this.pool, fileHistorySql((i) => `$${i}`), [
+      agentId, path, fileId ?? '', b.seq, b.deleted, b.path, before ? b.version : 2147483647, limit,
+    ]);
+    return rows.map((r) => ({ ...toVersion(r), seq: Number(r.seq) }));
   }
 
   async listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]> {

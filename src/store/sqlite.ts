@@ -9,6 +9,7 @@ import { pageEntries, type EntryChunk } from './entry-chunks.js';
 import { BulkWriter, BulkWriterError } from './bulk-writer.js';
 import { SqliteSteps } from './sqlite-steps.js';
 import { MIGRATIONS } from './migrations.js';
+import { fileHistorySql, historyBounds } from './file-history.js';
 import {
   KEY_INSERT_COLUMNS,
   NODE_COLUMNS,
@@ -36,6 +37,7 @@ import {
   type CommitInput,
   type IdempotentResult,
   type KeyRecord,
+  type HistoryCursor,
   type ListPage,
   type NodeRecord,
   type NodeSummary,
@@ -422,6 +424,15 @@ export class SqliteStore implements Store {
         ORDER BY updated_at_ms DESC, path ASC, version DESC LIMIT ?`,
     ).all(agentId, path, fileId ?? '', b.updatedAtMs, b.updatedAtMs, b.path, b.path, before ? b.version : Number.MAX_SAFE_INTEGER, limit) as Row[];
     return rows.map(toVersion);
+  }
+
+  async listFileHistory(agentId: string, path: string, fileId: string | null, limit: number, before: HistoryCursor | null): Promise<Array<VersionRecord & { seq: number }>> {
+    const b = historyBounds(before);
+    const d = b.deleted ? 1 : 0;
+    const rows = this.stmt(fileHistorySql(() => '?')).all(
+      agentId, path, fileId ?? '', b.seq, b.seq, d, d, b.path, b.path, before ? b.version : Number.MAX_SAFE_INTEGER, limit,
+    ) as Row[];
+    return rows.map((r) => ({ ...toVersion(r), seq: Number(r.seq) }));
   }
 
   async listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]> {

@@ -223,6 +223,14 @@ export interface VersionCursor {
   version: number;
 }
 
+/** Where a page of listFileHistory ends: its order is (seq desc, deleted asc, path asc, version desc). */
+export interface HistoryCursor {
+  seq: number;
+  deleted: boolean;
+  path: string;
+  version: number;
+}
+
 export interface ListPage {
   nodes: NodeRecord[];
   /** The last path returned when more remain. */
@@ -279,6 +287,11 @@ export interface Store {
    * paths (history follows a moved file); newest first, strictly before `before`.
    */
   listVersions(agentId: string, path: string, fileId: string | null, limit: number, before: VersionCursor | null): Promise<VersionRecord[]>;
+  /**
+   * Like listVersions, in commit order (changeset seq) instead of clock time: newest first,
+   * strictly after `before` in that order; within one changeset live rows before tombstones.
+   */
+  listFileHistory(agentId: string, path: string, fileId: string | null, limit: number, before: HistoryCursor | null): Promise<Array<VersionRecord & { seq: number }>>;
   /** Changesets newest first (before a seq), or oldest first after `since`. */
   listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]>;
   getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null>;

@@ -8,7 +8,7 @@ import { ALL_SCOPES, missingScopes } from '../core/scopes.js';
 import { decodeTextWork } from '../core/text.js';
 import { runSliced } from '../core/work.js';
 import { iso } from '../core/time.js';
-import type { NodeRecord, PlannedChange, VersionCursor, VersionRecord } from '../store/types.js';
+import type { HistoryCursor, NodeRecord, PlannedChange, VersionRecord } from '../store/types.js';
 import {
   ROOT,
   checkPreconditions,
@@ -68,7 +68,8 @@ const listVersions = defineTool({
   scopes: ['files:read'],
   summary: 'The versions of a path, newest first (including deletes, and history from before a move).',
   description:
-    'Lists every version of the path, newest first, with who made it and how (create, update, delete, move, restore). ' +
+    'Lists every version of the path, newest first (in the order the changes were made), with who made it and how ' +
+    '(create, update, delete, move, restore). ' +
     'A file that was moved here also lists its versions under its earlier path. Page with before: nextBefore.',
   input: z.strictObject({
     path: pathField,
@@ -82,20 +83,23 @@ const listVersions = defineTool({
   async handler(input, ctx) {
     const path = ctx.path(input.path);
     const node = await requireNode(ctx, path);
-    let cursor: VersionCursor | null = null;
+    let cursor: HistoryCursor | null = null;
     if (typeof input.before === 'number') {
       const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.before);
       if (!v) throw versionNotFound(path, input.before, node);
-      cursor = { updatedAtMs: v.updatedAtMs, path: v.path, version: v.version };
+      const cs = await ctx.store.getChangeset(ctx.auth.agentId, v.changesetId);
+      cursor = { seq: cs?.seq ?? 0, deleted: v.deleted, path: v.path, version: v.version };
     } else if (typeof input.before === 'string') {
       // The token comes back from the client: only what nextBefore can hold (integers the stores can compare).
-      cursor = decodeToken<VersionCursor>(
+      cursor = decodeToken<HistoryCursor>(
         input.before,
         'before',
-        (v) => Number.isSafeInteger(v?.updatedAtMs) && typeof v?.path === 'string' && Number.isInteger(v?.version) && v.version >= 0 && v.version <= 2_147_483_647,
+        (v) =>
+          Number.isSafeInteger(v?.seq) && v.seq >= 0 && typeof v?.deleted === 'boolean' && typeof v?.path === 'string' &&
+          Number.isInteger(v?.version) && v.version >= 0 && v.version <= 2_147_483_647,
       );
     }
-    const rows = await ctx.store.listVersions(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
+    const rows = await ctx.store.listFileHistory(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
     const visible = rows.filter((v) => !ctx.auth.folder || isWithin(v.path, ctx.auth.folder));
     const page = visible.slice(0, input.limit);
     const last = page[page.length - 1];
@@ -105,7 +109,7 @@ const listVersions = defineTool({
       currentVersion: node.version,
       deleted: node.deleted,
       versions: page.map(versionEntry),
-      nextBefore: rows.length > input.limit && last ? encodeToken({ updatedAtMs: last.updatedAtMs, path: last.path, version: last.version }) : null,
+      nextBefore: rows.length > input.limit && last ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version }) : null,
     };
   },
 });
