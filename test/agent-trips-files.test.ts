@@ -166,5 +166,166 @@ for (const backend of backends()) {
         await s.fail(key, 'list_versions', { path: '/c/x.md', before: 'bm90IGEgdG9rZW4' }, 'INVALID_INPUT');
       });
     });
+
+    describe('restore of a recursively deleted directory', () => {
+      it('under a directory that exists again: the missing paths come back, later ones are kept', async () => {
+        const { key } = await fresh();
+        await s.ok(key, 'write', { path: '/proj/a.md', content: 'a1\n' });
+        await s.ok(key, 'write', { path: '/proj/a.md', content: 'a2\n' });
+        await s.ok(key, 'write', { path: '/proj/src/b.ts', content: 'b\n' });
+        await s.ok(key, 'mkdir', { path: '/proj/empty' });
+        const del = await s.ok(key, 'delete', { path: '/proj', recursive: true });
+        // Something new at one of the paths since: kept as it is.
+        await s.ok(key, 'write', { path: '/proj/src/b.ts', content: 'new b\n' });
+        const dirVersion = del.version - 1;
+
+        const dry = await s.ok(key, 'restore', { path: '/proj', version: dirVersion, dryRun: true });
+        assert.equal(dry.applied, false);
+        assert.equal(dry.restoredBelowCount, 2);
+        await s.fail(key, 'read', { path: '/proj/a.md' }, 'NOT_FOUND');
+
+        const r = await s.ok(key, 'restore', { path: '/proj', version: dirVersion });
+        // /proj exists again (the write re-created it): its deleted subtree still comes back under it.
+        assert.equal(r.subtreeDeletedBy, del.changesetId);
+        assert.deepEqual(r.restoredBelow.map((e: any) => e.path), ['/proj/a.md', '/proj/empty']);
+        assert.equal(r.restoredBelowCount, 2);
+        assert.deepEqual(r.keptBelow, ['/proj/src', '/proj/src/b.ts']);
+        assert.equal((await s.ok(key, 'read', { path: '/proj/a.md' })).content, 'a2\n');
+        assert.equal((await s.ok(key, 'read', { path: '/proj/src/b.ts' })).content, 'new b\n');
+        assert.equal((await s.ok(key, 'stat', { path: '/proj/empty' })).type, 'directory');
+        const cs = await s.ok(key, 'list_changes', { changesetId: r.changesetId });
+        assert.equal(cs.entryCount, 2, 'the two paths missing below (/proj/src exists again), one changeset');
+        assert.ok(cs.entries.every((e: any) => e.op === 'restore'));
+        await s.fail(key, 'restore', { path: '/proj', version: dirVersion }, 'NO_CHANGE');
+      });
+
+      it('a deleted directory comes back whole, as it was, in one changeset', async () => {
+        const { key } = await fresh();
+        await s.ok(key, 'write', { path: '/w/a.md', content: 'a1\n' });
+        await s.ok(key, 'write', { path: '/w/a.md', content: 'a2\n' });
+        await s.ok(key, 'write', { path: '/w/s/b.md', content: 'b\n' });
+        await s.ok(key, 'delete', { path: '/w', recursive: true });
+        const r = await s.ok(key, 'restore', { path: '/w', version: 1 });
+        assert.equal(r.undeleted, true);
+        assert.deepEqual(r.restoredBelow.map((e: any) => [e.path, e.restoredFrom]), [['/w/a.md', 2], ['/w/s', 1], ['/w/s/b.md', 1]]);
+        assert.equal(r.keptBelow, undefined);
+        assert.equal((await s.ok(key, 'read', { path: '/w/s/b.md' })).content, 'b\n');
+        const cs = await s.ok(key, 'list_changes', { changesetId: r.changesetId });
+        assert.equal(cs.entryCount, 4);
+      });
+
+      it('a big subtree: restoredBelow capped at 100 with the full count; the file quota holds', async () => {
+        const { key } = await fresh();
+        const files = Array.from({ length: 120 }, (_, i) => `echo ${i} > /big/f${String(i).padStart(3, '0')}.txt`);
+        await s.ok(key, 'bash', { command: `mkdir -p /big && ${files.join(' && ')}` });
+        await s.ok(key, 'delete', { path: '/big', recursive: true });
+        const r = await s.ok(key, 'restore', { path: '/big', version: 1 });
+        assert.equal(r.restoredBelowCount, 120);
+        assert.equal(r.restoredBelow.length, 100);
+        assert.equal(r.restoredBelowTruncated, true);
+        assert.match(r.restoredBelowNote, new RegExp(r.changesetId));
+        assert.equal((await s.ok(key, 'read', { path: '/big/f119.txt' })).content, '119\n');
+        assert.equal((await s.ok(key, 'list_changes', { changesetId: r.changesetId })).entryCount, 121);
+
+        await s.ok(key, 'delete', { path: '/big', recursive: true });
+        const saved = s.config.maxFilesPerAgent;
+        s.config.maxFilesPerAgent = 50;
+        try {
+          const q = await s.fail(key, 'restore', { path: '/big', version: 3 }, 'QUOTA_EXCEEDED');
+          assert.equal(q.details.quota, 'files');
+          await s.fail(key, 'stat', { path: '/big' }, 'NOT_FOUND');
+        } finally {
+          s.config.maxFilesPerAgent = saved;
+        }
+      });
+
+      it('files deleted one by one before the directory: the empty directory comes back with a hint', async () => {
+        const { key } = await fresh();
+        await s.ok(key, 'write', { path: '/d/x.md', content: 'x' });
+        await s.ok(key, 'delete', { path: '/d/x.md' });
+        await s.ok(key, 'delete', { path: '/d' });
+        const r = await s.ok(key, 'restore', { path: '/d', version: 1 });
+        assert.equal(r.restoredBelowCount, 0);
+        assert.match(r.deletedBelowHint, /list_deleted/);
+      });
+    });
+
+    describe('revert_changeset: partial changesets and a second revert', () => {
+      it('a folder key cannot revert a changeset that crosses its folder: OUTSIDE_KEY_FOLDER says why and what key is needed', async () => {
+        const { key, agentId } = await fresh();
+        await s.ok(key, 'write', { path: '/team/a.md', content: 'a' });
+        const mv = await s.ok(key, 'move', { from: '/team/a.md', to: '/elsewhere/a.md' });
+        const folderKey = await s.addKey(agentId, { scopes: ['files'], folder: '/team' });
+        const seen = await s.ok(folderKey, 'list_changes', { changesetId: mv.changesetId });
+        assert.equal(seen.partial, true);
+        const err = await s.fail(folderKey, 'revert_changeset', { changesetId: mv.changesetId }, 'OUTSIDE_KEY_FOLDER');
+        assert.equal(err.details.folder, '/team');
+        assert.equal(err.details.needsFolder, '/');
+        assert.match(err.message, /outside this key's folder \/team/);
+        assert.match(err.message, /partial: true/);
+        // Wholly outside the folder: still not this key's to see.
+        const other = await s.ok(key, 'write', { path: '/elsewhere/b.md', content: 'b' });
+        await s.fail(folderKey, 'revert_changeset', { changesetId: other.changesetId }, 'NOT_FOUND');
+        // The full key can.
+        assert.equal((await s.ok(key, 'revert_changeset', { changesetId: mv.changesetId })).applied, true);
+      });
+
+      it('reverting twice names the revert that already undid it (details.revertedBy)', async () => {
+        const { key } = await fresh();
+        await s.ok(key, 'write', { path: '/r.md', content: 'one\n' });
+        const w = await s.ok(key, 'write', { path: '/r.md', content: 'two\n' });
+        const rev = await s.ok(key, 'revert_changeset', { changesetId: w.changesetId });
+        const again = await s.fail(key, 'revert_changeset', { changesetId: w.changesetId }, 'EDIT_CONFLICT');
+        assert.equal(again.details.revertedBy, rev.changesetId);
+        assert.match(again.message, new RegExp(`already reverted by ${rev.changesetId}`));
+        // A plain later change is still a plain conflict.
+        const w2 = await s.ok(key, 'write', { path: '/r.md', content: 'three\n' });
+        await s.ok(key, 'write', { path: '/r.md', content: 'four\n' });
+        const plain = await s.fail(key, 'revert_changeset', { changesetId: w2.changesetId }, 'EDIT_CONFLICT');
+        assert.equal(plain.details.revertedBy, undefined);
+        assert.equal(plain.details.conflictCount, 1);
+      });
+    });
+
+    describe('edit with edits[]: NO_MATCH details', () => {
+      it('a failing edit 2 gives the same closest-line details as a single edit, plus editIndex', async () => {
+        const { key } = await fresh();
+        await s.ok(key, 'write', { path: '/e.md', content: '# Title\n\nfunction hello() {\n  return "world";\n}\n' });
+        const single = await s.fail(key, 'edit', { path: '/e.md', old_string: '\treturn "world";', new_string: 'x' }, 'NO_MATCH');
+        const many = await s.fail(key, 'edit', {
+          path: '/e.md',
+          edits: [{ old_string: 'function', new_string: 'fn' }, { old_string: '\treturn "world";', new_string: 'x' }],
+        }, 'NO_MATCH');
+        assert.equal(many.details.editIndex, 1);
+        assert.deepEqual(many.details.closest, single.details.closest);
+        assert.deepEqual(many.details.reasons, single.details.reasons);
+        assert.ok(many.details.context.length > 0);
+      });
+    });
+
+    describe('create_key', () => {
+      it('the schema says exactly one of scopes or preset; neither or both keep the helpful message', async () => {
+        const { key } = await fresh();
+        const api = (await s.raw('/openapi.json')).body;
+        const schema = api.paths['/api/tools/create_key'].post.requestBody.content['application/json'].schema;
+        assert.deepEqual(schema.oneOf, [{ required: ['scopes'] }, { required: ['preset'] }]);
+        assert.deepEqual(schema.required, ['label']);
+        const neither = await s.fail(key, 'create_key', { label: 'x' }, 'INVALID_INPUT');
+        assert.match(neither.message, /exactly one of scopes .* or preset/);
+        await s.fail(key, 'create_key', { label: 'x', preset: 'files', scopes: ['files:read'] }, 'INVALID_INPUT');
+      });
+
+      it('a folder that does not exist yet is accepted with a warning; an existing one without', async () => {
+        const { key } = await fresh();
+        const k = await s.ok(key, 'create_key', { label: 'later', preset: 'files', folder: '/x' });
+        assert.deepEqual(k.warnings, ['folder /x does not exist yet; the key can create it (mkdir, or write a file inside it).']);
+        assert.equal(k.folder, '/x');
+        await s.ok(k.apiKey, 'mkdir', { path: '/x' });
+        const ro = await s.ok(key, 'create_key', { label: 'ro', preset: 'read-only', folder: '/y' });
+        assert.match(ro.warnings[0], /cannot create it/);
+        const ok = await s.ok(key, 'create_key', { label: 'now', preset: 'files', folder: '/x' });
+        assert.equal(ok.warnings, undefined);
+      });
+    });
   });
 }
