@@ -13,7 +13,7 @@ export const ERROR_CATALOGUE: Array<{ code: string; status: number; meaning: str
   { code: 'INVALID_PATH', status: 200, meaning: 'The path breaks a path rule (details.reason).', action: 'Use an absolute path without control characters, ~, backslashes or .. above /.' },
   { code: 'NOT_FOUND', status: 200, meaning: 'Nothing at that path (details.similar; details.deleted if it was deleted).', action: 'Check the path; restore details.deleted.lastVersion to undelete.' },
   { code: 'VERSION_NOT_FOUND', status: 200, meaning: 'The path has no such version (or it is a delete marker).', action: 'list_versions shows the versions that exist.' },
-  { code: 'ALREADY_EXISTS', status: 200, meaning: 'The destination exists.', action: 'Choose another path, or pass overwrite / drop mode "create".' },
+  { code: 'ALREADY_EXISTS', status: 200, meaning: 'The destination exists (details.path names it exactly).', action: 'Choose another path, or pass overwrite (move/copy: when details.overwritable is true) / drop mode "create".' },
   { code: 'IS_A_DIRECTORY', status: 200, meaning: 'A file operation named a directory.', action: 'Use list, or a file path inside it.' },
   { code: 'NOT_A_DIRECTORY', status: 200, meaning: 'A directory operation named a file, or a file is in the way (details.blockingPath).', action: 'Choose another path or move the file.' },
   { code: 'DIRECTORY_NOT_EMPTY', status: 200, meaning: 'delete of a non-empty directory without recursive.', action: 'Pass recursive: true (everything stays restorable).' },
