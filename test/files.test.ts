@@ -1085,10 +1085,14 @@ for (const backend of backends()) {
         await ok(s, key, 'delete', { path: '/fq/d', recursive: true });
         assert.equal((await ok(s, key, 'get_key_info')).usage.files, 3);
         await ok(s, key, 'write', { path: '/fq/c.txt', content: '' });
+        // Restoring the directory brings back /fq/d/e too (its recursive delete took it): 2 more.
+        const rq = await fail(s, key, 'restore', { path: '/fq/d', version: 1 }, 'QUOTA_EXCEEDED');
+        assert.equal(rq.details.addFiles, 2);
+        await ok(s, key, 'delete', { path: '/fq/c.txt' });
         await ok(s, key, 'restore', { path: '/fq/d', version: 1 });
         assert.equal((await ok(s, key, 'get_key_info')).usage.files, 5);
         s.config.maxFilesPerAgent = 2;
-        await ok(s, key, 'delete', { path: '/fq/c.txt' });
+        await ok(s, key, 'delete', { path: '/fq/b2.txt' });
         await fail(s, key, 'write', { path: '/fq/c.txt', content: '' }, 'QUOTA_EXCEEDED');
         await ok(s, key, 'delete', { path: '/fq', recursive: true });
         assert.equal((await ok(s, key, 'get_key_info')).usage.files, 0);

@@ -154,8 +154,11 @@ for (const backend of backends()) {
         // The replaced content stays in the destination's history.
         assert.equal((await s.ok(key, 'read', { path: '/o/dst.txt', version: 1 })).content, 'destination\n');
 
-        await s.ok(key, 'mkdir', { path: '/o/dir' });
-        await s.fail(key, 'move', { from: '/o/dst.txt', to: '/o/dir', overwrite: true }, 'ALREADY_EXISTS');
+        // Into an existing directory (like mv): overwrite never replaces a directory there.
+        await s.ok(key, 'mkdir', { path: '/o/dir/dst.txt' });
+        const dirThere = await s.fail(key, 'move', { from: '/o/dst.txt', to: '/o/dir', overwrite: true }, 'ALREADY_EXISTS');
+        assert.equal(dirThere.details.path, '/o/dir/dst.txt');
+        assert.equal(dirThere.details.overwritable, false);
         const into = await s.fail(key, 'move', { from: '/o', to: '/o/dir/inner' }, 'INVALID_PATH');
         assert.equal(into.details.reason, 'into_itself');
         await s.fail(key, 'move', { from: '/o/missing.txt', to: '/o/x.txt' }, 'NOT_FOUND');
@@ -211,6 +214,8 @@ for (const backend of backends()) {
         assert.ok(cs.entries.every((e: any) => e.op === 'create'));
 
         await s.fail(key, 'copy', { from: '/d/a.txt', to: '/e/a.txt' }, 'ALREADY_EXISTS');
+        // /e is a directory now, so the copy goes into it (like cp -r); a second time /e/d is taken.
+        assert.equal((await s.ok(key, 'copy', { from: '/d', to: '/e' })).to, '/e/d');
         await s.fail(key, 'copy', { from: '/d', to: '/e' }, 'ALREADY_EXISTS');
         const ow = await s.ok(key, 'copy', { from: '/d/sub/b.txt', to: '/e/a.txt', overwrite: true });
         assert.equal(ow.version, 2);

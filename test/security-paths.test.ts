@@ -143,7 +143,8 @@ const TOOL_CASES: ToolCase[] = [
     tool: 'copy',
     other: () => `${F}/seed.txt`,
     input: (p) => ({ from: `${F}/seed.txt`, to: p, overwrite: true }),
-    echo: (r) => r.to,
+    // An existing directory as destination takes the source inside it (like cp): `into` names it.
+    echo: (r) => r.into ?? r.to,
   },
   { name: 'copy from', tool: 'copy', other: (i) => `${F}/copied/${i}`, input: (p, i) => ({ from: p, to: `${F}/copied/${i}` }), echo: (r) => r.from },
   {
@@ -152,7 +153,7 @@ const TOOL_CASES: ToolCase[] = [
     other: (i) => `${F}/src/m${i}.txt`,
     prepare: async (s, key, i) => void (await s.ok(key, 'write', { path: `${F}/src/m${i}.txt`, content: `source ${i}\n` })),
     input: (p, i) => ({ from: `${F}/src/m${i}.txt`, to: p }),
-    echo: (r) => r.to,
+    echo: (r) => r.into ?? r.to,
   },
   { name: 'move from', tool: 'move', other: (i) => `${F}/moved/${i}`, input: (p, i) => ({ from: p, to: `${F}/moved/${i}` }), echo: (r) => r.from },
   { name: 'delete', tool: 'delete', input: (p) => ({ path: p }), echo: (r) => r.path },

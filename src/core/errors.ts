@@ -27,7 +27,7 @@ export const ERROR_CATALOGUE = {
   INVALID_PATH: { status: 200, meaning: 'The path breaks a path rule (details.reason).', action: 'Use an absolute path without control characters, ~, backslashes or .. above /.' },
   NOT_FOUND: { status: 200, meaning: 'Nothing at that path (details.similar; details.deleted if it was deleted). With HTTP 404: no such route.', action: 'Check the path; restore details.deleted.lastVersion to undelete. For a route: GET / lists them; tools are POST /api/tools/{toolName}.' },
   VERSION_NOT_FOUND: { status: 200, meaning: 'The path has no such version (or it is a delete marker).', action: 'list_versions shows the versions that exist.' },
-  ALREADY_EXISTS: { status: 200, meaning: 'The destination exists.', action: 'Choose another path, or pass overwrite / drop mode "create".' },
+  ALREADY_EXISTS: { status: 200, meaning: 'The destination exists (details.path names it exactly).', action: 'Choose another path, or pass overwrite (move/copy: when details.overwritable is true) / drop mode "create".' },
   IS_A_DIRECTORY: { status: 200, meaning: 'A file operation named a directory.', action: 'Use list, or a file path inside it.' },
   NOT_A_DIRECTORY: { status: 200, meaning: 'A directory operation named a file, or a file is in the way (details.blockingPath).', action: 'Choose another path or move the file.' },
   DIRECTORY_NOT_EMPTY: { status: 200, meaning: 'delete of a non-empty directory without recursive.', action: 'Pass recursive: true (everything stays restorable).' },

@@ -54,6 +54,7 @@ export interface LinePage {
   start: number; // first line returned (1-based); 0 when nothing was returned
   end: number; // last line returned (inclusive); 0 when nothing was returned
   total: number;
+  /** More lines follow this page: exactly when nextOffset is not null. */
   truncated: boolean;
   /** Present when more lines remain. */
   nextOffset: number | null;
@@ -68,7 +69,7 @@ export interface LinePage {
 export function pageLines(text: string, offset: number, limit: number, maxBytes: number): LinePage {
   const total = countLines(text);
   if (offset > total) {
-    return { content: '', start: 0, end: 0, total, truncated: total > 0, nextOffset: null, cutLine: null };
+    return { content: '', start: 0, end: 0, total, truncated: false, nextOffset: null, cutLine: null };
   }
   // Find the character index where line `offset` starts.
   let pos = 0;
@@ -84,14 +85,14 @@ export function pageLines(text: string, offset: number, limit: number, maxBytes:
     const lineBytes = Buffer.byteLength(text.slice(endPos, next), 'utf8');
     if (bytes + lineBytes > maxBytes) {
       if (line === offset - 1) {
-        // One line alone exceeds the page: return its first maxBytes and say so.
+        // One line alone exceeds the page: return its first maxBytes and say so (cutLine).
         const cut = Buffer.from(text.slice(endPos, next), 'utf8').subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
         return {
           content: cut,
           start: offset,
           end: offset,
           total,
-          truncated: true,
+          truncated: offset < total,
           nextOffset: offset < total ? offset + 1 : null,
           cutLine: offset,
         };
@@ -103,13 +104,12 @@ export function pageLines(text: string, offset: number, limit: number, maxBytes:
     line++;
   }
   const end = line;
-  const whole = offset === 1 && end === total;
   return {
     content: text.slice(startPos, endPos),
     start: end >= offset ? offset : 0,
     end: end >= offset ? end : 0,
     total,
-    truncated: !whole,
+    truncated: end < total,
     nextOffset: end < total ? end + 1 : null,
     cutLine,
   };

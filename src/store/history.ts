@@ -1,8 +1,8 @@
 /** Versions, changesets (and the chunks of big ones), tombstones, and purge: the history of the tree. */
 import { pageEntries, type EntryChunk } from './entry-chunks.js';
-import { CHANGESET_COLUMNS, NODE_COLUMNS, VERSION_COLUMNS, changesetFromRow, nodeFromRow, versionFromRow } from './rows.js';
+import { CHANGESET_COLUMNS, NODE_COLUMNS, VERSION_COLUMNS, VERSION_COLUMN_COUNT, changesetFromRow, nodeFromRow, qualified, versionFromRow } from './rows.js';
 import { all, pageOf, run, sql, subtreeAfter, type Db, type Program } from './sql.js';
-import type { ChangesetEntry, ChangesetRecord, ListPage, VersionCursor, VersionRecord } from './types.js';
+import type { ChangesetEntry, ChangesetRecord, HistoryCursor, ListPage, VersionRecord } from './types.js';
 
 export interface HistoryStore {
   getVersion(agentId: string, path: string, version: number): Promise<VersionRecord | null>;
@@ -11,9 +11,12 @@ export interface HistoryStore {
   countVersions(agentId: string, path: string): Promise<number>;
   /**
    * Versions of `path` plus, when fileId is given, the versions its file had under other
-   * paths (history follows a moved file); newest first, strictly before `before`.
+   * paths (history follows a moved file); newest first in commit order (changeset seq, not
+   * clock time, so it holds when commits share a millisecond or the clock steps back), strictly
+   * after `before` in that order; within one changeset (a move) the arrival at the new path
+   * comes before the tombstone it left at the old one.
    */
-  listVersions(agentId: string, path: string, fileId: string | null, limit: number, before: VersionCursor | null): Promise<VersionRecord[]>;
+  listFileHistory(agentId: string, path: string, fileId: string | null, limit: number, before: HistoryCursor | null): Promise<Array<VersionRecord & { seq: number }>>;
   /** Changesets newest first (before a seq), or oldest first after `since`. */
   listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]>;
   getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null>;
@@ -37,7 +40,6 @@ export interface HistoryStore {
 }
 
 /** The cursor of a first page: after every real version (versions are 32-bit on both backends). */
-const NO_CURSOR: VersionCursor = { updatedAtMs: Number.MAX_SAFE_INTEGER, path: '', version: 2 ** 31 - 1 };
 const NO_SEQ = Number.MAX_SAFE_INTEGER;
 
 const GET_VERSION = sql`SELECT ${VERSION_COLUMNS} FROM versions WHERE agent_id = ? AND path = ? AND version = ?`;
@@ -47,11 +49,15 @@ const GET_VERSIONS_PG = sql`
   SELECT v.* FROM unnest(?::text[], ?::integer[]) AS t(path, version) CROSS JOIN LATERAL (
     SELECT ${VERSION_COLUMNS} FROM versions WHERE agent_id = ? AND path = t.path COLLATE "C" AND version = t.version) v`;
 const COUNT_VERSIONS = sql`SELECT COUNT(*) FROM versions WHERE agent_id = ? AND path = ?`;
-const LIST_VERSIONS = sql`
-  SELECT ${VERSION_COLUMNS} FROM versions
-   WHERE agent_id = ? AND (path = ? OR file_id = ?)
-     AND (updated_at_ms < ? OR (updated_at_ms = ? AND (path > ? OR (path = ? AND version < ?))))
-   ORDER BY updated_at_ms DESC, path ASC, version DESC LIMIT ?`;
+const FILE_HISTORY = sql`
+  SELECT * FROM (
+    SELECT ${qualified(VERSION_COLUMNS, 'v')}, COALESCE(c.seq, 0) AS seq, CASE WHEN v.deleted THEN 1 ELSE 0 END AS dead FROM versions v
+      LEFT JOIN changesets c ON c.id = v.changeset_id AND c.agent_id = v.agent_id
+     WHERE v.agent_id = ? AND (v.path = ? OR v.file_id = ?)) h
+   WHERE seq < ? OR (seq = ? AND (dead > ? OR (dead = ? AND (path > ? OR (path = ? AND version < ?)))))
+   ORDER BY seq DESC, dead ASC, path ASC, version DESC LIMIT ?`;
+/** Past the newest row: the bounds of a first page. */
+const HISTORY_START: HistoryCursor = { seq: Number.MAX_SAFE_INTEGER, deleted: false, path: '', version: 0 };
 const CHANGESETS_SINCE = sql`SELECT ${CHANGESET_COLUMNS} FROM changesets WHERE agent_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?`;
 const CHANGESETS_BEFORE = sql`SELECT ${CHANGESET_COLUMNS} FROM changesets WHERE agent_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`;
 const GET_CHANGESET = sql`SELECT ${CHANGESET_COLUMNS} FROM changesets WHERE agent_id = ? AND id = ?`;
@@ -116,12 +122,12 @@ export function historyStore(db: Db): HistoryStore {
     async countVersions(agentId, path) {
       return Number((await db.get(COUNT_VERSIONS, [agentId, path]))![0]);
     },
-    async listVersions(agentId, path, fileId, limit, before) {
-      const b = before ?? NO_CURSOR;
-      const rows = await db.all(LIST_VERSIONS, [
-        agentId, path, fileId ?? '', b.updatedAtMs, b.updatedAtMs, b.path, b.path, b.version, limit,
+    async listFileHistory(agentId, path, fileId, limit, before) {
+      const b = before ?? HISTORY_START;
+      const rows = await db.all(FILE_HISTORY, [
+        agentId, path, fileId ?? '', b.seq, b.seq, b.deleted ? 1 : 0, b.deleted ? 1 : 0, b.path, b.path, before ? b.version : 2147483647, limit,
       ]);
-      return rows.map(versionFromRow);
+      return rows.map((r) => ({ ...versionFromRow(r), seq: Number(r[VERSION_COLUMN_COUNT]) }));
     },
     async listChangesets(agentId, opts) {
       const rows =

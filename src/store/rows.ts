@@ -60,6 +60,7 @@ export function summaryFromRow(v: Row): NodeSummary {
 
 export const VERSION_COLUMNS =
   'path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms, changeset_id, key_id, key_label';
+export const VERSION_COLUMN_COUNT = VERSION_COLUMNS.split(', ').length;
 
 export function versionFromRow(v: Row): VersionRecord {
   return {

@@ -218,8 +218,18 @@ export class StoreSlugTaken extends Error {
   }
 }
 
-export interface VersionCursor {
-  updatedAtMs: number;
+/** Where a page of listFileHistory ends: its order is (seq desc, deleted asc, path asc, version desc). */
+export interface HistoryCursor {
+  seq: number;
+  deleted: boolean;
+  path: string;
+  version: number;
+}
+
+/** Where a page of listFileHistory ends: its order is (seq desc, deleted asc, path asc, version desc). */
+export interface HistoryCursor {
+  seq: number;
+  deleted: boolean;
   path: string;
   version: number;
 }

@@ -98,7 +98,9 @@ const read = defineTool({
   summary: 'Read a file (or a range of its lines, or an earlier version).',
   description:
     `Returns the file's content with its version and updatedAt (pass them back as expectedVersion/expectedUpdatedAt). ` +
-    'Large files come in pages: when truncated is true, call read again with the offset given in next. ' +
+    'Large files come in pages: truncated is true exactly when more lines follow this page, and then next.offset is the line ' +
+    'to continue from (call read again with offset: next.offset until truncated is false; the last page has no next). ' +
+    'A single line longer than the page size is cut: cutLine names it (read with encoding "base64" for its exact bytes). ' +
     'Binary files (invalid UTF-8 or containing NUL bytes) come back base64-encoded with encoding "base64".',
   input: z.strictObject({
     path: pathField,
@@ -168,8 +170,11 @@ const read = defineTool({
     };
     if (page.nextOffset !== null) result.next = { offset: page.nextOffset };
     if (page.cutLine !== null) {
-      result.note = `Line ${page.cutLine} is longer than ${ctx.config.readPageBytes} bytes and was cut; read with encoding "base64" for the exact bytes.`;
-    } else if (page.truncated && page.nextOffset !== null) {
+      result.cutLine = page.cutLine;
+      result.note =
+        `Line ${page.cutLine} is longer than ${ctx.config.readPageBytes} bytes and was cut; read with encoding "base64" for the exact bytes.` +
+        (page.nextOffset !== null ? ` Call read with offset ${page.nextOffset} to continue.` : '');
+    } else if (page.nextOffset !== null) {
       result.note = `Showing lines ${page.start}-${page.end} of ${page.total}. Call read with offset ${page.nextOffset} to continue.`;
     } else if ((input.offset ?? 1) > page.total && page.total >= 0 && input.offset !== undefined) {
       result.note = `${path} has ${page.total} lines; offset ${input.offset} is past the end.`;

@@ -126,6 +126,19 @@ function checkLabel(raw: string): string {
   return label;
 }
 
+/** What a client should know about a key's folder: that it does not exist yet, or is a file. */
+async function folderWarnings(ctx: ToolContext, folder: string, scopes: Scope[]): Promise<string[]> {
+  if (folder === '/') return [];
+  const node = await ctx.store.getNode(ctx.auth.agentId, folder);
+  if (node && !node.deleted && node.kind === 'dir') return [];
+  if (node && !node.deleted) return [`folder ${folder} is a file, not a directory: the key can reach only that file.`];
+  const creates = scopes.includes('files:write');
+  return [
+    `folder ${folder} does not exist yet; ` +
+      (creates ? 'the key can create it (mkdir, or write a file inside it).' : 'this key cannot create it (no files:write): create it with another key.'),
+  ];
+}
+
 const createKey = defineTool({
   name: 'create_key',
   family: 'agents',
@@ -134,7 +147,8 @@ const createKey = defineTool({
   description:
     'Creates a key with a subset of this key\'s scopes (give scopes, or a preset: full, read-only, files, files-read), optionally ' +
     'restricted to a folder inside this key\'s folder and expiring no later than this key (at most ten years ahead). The new key ' +
-    'is shown once. An agent holds at most MAX_KEYS_PER_AGENT live keys (get_key_info limits.maxKeys; revoke unused ones), and ' +
+    'is shown once. Give exactly one of scopes or preset. A folder that does not exist yet is accepted (the key can create it); ' +
+    'the result then says so in warnings. An agent holds at most MAX_KEYS_PER_AGENT live keys (get_key_info limits.maxKeys; revoke unused ones), and ' +
     'all its keys share one rate budget.',
   input: z.strictObject({
     // Visible characters only (core/identifier.ts, checked in the handler): labels are shown in listings and history.
@@ -144,7 +158,10 @@ const createKey = defineTool({
     folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),
     expiresIn: z.number().int().min(60).max(MAX_LIFETIME_S).optional().describe('Lifetime in seconds (at most ten years).'),
     expiresAt: z.string().optional().describe('Expiry as an ISO timestamp (at most ten years ahead).'),
-  }),
+  })
+    // Exactly one of scopes or preset: said in the JSON Schema (docs, OpenAPI, MCP); the handler
+    // checks it with a message that names both options.
+    .meta({ oneOf: [{ required: ['scopes'] }, { required: ['preset'] }] }),
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['INSUFFICIENT_SCOPE', 'INVALID_INPUT', 'INVALID_PATH', 'QUOTA_EXCEEDED'],
@@ -211,8 +228,12 @@ const createKey = defineTool({
           { quota: 'keys', liveKeys: live, limit: max },
         );
       }
+      const warnings = input.folder !== undefined && folder ? await folderWarnings(ctx, folder, scopes) : [];
       const { apiKey, record } = await mint(ctx, { label, scopes, folder, expiresAtMs, createdByKeyId: auth.keyId });
-      return { success: true, apiKey, ...describeKey(record, ctx), important: 'Save apiKey now: it is shown only once.' };
+      return {
+        success: true, apiKey, ...describeKey(record, ctx), ...(warnings.length ? { warnings } : {}),
+        important: 'Save apiKey now: it is shown only once.',
+      };
     });
   },
 });

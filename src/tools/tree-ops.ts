@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
-import { ancestorsOf, isWithin } from '../core/paths.js';
+import { ancestorsOf, baseName, isWithin } from '../core/paths.js';
 import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
 import { ENTRY_PAGE, YIELD_EVERY, capped, checkFileQuota, filesRemaining, getNodesChunked, walkSubtree, yieldToLoop } from './big-trees.js';
@@ -16,6 +16,38 @@ interface Plan {
   pairs: Array<{ from: string; to: string }>;
   /** Live nodes the change adds (copy). */
   adding: number;
+  from: string;
+  /** The destination path, after an existing directory named as `to` became `to/<name>`. */
+  to: string;
+  /** The existing directory the source went into (like mv), when `to` named one. */
+  into: string | null;
+}
+
+/**
+ * The source and its final destination. Like mv, a `to` that is an existing directory (or /)
+ * means "into it, under the source's name".
+ */
+async function resolveEnds(ctx: ToolContext, input: { from: string; to: string }, mode: 'move' | 'copy') {
+  const from = ctx.path(input.from, 'from');
+  let to = ctx.path(input.to, 'to');
+  rejectReserved(to);
+  if (mode === 'move') rejectReserved(from, 'remove');
+  if (from === ROOT) throw new ToolError('INVALID_PATH', `The root directory cannot be ${mode === 'move' ? 'moved' : 'copied'}; name a file or directory.`, { path: from, reason: 'root' });
+  if (from === to) throw new ToolError('INVALID_INPUT', `from and to are the same path (${from}).`, { field: 'to' });
+  if (isWithin(to, from)) {
+    throw new ToolError('INVALID_PATH', `Cannot ${mode} ${from} into itself (${to}). Choose a destination outside ${from}.`, { path: to, reason: 'into_itself' });
+  }
+  let into: string | null = null;
+  const named = to === ROOT ? null : await ctx.store.getNode(ctx.auth.agentId, to);
+  if (to === ROOT || (isLive(named) && named.kind === 'dir')) {
+    into = to;
+    to = ctx.path(to === ROOT ? `/${baseName(from)}` : `${to}/${baseName(from)}`, 'to');
+    if (to === from) {
+      throw new ToolError('INVALID_INPUT', `${from} is already in ${into}. Give the new path (e.g. ${into === ROOT ? '' : into}/new-name) to rename it.`, { field: 'to' });
+    }
+  }
+  rejectReserved(to);
+  return { from, to, into };
 }
 
 /** Resolves from/to, checks the source exists and the destination is free (or may be replaced). */
@@ -24,16 +56,7 @@ async function planTransfer(
   input: { from: string; to: string; overwrite: boolean },
   mode: 'move' | 'copy',
 ): Promise<Plan> {
-  const from = ctx.path(input.from, 'from');
-  const to = ctx.path(input.to, 'to');
-  rejectReserved(to);
-  if (mode === 'move') rejectReserved(from, 'remove');
-  if (from === ROOT) throw new ToolError('INVALID_PATH', `The root directory cannot be ${mode === 'move' ? 'moved' : 'copied'}; name a file or directory.`, { path: from, reason: 'root' });
-  if (to === ROOT) throw new ToolError('ALREADY_EXISTS', '/ is the root directory; give the full destination path, e.g. /archive/name.', { path: to });
-  if (from === to) throw new ToolError('INVALID_INPUT', `from and to are the same path (${from}).`, { field: 'to' });
-  if (isWithin(to, from)) {
-    throw new ToolError('INVALID_PATH', `Cannot ${mode} ${from} into itself (${to}). Choose a destination outside ${from}.`, { path: to, reason: 'into_itself' });
-  }
+  const { from, to, into } = await resolveEnds(ctx, input, mode);
   const agentId = ctx.auth.agentId;
   const source = await ctx.store.getNode(agentId, from);
   if (!isLive(source)) throw await notFound(ctx, from, source, 'file or directory');
@@ -56,19 +79,8 @@ async function planTransfer(
 
   const dest = existing.get(to);
   if (isLive(dest)) {
-    if (!input.overwrite) {
-      throw new ToolError('ALREADY_EXISTS', `${to} already exists (${dest.kind === 'dir' ? 'a directory' : `version ${dest.version}`}). Pass overwrite: true to replace it, or choose another destination.`, {
-        path: to,
-        type: dest.kind === 'dir' ? 'directory' : 'file',
-        version: dest.version,
-      });
-    }
-    if (dest.kind === 'dir' || source.kind === 'dir') {
-      throw new ToolError('ALREADY_EXISTS', `${to} exists and ${dest.kind === 'dir' ? 'is a directory' : 'the source is a directory'}; overwrite only replaces a file with a file. Delete ${to} first.`, {
-        path: to,
-        type: dest.kind === 'dir' ? 'directory' : 'file',
-      });
-    }
+    const err = destinationTaken(to, into, dest, source, input.overwrite);
+    if (err) throw err;
   }
   const pairs: Plan['pairs'] = [];
   for (const [i, n] of sources.entries()) {
@@ -95,16 +107,39 @@ async function planTransfer(
   // The tombstones after the targets: two runs in path order, which the commit merges in linear time.
   if (mode === 'move') for (const n of sources) changes.push({ path: n.path, expectVersion: n.version, op: 'move', state: { kind: 'deleted', was: n.kind } });
   const adding = mode === 'copy' ? changes.filter((c) => !isLive(existing.get(c.path))).length : 0;
-  return { changes, pairs, adding };
+  return { changes, pairs, adding, from, to, into };
+}
+
+/**
+ * The destination is taken; null when overwrite may replace it (a file with a file). The
+ * message offers overwrite only when it would work.
+ */
+function destinationTaken(to: string, into: string | null, dest: NodeRecord, source: NodeRecord, overwrite: boolean): ToolError | null {
+  const where = into ? ` (${into} is a directory, so the source goes inside it as ${to})` : '';
+  const details = { path: to, type: dest.kind === 'dir' ? 'directory' : 'file', version: dest.version, ...(into ? { into } : {}) };
+  if (dest.kind === 'file' && source.kind === 'file') {
+    if (overwrite) return null;
+    return new ToolError('ALREADY_EXISTS', `${to} already exists (version ${dest.version})${where}. Pass overwrite: true to replace it, or choose another destination.`, { ...details, overwritable: true });
+  }
+  const why = dest.kind === 'dir' ? `${to} is an existing directory` : `${to} is an existing file and the source is a directory`;
+  return new ToolError(
+    'ALREADY_EXISTS',
+    `${why}${where}; overwrite only replaces a file with a file. Choose another destination, or delete or move ${to} first.`,
+    { ...details, overwritable: false },
+  );
 }
 
 const transferInput = z.strictObject({
   from: pathField.describe('Source path.'),
-  to: pathField.describe('Full destination path (not a directory to move into).'),
-  overwrite: z.boolean().default(false).describe('Replace an existing destination file.'),
+  to: pathField.describe(
+    'Destination path. Like mv: when it names an existing directory (or /), the source goes inside it under its own name ' +
+      '(the result gives the final path in to, and the directory in into).',
+  ),
+  overwrite: z.boolean().default(false).describe('Replace an existing destination file with a file (never a directory).'),
 });
 
-function respondWith(plan: Plan, from: string, to: string) {
+function respondWith(plan: Plan) {
+  const { from, to, into } = plan;
   return (cs: { id: string; entries: Array<{ path: string; toVersion: number; updatedAtMs: number }> }) => {
     const head = cs.entries.find((e) => e.path === to)!;
     const shown = capped(plan.pairs, cs.id);
@@ -114,6 +149,7 @@ function respondWith(plan: Plan, from: string, to: string) {
       success: true,
       from,
       to,
+      ...(into ? { into } : {}),
       version: head.toVersion,
       updatedAt: iso(head.updatedAtMs),
       entries: shown.items.map((p) => ({ from: p.from, to: p.to, version: at.get(p.to)! })),
@@ -140,7 +176,7 @@ const move = defineTool({
   examples: [{ title: 'Rename a file', input: { from: '/notes/todo.md', to: '/notes/done.md' } }],
   async handler(input, ctx) {
     const plan = await planTransfer(ctx, input, 'move');
-    return ctx.commit(plan.changes, respondWith(plan, ctx.path(input.from, 'from'), ctx.path(input.to, 'to')));
+    return ctx.commit(plan.changes, respondWith(plan));
   },
 });
 
@@ -161,7 +197,7 @@ const copy = defineTool({
   async handler(input, ctx) {
     const plan = await planTransfer(ctx, input, 'copy');
     await checkFileQuota(ctx, plan.adding);
-    return ctx.commit(plan.changes, respondWith(plan, ctx.path(input.from, 'from'), ctx.path(input.to, 'to')));
+    return ctx.commit(plan.changes, respondWith(plan));
   },
 });
 

@@ -1,14 +1,13 @@
-/** The version history: list_versions, diff, restore, list_changes, revert_changeset, list_deleted, purge. */
+/** The version history: list_versions, diff, restore, list_changes, revert_changeset (revert.ts), list_deleted, purge. */
 import { z } from 'zod';
 import { unifiedDiffSliced } from '../core/diff.js';
 import { ToolError } from '../core/errors.js';
-import { newId } from '../core/keys.js';
-import { ancestorsOf, isWithin, parentOf } from '../core/paths.js';
-import { ALL_SCOPES, missingScopes } from '../core/scopes.js';
+import { ancestorsOf, isWithin } from '../core/paths.js';
+import { ALL_SCOPES } from '../core/scopes.js';
 import { decodeTextWork } from '../core/text.js';
 import { runSliced } from '../core/work.js';
 import { iso } from '../core/time.js';
-import type { NodeRecord, PlannedChange, VersionCursor, VersionRecord } from '../store/types.js';
+import type { HistoryCursor, NodeRecord, VersionRecord } from '../store/types.js';
 import {
   ROOT,
   checkPreconditions,
@@ -22,9 +21,11 @@ import {
   versionField,
   versionNotFound,
 } from './common.js';
-import { ENTRY_PAGE, YIELD_EVERY, capped, getNodesChunked, yieldToLoop } from './big-trees.js';
-import { ENTRY_DETAIL_PAGE, allEntries, allWithin, changesetEntries, entryScope, feedView } from './changeset-entries.js';
+import { ENTRY_PAGE, capped, checkFileQuota, yieldToLoop } from './big-trees.js';
+import { ENTRY_DETAIL_PAGE, changesetEntries, entryScope, feedView } from './changeset-entries.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { deletedBelowHint, planSubtreeRestore, restoreChange, subtreeFields } from './restore-tree.js';
+import { revertChangeset } from './revert.js';
 
 function versionEntry(v: VersionRecord) {
   return {
@@ -68,7 +69,8 @@ const listVersions = defineTool({
   scopes: ['files:read'],
   summary: 'The versions of a path, newest first (including deletes, and history from before a move).',
   description:
-    'Lists every version of the path, newest first, with who made it and how (create, update, delete, move, restore). ' +
+    'Lists every version of the path, newest first (in the order the changes were made), with who made it and how ' +
+    '(create, update, delete, move, restore). ' +
     'A file that was moved here also lists its versions under its earlier path. Page with before: nextBefore.',
   input: z.strictObject({
     path: pathField,
@@ -82,20 +84,23 @@ const listVersions = defineTool({
   async handler(input, ctx) {
     const path = ctx.path(input.path);
     const node = await requireNode(ctx, path);
-    let cursor: VersionCursor | null = null;
+    let cursor: HistoryCursor | null = null;
     if (typeof input.before === 'number') {
       const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.before);
       if (!v) throw versionNotFound(path, input.before, node);
-      cursor = { updatedAtMs: v.updatedAtMs, path: v.path, version: v.version };
+      const cs = await ctx.store.getChangeset(ctx.auth.agentId, v.changesetId);
+      cursor = { seq: cs?.seq ?? 0, deleted: v.deleted, path: v.path, version: v.version };
     } else if (typeof input.before === 'string') {
       // The token comes back from the client: only what nextBefore can hold (integers the stores can compare).
-      cursor = decodeToken<VersionCursor>(
+      cursor = decodeToken<HistoryCursor>(
         input.before,
         'before',
-        (v) => Number.isSafeInteger(v?.updatedAtMs) && typeof v?.path === 'string' && Number.isInteger(v?.version) && v.version >= 0 && v.version <= 2_147_483_647,
+        (v) =>
+          Number.isSafeInteger(v?.seq) && v.seq >= 0 && typeof v?.deleted === 'boolean' && typeof v?.path === 'string' &&
+          Number.isInteger(v?.version) && v.version >= 0 && v.version <= 2_147_483_647,
       );
     }
-    const rows = await ctx.store.listVersions(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
+    const rows = await ctx.store.listFileHistory(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
     const visible = rows.filter((v) => !ctx.auth.folder || isWithin(v.path, ctx.auth.folder));
     const page = visible.slice(0, input.limit);
     const last = page[page.length - 1];
@@ -105,7 +110,7 @@ const listVersions = defineTool({
       currentVersion: node.version,
       deleted: node.deleted,
       versions: page.map(versionEntry),
-      nextBefore: rows.length > input.limit && last ? encodeToken({ updatedAtMs: last.updatedAtMs, path: last.path, version: last.version }) : null,
+      nextBefore: rows.length > input.limit && last ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version }) : null,
     };
   },
 });
@@ -155,16 +160,33 @@ const diff = defineTool({
   },
 });
 
-/** The planned change that puts `path` back into the state it had at version `v`. */
-function restoreChange(path: string, current: NodeRecord | null | undefined, v: VersionRecord, op: 'restore' | 'delete'): PlannedChange {
-  if (v.deleted) return { path, expectVersion: current?.version ?? 0, op: 'delete', state: { kind: 'deleted', was: v.kind } };
-  const fileId = current?.fileId ?? newId('f');
-  return {
-    path,
-    expectVersion: current?.version ?? 0,
-    op,
-    state: v.kind === 'dir' ? { kind: 'dir', fileId } : { kind: 'file', blob: { hash: v.blobHash!, size: v.size }, lines: v.lines, fileId },
-  };
+/**
+ * The changes restore makes: `path` as version `v` had it (with missing parents) and, for a
+ * directory, the subtree the end of `v` took away (restore-tree.ts), also under a directory that
+ * exists again. NO_CHANGE when none of that changes anything.
+ */
+async function planRestore(ctx: ToolContext, path: string, node: NodeRecord, v: VersionRecord) {
+  const same = isLive(node) && node.kind === v.kind && node.blobHash === v.blobHash;
+  const sub = !isLive(node) || (same && v.kind === 'dir') ? await planSubtreeRestore(ctx, path, v) : null;
+  if (same && !sub?.changes.length) {
+    throw new ToolError('NO_CHANGE', `${path} already has the content of version ${v.version} (current version ${node.version}). Nothing to restore.`, {
+      path,
+      version: node.version,
+    });
+  }
+  if (isLive(node) && node.kind !== v.kind) {
+    throw new ToolError('NOT_A_DIRECTORY', `${path} is now a ${node.kind === 'dir' ? 'directory' : 'file'} and version ${v.version} is a ${v.kind === 'dir' ? 'directory' : 'file'}. Move the current one away first.`, {
+      path,
+      blockingPath: path,
+    });
+  }
+  const changes = same ? [] : planAncestors(path, await ctx.store.getNodes(ctx.auth.agentId, ancestorsOf(path)));
+  if (!same) changes.push(restoreChange(path, node, v, 'restore'));
+  if (sub) {
+    for (const c of sub.changes) changes.push(c);
+    await checkFileQuota(ctx, changes.length);
+  }
+  return { changes, sub };
 }
 
 const restore = defineTool({
@@ -174,11 +196,14 @@ const restore = defineTool({
   summary: 'Make an earlier version current again (also undeletes). History is never rewritten.',
   description:
     'Creates a new head version with the content of `version` (a deleted file comes back, with its parent directories). ' +
-    'dryRun: true shows the diff from the current content without writing.',
+    'A directory deleted with everything below it (or moved away) comes back whole: restoring its last version before the ' +
+    'delete also restores, in the same changeset, every path that delete took away below it, as it was then (restoredBelow, ' +
+    `with restoredBelowCount; the first ${ENTRY_PAGE} listed), also when the directory exists again. Paths below that exist ` +
+    'again since are left as they are (keptBelow). dryRun: true shows the diff from the current content (and what would come back) without writing.',
   input: z.strictObject({ path: pathField, version: versionField, dryRun: z.boolean().default(false), ...expectedFields }),
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: false },
-  errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'NOT_A_DIRECTORY'],
+  errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'NOT_A_DIRECTORY', 'QUOTA_EXCEEDED'],
   examples: [{ title: 'Undelete a moved-away file at its first version', input: { path: '/notes/todo.md', version: 1 } }],
   async handler(input, ctx) {
     const path = ctx.path(input.path);
@@ -195,21 +220,7 @@ const restore = defineTool({
       });
     }
     checkPreconditions(path, input, node.deleted && input.expectedVersion === undefined && input.expectedUpdatedAt === undefined ? null : node);
-    if (isLive(node) && node.kind === v.kind && node.blobHash === v.blobHash) {
-      throw new ToolError('NO_CHANGE', `${path} already has the content of version ${v.version} (current version ${node.version}). Nothing to restore.`, {
-        path,
-        version: node.version,
-      });
-    }
-    if (isLive(node) && node.kind !== v.kind) {
-      throw new ToolError('NOT_A_DIRECTORY', `${path} is now a ${node.kind === 'dir' ? 'directory' : 'file'} and version ${v.version} is a ${v.kind === 'dir' ? 'directory' : 'file'}. Move the current one away first.`, {
-        path,
-        blockingPath: path,
-      });
-    }
-    const nodes = await ctx.store.getNodes(agentId, ancestorsOf(path));
-    const changes = planAncestors(path, nodes);
-    changes.push(restoreChange(path, node, v, 'restore'));
+    const { changes, sub } = await planRestore(ctx, path, node, v);
 
     const [before, after] = await Promise.all([
       isLive(node) && node.blobHash ? ctx.store.getBlob(agentId, node.blobHash) : Promise.resolve(null),
@@ -224,10 +235,17 @@ const restore = defineTool({
       success: true, path, restoredFrom: v.version, baseVersion: node.version, undeleted: !isLive(node),
       diff: d.diff, diffTruncated: d.truncated,
     };
-    if (input.dryRun) return { ...base, applied: false, note: `Dry run: nothing written. Repeat without dryRun (and with expectedVersion: ${node.version}) to apply.` };
+    const hint = v.kind === 'dir' && !sub?.restored.length ? await deletedBelowHint(ctx, path) : {};
+    if (input.dryRun) {
+      return { ...base, ...subtreeFields(sub, null), ...hint, applied: false, note: `Dry run: nothing written. Repeat without dryRun (and with expectedVersion: ${node.version}) to apply.` };
+    }
     return ctx.commit(changes, (cs) => {
-      const entry = cs.entries.find((e) => e.path === path)!;
-      return { ...base, applied: true, version: entry.toVersion, updatedAt: iso(entry.updatedAtMs), size: v.size, contentHash: v.blobHash, changesetId: cs.id };
+      // A live directory whose deleted subtree comes back is not itself changed.
+      const head = cs.entries.find((e) => e.path === path) ?? { toVersion: node.version, updatedAtMs: node.updatedAtMs };
+      return {
+        ...base, applied: true, version: head.toVersion, updatedAt: iso(head.updatedAtMs), size: v.size, contentHash: v.blobHash,
+        ...subtreeFields(sub, cs), ...hint, changesetId: cs.id,
+      };
     });
   },
 });
@@ -243,7 +261,9 @@ const listChanges = defineTool({
     'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool, entryCount and entries ' +
     `{path, op, fromVersion, toVersion} (at most ${ENTRY_PAGE} per changeset; when it has more, nextEntriesCursor). Without since: ` +
     'newest first, page with before: nextBefore. With since: the changesets after that seq in order; poll again with since: ' +
-    'nextSince to follow the feed. path filters to a subtree. With changesetId: that changeset\'s entries in path order, ' +
+    'nextSince to follow the feed. path filters to a subtree. partial: true marks a changeset that also changed paths outside ' +
+    'the path filter or this key\'s folder (only the entries inside are listed; entryCount counts all of them); a folder-scoped ' +
+    'key cannot revert_changeset such a changeset. With changesetId: that changeset\'s entries in path order, ' +
     `${ENTRY_DETAIL_PAGE} per page; pass cursor: nextCursor (or a feed's nextEntriesCursor) for the next page.`,
   input: z.strictObject({
     path: pathField.optional().describe('Only changes at or below this path.'),
@@ -300,133 +320,6 @@ const listChanges = defineTool({
     }
     // seq starts at 1 for every agent, so reaching it means there is nothing older.
     return { success: true, changesets: out, nextBefore: exhausted || lastSeq === null || lastSeq <= 1 ? null : lastSeq };
-  },
-});
-
-/** Versions by (path, version), a chunk per store call with event-loop turns between. */
-async function versionsChunked(ctx: ToolContext, refs: Array<{ path: string; version: number }>): Promise<Map<string, VersionRecord>> {
-  const out = new Map<string, VersionRecord>();
-  for (let i = 0; i < refs.length; i += 1000) {
-    for (const [p, v] of await ctx.store.getVersions(ctx.auth.agentId, refs.slice(i, i + 1000))) out.set(p, v);
-    if (i + 1000 < refs.length) await yieldToLoop();
-  }
-  return out;
-}
-
-const revertChangeset = defineTool({
-  name: 'revert_changeset',
-  family: 'versions',
-  scopes: ['files:write'],
-  summary: 'Undo one changeset: every path it touched goes back to its version before it, atomically.',
-  description:
-    'Restores each path of the changeset to its fromVersion (paths it created are deleted) as one new changeset. If any of those ' +
-    'paths changed after the changeset, fails with EDIT_CONFLICT listing them, unless force: true. Needs files:delete too when ' +
-    'the revert deletes files. dryRun: true lists what would change. The result lists the first ' +
-    `${ENTRY_PAGE} entries (with entryCount); list_changes with the new changesetId pages through all of them.`,
-  input: z.strictObject({ changesetId: z.string().min(1).regex(/^[^\u0000]*$/, 'must not contain NUL'), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
-  mutating: true,
-  annotations: { readOnly: false, destructive: true, idempotent: false },
-  errors: ['NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'INSUFFICIENT_SCOPE'],
-  examples: [{ title: 'Preview undoing a changeset', input: { changesetId: 'cs_EXAMPLE', dryRun: true } }],
-  async handler(input, ctx) {
-    const agentId = ctx.auth.agentId;
-    const cs = await ctx.store.getChangeset(agentId, input.changesetId);
-    const folder = ctx.auth.folder;
-    if (!cs || !allWithin(cs, folder)) {
-      throw new ToolError('NOT_FOUND', `No changeset ${input.changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`, {
-        changesetId: input.changesetId,
-      });
-    }
-    const entries = await allEntries(ctx, cs);
-    const current = await getNodesChunked(ctx, entries.map((e) => e.path));
-    const conflicts = entries
-      .filter((e) => (current.get(e.path)?.version ?? 0) !== e.toVersion)
-      .map((e) => {
-        const c = current.get(e.path);
-        return { path: e.path, changesetVersion: e.toVersion, currentVersion: c?.version ?? null, currentUpdatedAt: c ? iso(c.updatedAtMs) : null, by: c?.updatedByLabel ?? null };
-      });
-    if (conflicts.length && !input.force) {
-      throw new ToolError(
-        'EDIT_CONFLICT',
-        `${conflicts.length} path(s) changed after changeset ${cs.id}: ${conflicts.slice(0, 5).map((c) => `${c.path} (now version ${c.currentVersion})`).join(', ')}. ` +
-          'Reverting would discard those later changes; pass force: true to revert anyway, or restore files one by one.',
-        { changesetId: cs.id, paths: conflicts.slice(0, ENTRY_PAGE), conflictCount: conflicts.length },
-      );
-    }
-    const earlier = await versionsChunked(ctx, entries.filter((e) => e.fromVersion !== null).map((e) => ({ path: e.path, version: e.fromVersion! })));
-    const changes: PlannedChange[] = [];
-    for (const [i, e] of entries.entries()) {
-      if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
-      const cur = current.get(e.path);
-      if (e.fromVersion === null) {
-        if (isLive(cur)) changes.push({ path: e.path, expectVersion: cur.version, op: 'delete', state: { kind: 'deleted', was: cur.kind } });
-        continue;
-      }
-      const v = earlier.get(e.path);
-      if (!v) continue; // purged since: nothing to go back to
-      if (cur && !cur.deleted === !v.deleted && cur.kind === v.kind && cur.blobHash === v.blobHash) continue;
-      if (v.deleted && !isLive(cur)) continue;
-      changes.push(restoreChange(e.path, cur, v, 'restore'));
-    }
-    // Parents that were deleted after the changeset must exist again for restored files.
-    const restoredPaths = new Set(changes.filter((c) => c.state.kind !== 'deleted').map((c) => c.path));
-    const deletedPaths = new Set(changes.filter((c) => c.state.kind === 'deleted').map((c) => c.path));
-    // Each ancestor once, walking up only until one already seen: linear in the paths.
-    const ancestorSet = new Set<string>();
-    for (const p of restoredPaths) {
-      for (let a = parentOf(p); a !== ROOT && !ancestorSet.has(a); a = parentOf(a)) ancestorSet.add(a);
-    }
-    const ancestorNeeds = [...ancestorSet].filter((a) => !restoredPaths.has(a));
-    if (ancestorNeeds.length) {
-      const anc = await getNodesChunked(ctx, ancestorNeeds);
-      for (const a of ancestorNeeds.sort()) {
-        const n = anc.get(a);
-        if (deletedPaths.has(a)) {
-          throw new ToolError('EDIT_CONFLICT', `Reverting would both delete ${a} and restore files below it; revert the later changesets first.`, { changesetId: cs.id, path: a });
-        }
-        if (isLive(n) && n.kind === 'file') {
-          throw new ToolError('NOT_A_DIRECTORY', `${a} is now a file, so files below it cannot be restored. Move it away first.`, { path: a, blockingPath: a });
-        }
-        if (!isLive(n)) changes.push({ path: a, expectVersion: n?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
-      }
-    }
-    if (changes.length === 0) {
-      throw new ToolError('NO_CHANGE', `Every path of ${cs.id} is already as it was before it. Nothing to revert.`, { changesetId: cs.id });
-    }
-    // Bringing a path back is creating it: the same name rules as every other tool (reserved /dev).
-    for (const c of changes) if (c.state.kind !== 'deleted') rejectReserved(c.path);
-    if (changes.some((c) => c.state.kind === 'deleted')) {
-      const missing = missingScopes(['files:delete'], ctx.auth.scopes);
-      if (missing.length) {
-        throw new ToolError('INSUFFICIENT_SCOPE', `Reverting ${cs.id} deletes files, which needs files:delete; this key lacks it.`, {
-          required: ['files:write', 'files:delete'],
-          granted: ctx.auth.scopes,
-          missing,
-        });
-      }
-    }
-    if (input.dryRun) {
-      const planned = capped(changes, null);
-      return {
-        success: true, applied: false, reverted: cs.id,
-        entries: planned.items.map((c) => ({ path: c.path, op: c.op, fromVersion: c.expectVersion || null })),
-        entryCount: planned.count, ...(planned.truncated ? { entriesTruncated: true } : {}),
-        forced: conflicts.length > 0,
-      };
-    }
-    return ctx.commit(changes, (out) => {
-      const shown = capped(out.entries, out.id);
-      return {
-        success: true,
-        applied: true,
-        reverted: cs.id,
-        changesetId: out.id,
-        entries: shown.items.map((e) => ({ path: e.path, op: e.op, fromVersion: e.fromVersion, toVersion: e.toVersion })),
-        entryCount: shown.count,
-        ...(shown.truncated ? { entriesTruncated: true, note: shown.note } : {}),
-        forced: conflicts.length > 0,
-      };
-    });
   },
 });
 
