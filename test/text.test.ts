@@ -412,6 +412,7 @@ describe('config: loadConfig', () => {
       sqliteBusyTimeoutMs: 5000,
       pgPoolSize: 10,
       idempotencyPruneIntervalMs: 600_000,
+      logFormat: 'auto',
       trustProxy: false,
       strictHost: false,
       shutdownTimeoutMs: 10_000,
