@@ -28,7 +28,7 @@ describe('log formatter (pure)', () => {
 
   it('other lines read "time LEVEL message key=value", an error with its stack below', () => {
     const out = formatLogLine(JSON.stringify({ level: 40, time: 0, pid: 1, hostname: 'h', msg: 'slow store', store: 'sqlite', waited: 12, note: 'two words' }));
-    assert.match(out, /^\d\d:\d\d:\d\d\.\d{3} WARN  slow store store=sqlite waited=12 note="two words"$/);
+    assert.match(out, /^\d\d:\d\d:\d\d\.\d{3} WARN {2}slow store store=sqlite waited=12 note="two words"$/);
     const err = formatLogLine(JSON.stringify({ level: 50, time: 0, msg: 'internal error', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at f (a.js:1:1)\n    at g (b.js:2:2)' } }));
     const lines = err.split('\n');
     assert.match(lines[0]!, /ERROR internal error err="Error: boom"$/);
@@ -78,7 +78,7 @@ describe('log formatter (pure)', () => {
     const lines = text.trimEnd().split('\n');
     assert.equal(lines.length, 2);
     assert.match(lines[0]!, / GET \/a 200 1 ms$/);
-    assert.match(lines[1]!, / INFO  hello$/);
+    assert.match(lines[1]!, / INFO {2}hello$/);
   });
 
   it('the banner: URL, store, data location (no password), and the first two commands', () => {

@@ -78,7 +78,7 @@ export function pageLines(text: string, offset: number, limit: number, maxBytes:
   let bytes = 0;
   let line = offset - 1;
   let endPos = startPos;
-  let cutLine: number | null = null;
+  const cutLine: number | null = null;
   while (line < total && line - (offset - 1) < limit) {
     const nl = text.indexOf('\n', endPos);
     const next = nl === -1 ? text.length : nl + 1;

@@ -4,7 +4,6 @@
  * capped entry lists. The store's reads are synchronous on SQLite, and `await` on a settled
  * promise does not let other requests in: only a macrotask turn (setImmediate) does.
  */
-import { ToolError } from '../core/errors.js';
 import { StoreQuotaExceeded, type NodeRecord } from '../store/types.js';
 import { quotaError } from './store-errors.js';
 import type { ToolContext } from './registry.js';

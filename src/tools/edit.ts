@@ -4,7 +4,6 @@ import { unifiedDiffSliced } from '../core/diff.js';
 import { applyEditsSliced, type EditSpec } from '../core/edit.js';
 import { runSliced } from '../core/work.js';
 import { ToolError } from '../core/errors.js';
-import { newId } from '../core/keys.js';
 import { ancestorsOf } from '../core/paths.js';
 import { contentHash, countLines, decodeTextWork } from '../core/text.js';
 import { iso } from '../core/time.js';

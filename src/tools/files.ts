@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { ancestorsOf, baseName, isWithin, parentOf } from '../core/paths.js';
-import { contentHash, countLines, decodeText, pageLines } from '../core/text.js';
+import { contentHash, decodeText, pageLines } from '../core/text.js';
 import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
 import {

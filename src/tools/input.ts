@@ -46,9 +46,9 @@ export function applyAliases(raw: Record<string, unknown>, known: Set<string>): 
     if (target in raw) {
       throw new ToolError('INVALID_INPUT', `Both '${alias}' and '${target}' were given; send only '${target}'.`, { field: alias });
     }
-    out ??= { ...raw };
-    out[target] = out[alias];
-    delete out[alias];
+    const source: Record<string, unknown> = out ?? raw;
+    const { [alias]: value, ...rest } = source;
+    out = { ...rest, [target]: value };
   }
   return out ?? raw;
 }
