@@ -50,7 +50,7 @@ const GET_VERSIONS_PG = sql`
     SELECT ${VERSION_COLUMNS} FROM versions WHERE agent_id = ? AND path = t.path COLLATE "C" AND version = t.version) v`;
 const COUNT_VERSIONS = sql`SELECT COUNT(*) FROM versions WHERE agent_id = ? AND path = ?`;
 const FILE_HISTORY = sql`
-  SELECT * FROM (
+  SELECT ${VERSION_COLUMNS}, seq FROM (
     SELECT ${qualified(VERSION_COLUMNS, 'v')}, COALESCE(c.seq, 0) AS seq, CASE WHEN v.deleted THEN 1 ELSE 0 END AS dead FROM versions v
       LEFT JOIN changesets c ON c.id = v.changeset_id AND c.agent_id = v.agent_id
      WHERE v.agent_id = ? AND (v.path = ? OR v.file_id = ?)) h
