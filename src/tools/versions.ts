@@ -25,6 +25,15 @@ import {
 import { ENTRY_PAGE, YIELD_EVERY, capped, getNodesChunked, yieldToLoop } from './big-trees.js';
 import { ENTRY_DETAIL_PAGE, allEntries, allWithin, changesetEntries, entryScope, feedView } from './changeset-entries.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import {
+  diffOutput,
+  listChangesOutput,
+  listDeletedOutput,
+  listVersionsOutput,
+  purgeOutput,
+  restoreOutput,
+  revertChangesetOutput,
+} from './versions-output.js';
 
 function versionEntry(v: VersionRecord) {
   return {
@@ -75,6 +84,7 @@ const listVersions = defineTool({
     limit: z.number().int().min(1).max(200).default(50),
     before: z.union([versionField, z.string()]).optional().describe('A version number of this path, or the nextBefore of the previous page.'),
   }),
+  output: listVersionsOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND'],
@@ -135,6 +145,7 @@ const diff = defineTool({
   summary: 'Unified diff between two versions of a file.',
   description: 'Compares version `from` with version `to` (default: the current version). A deleted side renders as /dev/null.',
   input: z.strictObject({ path: pathField, from: versionField, to: versionField.optional() }),
+  output: diffOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'IS_A_DIRECTORY'],
@@ -176,6 +187,7 @@ const restore = defineTool({
     'Creates a new head version with the content of `version` (a deleted file comes back, with its parent directories). ' +
     'dryRun: true shows the diff from the current content without writing.',
   input: z.strictObject({ path: pathField, version: versionField, dryRun: z.boolean().default(false), ...expectedFields }),
+  output: restoreOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'NOT_A_DIRECTORY'],
@@ -253,6 +265,7 @@ const listChanges = defineTool({
     changesetId: z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL').optional().describe('List this changeset\'s entries instead of the feed.'),
     cursor: z.string().max(4096).optional().describe('With changesetId: the nextCursor (or nextEntriesCursor) of the previous page.'),
   }),
+  output: listChangesOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
@@ -271,7 +284,7 @@ const listChanges = defineTool({
     if (input.cursor !== undefined) {
       throw new ToolError('INVALID_INPUT', 'cursor pages the entries of one changeset: give it together with changesetId.', { field: 'cursor' });
     }
-    const out: object[] = [];
+    const out: NonNullable<Awaited<ReturnType<typeof feedView>>>[] = [];
     let scanned = 0;
     let cursor = input.since ?? input.before;
     let exhausted = false;
@@ -324,6 +337,7 @@ const revertChangeset = defineTool({
     'the revert deletes files. dryRun: true lists what would change. The result lists the first ' +
     `${ENTRY_PAGE} entries (with entryCount); list_changes with the new changesetId pages through all of them.`,
   input: z.strictObject({ changesetId: z.string().min(1).regex(/^[^\u0000]*$/, 'must not contain NUL'), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
+  output: revertChangesetOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'INSUFFICIENT_SCOPE'],
@@ -437,6 +451,7 @@ const listDeleted = defineTool({
   summary: 'Deleted paths that can still be restored.',
   description: 'Tombstones at or below `path` (default /), with when and by whom they were deleted; restore lastVersion to undelete.',
   input: z.strictObject({ path: pathField.default('/'), limit: z.number().int().min(1).max(1000).default(200), cursor: z.string().optional() }),
+  output: listDeletedOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
@@ -484,6 +499,7 @@ const purge = defineTool({
     'the registration key or its rotated replacement) and confirm: true. Version numbers ' +
     `of the path are never reused afterwards. The result lists the first ${ENTRY_PAGE} purged paths (purged, with purgedCount).`,
   input: z.strictObject({ path: pathField, confirm: z.literal(true).describe('Must be true: purge cannot be undone.') }),
+  output: purgeOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: true },
   errors: ['NOT_FOUND', 'INSUFFICIENT_SCOPE'],
@@ -526,4 +542,4 @@ const purge = defineTool({
   },
 });
 
-export const versionTools: AnyTool[] = [listVersions, diff, restore, listChanges, revertChangeset, listDeleted, purge] as unknown as AnyTool[];
+export const versionTools: AnyTool[] = [listVersions, diff, restore, listChanges, revertChangeset, listDeleted, purge];
