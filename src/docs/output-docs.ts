@@ -6,7 +6,18 @@
 import { z } from 'zod';
 import type { AnyTool } from '../tools/registry.js';
 
-type Json = Record<string, any>;
+/** The parts of a JSON Schema (as zod emits it) the field list reads. */
+interface Json {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: Json[];
+  items?: Json;
+  properties?: Record<string, Json>;
+  required?: string[];
+  description?: string;
+  [keyword: string]: unknown;
+}
 
 export function outputSchema(tool: AnyTool): Json {
   const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Json;
@@ -14,14 +25,14 @@ export function outputSchema(tool: AnyTool): Json {
   return schema;
 }
 
-const describe = (s: Json): string | undefined => s.description ?? (s.anyOf as Json[] | undefined)?.find((m) => m.description)?.description;
+const describe = (s: Json): string | undefined => s.description ?? s.anyOf?.find((m) => m.description)?.description;
 
 /** A compact type: `string`, `integer | null`, `"file" | "directory"`, `{start: integer, …}[]`. */
 function typeText(s: Json, depth: number): string {
   if (s.const !== undefined) return JSON.stringify(s.const);
-  if (s.enum) return (s.enum as unknown[]).map((v) => JSON.stringify(v)).join(' | ');
-  if (s.anyOf) return (s.anyOf as Json[]).map((m) => typeText(m, depth)).join(' | ');
-  if (Array.isArray(s.type)) return (s.type as string[]).map((t) => typeText({ ...s, type: t }, depth)).join(' | ');
+  if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (s.anyOf) return s.anyOf.map((m) => typeText(m, depth)).join(' | ');
+  if (Array.isArray(s.type)) return s.type.map((t) => typeText({ ...s, type: t }, depth)).join(' | ');
   if (s.type === 'array') {
     const items: Json = s.items ?? {};
     const union = items.anyOf || items.enum || Array.isArray(items.type);
@@ -30,9 +41,9 @@ function typeText(s: Json, depth: number): string {
   }
   if (s.type === 'object' && s.properties) {
     const required = new Set<string>(s.required ?? []);
-    const keys = Object.keys(s.properties);
-    if (depth >= 2) return `{${keys.join(', ')}}`;
-    return `{${keys.map((k) => `${k}${required.has(k) ? '' : '?'}: ${typeText(s.properties[k], depth + 1)}`).join(', ')}}`;
+    const props = Object.entries(s.properties);
+    if (depth >= 2) return `{${props.map(([k]) => k).join(', ')}}`;
+    return `{${props.map(([k, v]) => `${k}${required.has(k) ? '' : '?'}: ${typeText(v, depth + 1)}`).join(', ')}}`;
   }
   return typeof s.type === 'string' ? s.type : 'any';
 }
@@ -42,7 +53,7 @@ export function outputFieldsMd(tool: AnyTool): string {
   const schema = outputSchema(tool);
   const required = new Set<string>(schema.required ?? []);
   // success is always true (the envelope section says so): every other field is listed.
-  return Object.entries<Json>(schema.properties ?? {})
+  return Object.entries(schema.properties ?? {})
     .filter(([name]) => name !== 'success')
     .map(([name, s]) => {
       const note = describe(s);
