@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 
-export const timestamp = z.string().describe('ISO-8601 UTC time with milliseconds.');
+// ISO-8601 UTC with milliseconds (skill.md's "Paths and versions" says so once, not per field).
+export const timestamp = z.string();
 export const version = z.number().int().min(0);
 export const contentHash = z.string().nullable().describe('sha256 of the content (hex); null for a directory.');
 export const entryType = z.enum(['file', 'directory']);
