@@ -104,6 +104,7 @@ const EnvSchema = z.object({
   BASH_MAX_CONCURRENT_PER_AGENT: int('BASH_MAX_CONCURRENT_PER_AGENT', 2, 1, 1024),
   HEADERS_TIMEOUT_MS: int('HEADERS_TIMEOUT_MS', 15_000, 100),
   REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 60_000, 100),
+  VALIDATE_OUTPUTS: bool('VALIDATE_OUTPUTS', false),
   WORKERS: z
     .string()
     .optional()
@@ -158,6 +159,8 @@ export interface Config {
   bashMaxConcurrentPerAgent: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Check every successful tool result against its tool's output schema (tests; a mismatch is a 500). */
+  validateOutputs: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -203,5 +206,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bashMaxConcurrentPerAgent: e.BASH_MAX_CONCURRENT_PER_AGENT,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    validateOutputs: e.VALIDATE_OUTPUTS,
   };
 }

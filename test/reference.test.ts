@@ -126,9 +126,9 @@ describe('reference versioning', () => {
       const extended = buildRegistry().register(
         defineTool({
           name: 'zz_probe', family: 'files', scopes: ['files:read'], summary: 'probe', description: 'probe',
-          input: z.strictObject({}), mutating: false, annotations: { readOnly: true, destructive: false, idempotent: true },
+          input: z.strictObject({}), output: z.strictObject({ success: z.literal(true) }), mutating: false, annotations: { readOnly: true, destructive: false, idempotent: true },
           errors: [], examples: [{ title: 'probe', input: {} }], handler: async () => ({ success: true }),
-        }) as unknown as AnyTool,
+        }),
       );
       const b = renderReference(extended, config, new Map());
       assert.notEqual(a.version, b.version);

@@ -425,6 +425,7 @@ describe('config: loadConfig', () => {
       bashMaxConcurrentPerAgent: 2,
       headersTimeoutMs: 15_000,
       requestTimeoutMs: 60_000,
+      validateOutputs: false,
     });
   });
 

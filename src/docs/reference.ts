@@ -10,6 +10,7 @@ import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { catalogueRows } from '../core/errors.js';
 import type { ExampleRun } from './examples.js';
+import { okResponse, outputComponents, outputFieldsMd } from './output-docs.js';
 
 const PKG = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
 const NAME = 'agent-file-service';
@@ -87,6 +88,10 @@ function renderTool(tool: AnyTool, runs: ExampleRun[], base: string): string {
     'Input (JSON Schema):',
     '',
     fence(JSON.stringify(inputSchema(tool), null, 2), 'json'),
+    '',
+    'Result fields (inner JSON on success):',
+    '',
+    outputFieldsMd(tool),
   ];
   for (const run of runs) {
     const input = normalizeExample(run.input);
@@ -281,7 +286,9 @@ Claude Desktop / generic JSON configuration:
 
 ${fence(JSON.stringify({ mcpServers: { 'agent-files': { type: 'http', url: `${base}/mcp`, headers: { Authorization: 'Bearer mk_…' } } } }, null, 2), 'json')}
 
-Results: a tool result's \`content[0].text\` is the same JSON as the REST envelope's; tool errors set
+Results: a tool result's \`content[0].text\` is the same JSON as the REST envelope's; on success
+\`structuredContent\` holds it too, as an object matching the tool's \`outputSchema\` in \`tools/list\`
+(the result fields of each tool in \`skill.md\`). Tool errors set
 \`isError: true\` and the text holds \`{"error": {"code", "message", "details"}}\`. Scopes, folder keys,
 limits and errors are identical to REST. Never configure the key for any host other than \`${base}\`.
 
@@ -296,14 +303,8 @@ GET or DELETE (the endpoint is stateless). Responses carry \`X-RateLimit-Limit\`
 }
 
 function openApi(registry: ToolRegistry, config: Config, version: string): Record<string, unknown> {
-  const envelope = {
-    type: 'object',
-    required: ['content'],
-    properties: {
-      content: { type: 'array', items: { type: 'object', properties: { type: { const: 'text' }, text: { type: 'string', description: 'JSON of the result or of {error}' } } } },
-      isError: { type: 'boolean' },
-    },
-  };
+  // Transport errors come in the same envelope, with their HTTP status.
+  const failure = (code: string) => ({ description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } } });
   const paths: Record<string, unknown> = {
     '/api/users/register': {
       post: {
@@ -312,8 +313,8 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } }, additionalProperties: false } } } },
         responses: {
           '201': { description: 'The agent and its key (apiKey shown once), plain JSON.' },
-          '400': { description: 'INVALID_INPUT or INVALID_JSON', content: { 'application/json': { schema: envelope } } },
-          '429': { description: 'RATE_LIMITED', content: { 'application/json': { schema: envelope } } },
+          '400': { description: 'INVALID_INPUT or INVALID_JSON', content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } } },
+          '429': { description: 'RATE_LIMITED', content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } } },
         },
       },
     },
@@ -330,8 +331,8 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
         ...(tool.fullAccess ? { 'x-full-access': true } : {}),
         requestBody: { required: true, content: { 'application/json': { schema: inputSchema(tool) } } },
         responses: {
-          '200': { description: 'Success, or a tool error (isError: true)', content: { 'application/json': { schema: envelope } } },
-          '400': { description: 'INVALID_JSON' }, '401': { description: 'UNAUTHORIZED' }, '413': { description: 'PAYLOAD_TOO_LARGE' }, '429': { description: 'RATE_LIMITED' }, '500': { description: 'INTERNAL_ERROR' },
+          '200': okResponse(tool),
+          '400': failure('INVALID_JSON'), '401': failure('UNAUTHORIZED'), '404': failure('UNKNOWN_TOOL'), '413': failure('PAYLOAD_TOO_LARGE'), '429': failure('RATE_LIMITED'), '500': failure('INTERNAL_ERROR'),
         },
       },
     };
@@ -346,7 +347,10 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
     openapi: '3.1.0',
     info: { title: 'Agent File Service', version, description: PKG.description },
     servers: [{ url: config.baseUrl }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'mk_… API key' } } },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'mk_… API key' } },
+      schemas: outputComponents(registry.all()),
+    },
     paths,
   };
 }

@@ -128,6 +128,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     registry, store, config, bash,
     onKeysChanged: () => auth.forget(),
     rateWindow: (agentId) => limiter.peek(agentId),
+    logError: (obj, msg) => app.log.error(obj, msg),
   };
 
   app.post<{ Params: { toolName: string } }>(`${TOOL_PREFIX}:toolName`, async (req, reply) => {

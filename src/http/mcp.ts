@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { TransportError, type ErrorCode } from '../core/errors.js';
 import { isFullAccess, missingScopes } from '../core/scopes.js';
 import { SERVICE_VERSION, inputSchema, toolDescription } from '../docs/reference.js';
+import { outputSchema } from '../docs/output-docs.js';
 import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { Authenticator } from './auth.js';
 import { errorBody } from './envelope.js';
@@ -74,6 +75,8 @@ export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authen
           title: t.summary,
           description: toolDescription(t),
           inputSchema: inputSchema(t) as { type: 'object'; properties?: Record<string, object> },
+          // Output schemas are z.strictObject, so their JSON Schema is an object schema, as MCP requires.
+          outputSchema: outputSchema(t) as { type: 'object'; properties?: Record<string, object> },
           annotations: {
             title: t.summary,
             readOnlyHint: t.annotations.readOnly,
@@ -89,7 +92,11 @@ export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authen
         const decision = await rate.call(identity.agentId);
         if (!decision.allowed) throw rateLimited(decision);
         const outcome = await callTool(deps, request.params.name, args, identity, req.id);
-        if (outcome.ok) return { content: [{ type: 'text' as const, text: JSON.stringify(outcome.result) }] };
+        // The text part stays for clients that read it; structuredContent is the same result as an
+        // object, matching outputSchema (error results carry none: the SDK does not require it).
+        if (outcome.ok) {
+          return { content: [{ type: 'text' as const, text: JSON.stringify(outcome.result) }], structuredContent: outcome.result as Record<string, unknown> };
+        }
         const e = outcome.error;
         return errorResult(e.code, e.message, e.details);
       } catch (err) {

@@ -3,6 +3,40 @@ import { z } from 'zod';
 import { isFullAccess, isReadOnly } from '../core/scopes.js';
 import { iso } from '../core/time.js';
 import { defineTool, type AnyTool } from './registry.js';
+import { outputOf, timestamp } from './output-shapes.js';
+
+const int = z.number().int();
+const getKeyInfoOutput = outputOf({
+  keyId: z.string(),
+  label: z.string(),
+  agent: z.strictObject({ id: z.string(), slug: z.string(), name: z.string() }),
+  scopes: z.array(z.string()).describe('What this key may do; a tool needs all of its scopes.'),
+  fullAccess: z.boolean().describe('Every scope, no folder, no expiry: may call purge.'),
+  readOnly: z.boolean(),
+  folder: z.string().nullable().describe('The only subtree this key sees (null: everything).'),
+  expiresAt: timestamp.nullable(),
+  revokedAt: timestamp.nullable().describe('Rotated out: when it stops working.'),
+  limits: z.strictObject({
+    maxFileBytes: int,
+    storageQuotaBytes: int,
+    maxFiles: int,
+    maxRequestBodyBytes: int,
+    readPageLines: int,
+    readPageBytes: int,
+    requestsPerMinute: int,
+    maxKeys: int,
+  }),
+  usage: z.strictObject({
+    storageBytes: int,
+    storageRemainingBytes: int,
+    files: int.describe('Live files and directories (what maxFiles counts).'),
+    filesRemaining: int,
+    rate: z
+      .strictObject({ limit: int, used: int, remaining: int, resetAt: timestamp, per: z.literal('agent') })
+      .nullable()
+      .describe('The agent\'s tool-call window, shared by its keys.'),
+  }),
+});
 
 const getKeyInfo = defineTool({
   name: 'get_key_info',
@@ -15,6 +49,7 @@ const getKeyInfo = defineTool({
     "agent's tool-call window: every key of the agent draws on it (per: \"agent\"). A key rotated out by rotate_key shows " +
     'revokedAt (when it stops working) and, until then, only its read scopes.',
   input: z.strictObject({}),
+  output: getKeyInfoOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
@@ -61,4 +96,4 @@ const getKeyInfo = defineTool({
   },
 });
 
-export const agentTools: AnyTool[] = [getKeyInfo] as unknown as AnyTool[];
+export const agentTools: AnyTool[] = [getKeyInfo];

@@ -7,6 +7,20 @@ import { iso } from '../core/time.js';
 import { ENTRY_PAGE } from './big-trees.js';
 import { ROOT, isLive, navigablePath } from './common.js';
 import { defineTool, type AnyTool } from './registry.js';
+import { changeOp, changesetId, mutationOutputOf, timestamp, version } from './output-shapes.js';
+
+const bashOutput = mutationOutputOf({
+  stdout: z.string(),
+  stderr: z.string(),
+  exitCode: z.number().int().describe('0 success; grep: 1 no match; 124 timeout; 126 a command limit.'),
+  truncated: z.boolean().describe('Output beyond the limit was dropped.'),
+  changesetId: changesetId.nullable().describe('The changeset of the files this command changed (null: none).'),
+  changed: z
+    .array(z.strictObject({ path: z.string(), op: changeOp, version, updatedAt: timestamp }))
+    .describe('The first 100 paths changed.'),
+  changedCount: z.number().int().optional().describe('When more than 100 changed: all of them.'),
+  changedTruncated: z.literal(true).optional(),
+});
 
 /** bash commands running per agent on this instance (capped by BASH_MAX_CONCURRENT_PER_AGENT). */
 const runningPerAgent = new Map<string, number>();
@@ -32,6 +46,7 @@ const bash = defineTool({
     command: z.string().min(1).max(16_000).describe('The command line (at most 16,000 characters), e.g. "grep -rn TODO /src | head -20".'),
     cwd: z.string().default('/').describe('Working directory (default /).'),
   }),
+  output: bashOutput,
   mutating: true,
   queueByPath: false,
   annotations: { readOnly: false, destructive: true, idempotent: false },
@@ -90,23 +105,9 @@ const bash = defineTool({
     }
     let stderr = outcome.stderr;
     let exitCode = outcome.exitCode;
-    let changeset: { id: string; entries: Array<{ path: string; op: string; toVersion: number; updatedAtMs: number }> } | null = null;
-    if (outcome.changes.length) {
-      const tooBig = outcome.changes.find((c) => c.state.kind === 'file' && c.state.blob.size > ctx.config.maxFileBytes);
-      if (tooBig) {
-        stderr += `bash: ${tooBig.path}: File too large (limit ${ctx.config.maxFileBytes} bytes); no change of this command was saved\n`;
-        exitCode = exitCode || 1;
-      } else {
-        try {
-          changeset = await ctx.commit(outcome.changes, (cs) => cs);
-        } catch (err) {
-          if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;
-          stderr += `bash: No space left on device: ${err.message} No change of this command was saved.\n`;
-          exitCode = exitCode || 1;
-        }
-      }
-    }
-    return {
+    // The result is built inside the commit: with an idempotencyKey it is what gets stored for a
+    // replay (storing the changeset record itself made a replay answer that instead).
+    const respond = (changeset: { id: string; entries: Array<{ path: string; op: string; toVersion: number; updatedAtMs: number }> } | null) => ({
       success: true,
       stdout: outcome.stdout,
       stderr,
@@ -116,8 +117,24 @@ const bash = defineTool({
       // At most ENTRY_PAGE entries (a `cp -r` of a big tree changes thousands); list_changes pages the rest.
       changed: changeset ? changeset.entries.slice(0, ENTRY_PAGE).map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) })) : [],
       ...(changeset && changeset.entries.length > ENTRY_PAGE ? { changedCount: changeset.entries.length, changedTruncated: true } : {}),
-    };
+    });
+    if (outcome.changes.length) {
+      const tooBig = outcome.changes.find((c) => c.state.kind === 'file' && c.state.blob.size > ctx.config.maxFileBytes);
+      if (tooBig) {
+        stderr += `bash: ${tooBig.path}: File too large (limit ${ctx.config.maxFileBytes} bytes); no change of this command was saved\n`;
+        exitCode = exitCode || 1;
+      } else {
+        try {
+          return await ctx.commit(outcome.changes, respond);
+        } catch (err) {
+          if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;
+          stderr += `bash: No space left on device: ${err.message} No change of this command was saved.\n`;
+          exitCode = exitCode || 1;
+        }
+      }
+    }
+    return respond(null);
   },
 });
 
-export const bashTools: AnyTool[] = [bash] as unknown as AnyTool[];
+export const bashTools: AnyTool[] = [bash];

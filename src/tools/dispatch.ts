@@ -61,6 +61,8 @@ export interface DispatchDeps {
   onKeysChanged?: () => void;
   /** The tool-call rate window of an agent (shared by all its keys), from the transport's limiter. */
   rateWindow?: (agentId: string) => { limit: number; used: number; remaining: number; resetAtMs: number };
+  /** Logs an internal failure found by dispatch (VALIDATE_OUTPUTS mismatches). */
+  logError?: (obj: Record<string, unknown>, msg: string) => void;
 }
 
 export type ToolOutcome = { ok: true; result: object } | { ok: false; error: ToolError };
@@ -182,6 +184,36 @@ function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, a
 }
 
 export async function callTool(
+  deps: DispatchDeps,
+  name: string,
+  body: Record<string, unknown>,
+  auth: AuthContext,
+  requestId: string,
+): Promise<ToolOutcome> {
+  const outcome = await runTool(deps, name, body, auth, requestId);
+  if (outcome.ok && deps.config.validateOutputs) checkOutput(deps, deps.registry.get(name)!, outcome.result, requestId);
+  return outcome;
+}
+
+/**
+ * VALIDATE_OUTPUTS (set for the whole test suite): a success result its tool's output schema
+ * does not describe (a missing, mistyped or undeclared field) fails loudly, with the issues in
+ * the log and in the error, instead of reaching clients that trust the documented shape.
+ */
+function checkOutput(deps: DispatchDeps, tool: AnyTool, result: object, requestId: string): void {
+  const parsed = tool.output.safeParse(result);
+  if (parsed.success) return;
+  const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), code: i.code, message: i.message }));
+  deps.logError?.({ tool: tool.name, requestId, issues }, 'tool result does not match its output schema');
+  throw new TransportError(
+    'INTERNAL_ERROR',
+    `${tool.name} returned a result that does not match its output schema (VALIDATE_OUTPUTS): ` +
+      issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; '),
+    { details: { tool: tool.name, requestId, issues } },
+  );
+}
+
+async function runTool(
   deps: DispatchDeps,
   name: string,
   body: Record<string, unknown>,

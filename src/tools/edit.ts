@@ -22,6 +22,25 @@ import {
   rejectReserved,
 } from './common.js';
 import { defineTool, type AnyTool } from './registry.js';
+import { fileContentOutput } from './files-output.js';
+import { changesetId, diffStats, mutationOutputOf, timestamp, version } from './output-shapes.js';
+
+const editOutput = mutationOutputOf({
+  path: z.string(),
+  replacements: z.number().int().describe('Occurrences replaced, over all edits.'),
+  diff: z.string().describe('Unified diff of the change.'),
+  diffTruncated: z.boolean(),
+  diffStats,
+  baseVersion: version.describe('The version the edit applied to.'),
+  baseUpdatedAt: timestamp,
+  applied: z.boolean().describe('false for a dry run: nothing written, and the fields below are absent.'),
+  note: z.string().optional().describe('Dry run: how to apply exactly this diff.'),
+  version: version.optional().describe('The new version.'),
+  updatedAt: timestamp.optional(),
+  size: z.number().int().optional(),
+  contentHash: z.string().optional(),
+  changesetId: changesetId.optional(),
+});
 
 const editItem = z.strictObject({
   old_string: z.string(),
@@ -49,6 +68,7 @@ const edit = defineTool({
     dryRun: z.boolean().default(false),
     ...expectedFields,
   }),
+  output: editOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NO_MATCH', 'MULTIPLE_MATCHES', 'EDIT_CONFLICT', 'NO_CHANGE', 'NOT_FOUND', 'IS_A_DIRECTORY', 'FILE_TOO_LARGE', 'QUOTA_EXCEEDED'],
@@ -143,6 +163,7 @@ const append = defineTool({
     encoding: z.enum(['utf8', 'base64']).default('utf8'),
     ...expectedFields,
   }),
+  output: fileContentOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['EDIT_CONFLICT', 'IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'FILE_TOO_LARGE', 'QUOTA_EXCEEDED'],
@@ -171,4 +192,4 @@ const append = defineTool({
   },
 });
 
-export const editTools: AnyTool[] = [edit, append] as unknown as AnyTool[];
+export const editTools: AnyTool[] = [edit, append];

@@ -26,6 +26,7 @@ import {
 } from './common.js';
 import { ENTRY_PAGE, capped, walkSubtree } from './big-trees.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { deleteOutput, fileContentOutput, listOutput, mkdirOutput, readOutput, statOutput } from './files-output.js';
 
 
 
@@ -48,6 +49,7 @@ const write = defineTool({
     mode: z.enum(['overwrite', 'create']).default('overwrite').describe('"create" fails with ALREADY_EXISTS if the file exists.'),
     ...expectedFields,
   }),
+  output: fileContentOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: true },
   errors: ['ALREADY_EXISTS', 'EDIT_CONFLICT', 'IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'FILE_TOO_LARGE', 'QUOTA_EXCEEDED'],
@@ -109,6 +111,7 @@ const read = defineTool({
     version: versionField.optional().describe('Read this earlier version instead of the current one.'),
     encoding: z.enum(['utf8', 'base64']).optional().describe('Force "base64" to get exact bytes; default: utf8 for text.'),
   }),
+  output: readOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'IS_A_DIRECTORY', 'VERSION_NOT_FOUND'],
@@ -143,7 +146,7 @@ const read = defineTool({
       meta = node;
     }
     const base = {
-      success: true,
+      success: true as const,
       path,
       version: meta.version,
       updatedAt: iso(meta.updatedAtMs),
@@ -161,7 +164,7 @@ const read = defineTool({
     }
     const limit = Math.min(input.limit ?? ctx.config.readPageLines, ctx.config.readPageLines);
     const page = pageLines(text, input.offset ?? 1, limit, ctx.config.readPageBytes);
-    const result: Record<string, unknown> = {
+    const result: z.input<typeof readOutput> = {
       ...base,
       content: page.content,
       encoding: 'utf8',
@@ -192,6 +195,7 @@ const stat = defineTool({
   summary: 'Metadata of a file or directory (no content).',
   description: 'Returns type, size, line count, version, timestamps, content hash, number of versions and the key that last changed it.',
   input: z.strictObject({ path: pathField, version: versionField.optional() }),
+  output: statOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND'],
@@ -283,6 +287,7 @@ const list = defineTool({
     limit: z.number().int().min(1).max(1000).default(1000),
     cursor: z.string().optional(),
   }),
+  output: listOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'NOT_A_DIRECTORY'],
@@ -359,6 +364,7 @@ const mkdir = defineTool({
   summary: 'Create a directory (and its parents). An existing directory is fine.',
   description: 'Creates the directory and any missing parents, like `mkdir -p`. If it already exists, returns created: false.',
   input: z.strictObject({ path: pathField }),
+  output: mkdirOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: true },
   errors: ['NOT_A_DIRECTORY', 'QUOTA_EXCEEDED'],
@@ -405,6 +411,7 @@ const del = defineTool({
     'Nothing is lost: every deleted path keeps its history and can be restored until it is purged. The result lists the first ' +
     `${ENTRY_PAGE} deleted paths (deleted, with deletedCount); list_changes with the changesetId pages through all of them.`,
   input: z.strictObject({ path: pathField, recursive: z.boolean().default(false), ...expectedFields }),
+  output: deleteOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND', 'DIRECTORY_NOT_EMPTY', 'EDIT_CONFLICT'],
@@ -458,4 +465,4 @@ const del = defineTool({
   },
 });
 
-export const fileTools: AnyTool[] = [write, read, stat, list, mkdir, del] as unknown as AnyTool[];
+export const fileTools: AnyTool[] = [write, read, stat, list, mkdir, del];

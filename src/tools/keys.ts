@@ -16,6 +16,35 @@ import { iso, parseRfc3339 } from '../core/time.js';
 import type { KeyRecord } from '../store/types.js';
 import { KeyedQueue } from './dispatch.js';
 import { defineTool, type AnyTool, type AuthContext, type ToolContext } from './registry.js';
+import { outputOf, timestamp } from './output-shapes.js';
+
+/** A key as describeKey shows it (never the key itself). */
+const keyShape = {
+  keyId: z.string(),
+  label: z.string(),
+  preview: z.string().describe('The key shortened, e.g. mk_AbCd…wxYz.'),
+  scopes: z.array(z.string()),
+  readOnly: z.boolean(),
+  folder: z.string().nullable().describe('The subtree it is restricted to (null: everything).'),
+  createdAt: timestamp,
+  lastUsedAt: timestamp.nullable(),
+  expiresAt: timestamp.nullable(),
+  revokedAt: timestamp.nullable().describe('When it stopped (or, rotated out, will stop) working.'),
+  createdByKeyId: z.string().nullable(),
+  current: z.boolean().describe('It is the key making this call.'),
+};
+const newKeyShape = {
+  apiKey: z.string().describe('The new key, shown only this once.'),
+  ...keyShape,
+  important: z.string(),
+};
+const createKeyOutput = outputOf(newKeyShape);
+const listKeysOutput = outputOf({ keys: z.array(z.strictObject(keyShape)) });
+const revokeKeyOutput = outputOf(keyShape);
+const rotateKeyOutput = outputOf({
+  ...newKeyShape,
+  replaced: z.strictObject({ keyId: z.string(), revokedAt: timestamp.describe('When the old key stops working.') }),
+});
 
 /** The longest lifetime a key may be given, by expiresIn or expiresAt: ten years. */
 const MAX_LIFETIME_S = 10 * 365 * 86400;
@@ -162,6 +191,7 @@ const createKey = defineTool({
     // Exactly one of scopes or preset: said in the JSON Schema (docs, OpenAPI, MCP); the handler
     // checks it with a message that names both options.
     .meta({ oneOf: [{ required: ['scopes'] }, { required: ['preset'] }] }),
+  output: createKeyOutput,
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['INSUFFICIENT_SCOPE', 'INVALID_INPUT', 'INVALID_PATH', 'QUOTA_EXCEEDED'],
@@ -245,6 +275,7 @@ const listKeys = defineTool({
   summary: 'The keys this key can manage (itself and the keys it minted; all of them for the full-access key). Metadata only.',
   description: 'Never returns a key itself, only a short preview such as mk_AbCd…wxYz, with scopes, folder, expiry, last use and revocation.',
   input: z.strictObject({}),
+  output: listKeysOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
@@ -273,6 +304,7 @@ const revokeKey = defineTool({
   summary: 'Revoke a key at once (itself, a key it minted, or any key with the full-access key).',
   description: 'Effective immediately on this server and within one second on every other instance. Revoking is permanent.',
   input: z.strictObject({ keyId: z.string().min(1) }),
+  output: revokeKeyOutput,
   mutating: false,
   annotations: { readOnly: false, destructive: true, idempotent: true },
   errors: ['NOT_FOUND'],
@@ -298,6 +330,7 @@ const rotateKey = defineTool({
     'one minted now belong to the new one. idempotencyKey values belong to the key that sent them: the new key starts with none. ' +
     'The new key is shown once.',
   input: z.strictObject({ keyId: z.string().min(1).optional(), gracePeriodSeconds: z.number().int().min(0).max(7 * 86400).default(0) }),
+  output: rotateKeyOutput,
   mutating: false,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND'],
@@ -342,4 +375,4 @@ const rotateKey = defineTool({
   },
 });
 
-export const keyTools: AnyTool[] = [createKey, listKeys, revokeKey, rotateKey] as unknown as AnyTool[];
+export const keyTools: AnyTool[] = [createKey, listKeys, revokeKey, rotateKey];

@@ -64,7 +64,28 @@ export interface ToolAnnotations {
   idempotent: boolean;
 }
 
-export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+/**
+ * A result type with its literal types widened (true → boolean, "file" | "directory" → string).
+ * TypeScript widens the literals a handler returns, because its contextual return type depends
+ * on the type parameters of the defineTool call being inferred; so the compiler checks each
+ * result's field names, presence and base types, and VALIDATE_OUTPUTS (dispatch.ts) checks the
+ * literal values at run time, in every test.
+ */
+export type Widened<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends null | undefined
+        ? T
+        : T extends readonly (infer E)[]
+          ? Widened<E>[]
+          : T extends object
+            ? { [K in keyof T]: Widened<T[K]> }
+            : T;
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   family: ToolFamily;
   /** Exactly the scopes the tool needs; empty = none (get_key_info). */
@@ -77,6 +98,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   summary: string;
   description: string;
   input: S;
+  /**
+   * The success result (a z.strictObject: an undeclared field is a mismatch). OpenAPI, skill.md
+   * and the MCP outputSchema derive from it; with VALIDATE_OUTPUTS every result is checked.
+   */
+  output: O;
   /** Mutating tools accept idempotencyKey and record changesets. */
   mutating: boolean;
   /**
@@ -88,15 +114,24 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   /** Error codes the tool can return besides scope/input/path errors (typed by the catalogue). */
   errors: ToolErrorCode[];
   examples: ToolExample<z.input<S>>[];
-  handler(input: z.output<S>, ctx: ToolContext): Promise<object>;
+  handler(input: z.output<S>, ctx: ToolContext): Promise<Widened<z.input<O>>>;
 }
 
-/** Identity function that keeps the schema's types flowing into handler and examples. */
-export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): ToolDefinition<S> {
-  return def;
+/** A tool with its schema types erased: what the registry, dispatch and the docs handle. */
+export interface AnyTool extends Omit<ToolDefinition, 'examples' | 'handler'> {
+  examples: ToolExample<Record<string, unknown>>[];
+  handler(input: unknown, ctx: ToolContext): Promise<object>;
 }
 
-export type AnyTool = ToolDefinition<z.ZodObject>;
+/**
+ * Checks a definition against its schemas (input type into handler and examples, the handler's
+ * result against the output schema) and erases those types for the registry.
+ */
+export function defineTool<S extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<S, O>): AnyTool {
+  // The one cast: a handler typed for its own input cannot be typed as taking any input. Dispatch
+  // only ever calls it with what def.input parsed.
+  return def as unknown as AnyTool;
+}
 
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();

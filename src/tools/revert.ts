@@ -9,6 +9,7 @@ import type { PlannedChange } from '../store/types.js';
 import { ENTRY_PAGE, YIELD_EVERY, capped, getNodesChunked, yieldToLoop } from './big-trees.js';
 import { allEntries, allWithin } from './changeset-entries.js';
 import { ROOT, isLive, rejectReserved } from './common.js';
+import { revertChangesetOutput } from './versions-output.js';
 import { defineTool } from './registry.js';
 import { restoreChange, versionsChunked } from './restore-tree.js';
 import { alreadyReverted, findRevertOf, partialRevertError } from './revert-hints.js';
@@ -26,6 +27,7 @@ export const revertChangeset = defineTool({
     'in list_changes): OUTSIDE_KEY_FOLDER names the folder a key needs (details.needsFolder). dryRun: true lists what would change. The result lists the first ' +
     `${ENTRY_PAGE} entries (with entryCount); list_changes with the new changesetId pages through all of them.`,
   input: z.strictObject({ changesetId: z.string().min(1).regex(/^[^\u0000]*$/, 'must not contain NUL'), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
+  output: revertChangesetOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'INSUFFICIENT_SCOPE', 'OUTSIDE_KEY_FOLDER'],

@@ -10,6 +10,20 @@ import { quotaError } from './store-errors.js';
 import { ROOT, isLive, notFound, pathField, planAncestors, rejectReserved } from './common.js';
 import { StoreQuotaExceeded } from '../store/types.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { changesetId, mutationOutputOf, timestamp, truncationNote, version } from './output-shapes.js';
+
+/** move and copy (respondWith). */
+const transferOutput = mutationOutputOf({
+  from: z.string(),
+  to: z.string(),
+  version: version.describe('The version of the destination path.'),
+  updatedAt: timestamp,
+  entries: z.array(z.strictObject({ from: z.string(), to: z.string(), version })).describe('The first 100 paths moved or copied.'),
+  entryCount: z.number().int(),
+  entriesTruncated: z.literal(true).optional(),
+  note: truncationNote,
+  changesetId,
+});
 
 interface Plan {
   changes: PlannedChange[];
@@ -170,6 +184,7 @@ const move = defineTool({
     'the moved file keeps its identity, so list_versions on the new path includes its history from before the move. ' +
     `The result lists the first ${ENTRY_PAGE} moved paths (entries, with entryCount); list_changes with the changesetId pages through all of them.`,
   input: transferInput,
+  output: transferOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND', 'ALREADY_EXISTS', 'INVALID_PATH', 'NOT_A_DIRECTORY', 'EDIT_CONFLICT', 'QUOTA_EXCEEDED'],
@@ -190,6 +205,7 @@ const copy = defineTool({
     `Each copied file and directory counts toward the file quota (get_key_info). The result lists the first ${ENTRY_PAGE} copied ` +
     'paths (entries, with entryCount); list_changes with the changesetId pages through all of them.',
   input: transferInput,
+  output: transferOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['NOT_FOUND', 'ALREADY_EXISTS', 'INVALID_PATH', 'NOT_A_DIRECTORY', 'QUOTA_EXCEEDED'],
@@ -201,4 +217,4 @@ const copy = defineTool({
   },
 });
 
-export const treeTools: AnyTool[] = [move, copy] as unknown as AnyTool[];
+export const treeTools: AnyTool[] = [move, copy];

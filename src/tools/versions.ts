@@ -26,6 +26,14 @@ import { ENTRY_DETAIL_PAGE, changesetEntries, entryScope, feedView } from './cha
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { deletedBelowHint, planSubtreeRestore, restoreChange, subtreeFields } from './restore-tree.js';
 import { revertChangeset } from './revert.js';
+import {
+  diffOutput,
+  listChangesOutput,
+  listDeletedOutput,
+  listVersionsOutput,
+  purgeOutput,
+  restoreOutput,
+} from './versions-output.js';
 
 function versionEntry(v: VersionRecord) {
   return {
@@ -78,6 +86,7 @@ const listVersions = defineTool({
     limit: z.number().int().min(1).max(200).default(50),
     before: z.union([versionField, z.string()]).optional().describe('A version number of this path, or the nextBefore of the previous page.'),
   }),
+  output: listVersionsOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND'],
@@ -141,6 +150,7 @@ const diff = defineTool({
   summary: 'Unified diff between two versions of a file.',
   description: 'Compares version `from` with version `to` (default: the current version). A deleted side renders as /dev/null.',
   input: z.strictObject({ path: pathField, from: versionField, to: versionField.optional() }),
+  output: diffOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'IS_A_DIRECTORY'],
@@ -202,6 +212,7 @@ const restore = defineTool({
     `with restoredBelowCount; the first ${ENTRY_PAGE} listed), also when the directory exists again. Paths below that exist ` +
     'again since are left as they are (keptBelow). dryRun: true shows the diff from the current content (and what would come back) without writing.',
   input: z.strictObject({ path: pathField, version: versionField, dryRun: z.boolean().default(false), ...expectedFields }),
+  output: restoreOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'NOT_A_DIRECTORY', 'QUOTA_EXCEEDED'],
@@ -274,6 +285,7 @@ const listChanges = defineTool({
     changesetId: z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL').optional().describe('List this changeset\'s entries instead of the feed.'),
     cursor: z.string().max(4096).optional().describe('With changesetId: the nextCursor (or nextEntriesCursor) of the previous page.'),
   }),
+  output: listChangesOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
@@ -292,7 +304,7 @@ const listChanges = defineTool({
     if (input.cursor !== undefined) {
       throw new ToolError('INVALID_INPUT', 'cursor pages the entries of one changeset: give it together with changesetId.', { field: 'cursor' });
     }
-    const out: object[] = [];
+    const out: NonNullable<Awaited<ReturnType<typeof feedView>>>[] = [];
     let scanned = 0;
     let cursor = input.since ?? input.before;
     let exhausted = false;
@@ -331,6 +343,7 @@ const listDeleted = defineTool({
   summary: 'Deleted paths that can still be restored.',
   description: 'Tombstones at or below `path` (default /), with when and by whom they were deleted; restore lastVersion to undelete.',
   input: z.strictObject({ path: pathField.default('/'), limit: z.number().int().min(1).max(1000).default(200), cursor: z.string().optional() }),
+  output: listDeletedOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
@@ -379,6 +392,7 @@ const purge = defineTool({
     `of the path are never reused afterwards. The result lists the first ${ENTRY_PAGE} purged paths (purged, with purgedCount). ` +
     "It also forgets the agent's saved idempotencyKey results (they may echo the purged content): a retry sent after it runs anew.",
   input: z.strictObject({ path: pathField, confirm: z.literal(true).describe('Must be true: purge cannot be undone.') }),
+  output: purgeOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: true },
   errors: ['NOT_FOUND', 'INSUFFICIENT_SCOPE'],
@@ -421,4 +435,4 @@ const purge = defineTool({
   },
 });
 
-export const versionTools: AnyTool[] = [listVersions, diff, restore, listChanges, revertChangeset, listDeleted, purge] as unknown as AnyTool[];
+export const versionTools: AnyTool[] = [listVersions, diff, restore, listChanges, revertChangeset, listDeleted, purge];

@@ -71,5 +71,10 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
 /** A validated Config for an in-process server on a test database. */
 export function testConfig(db: TestDatabase, overrides: Record<string, string> = {}): Config {
   // Suites make many calls per key: the per-key rate limit is lifted unless a test sets it.
-  return loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', REGISTRATIONS_PER_IP_PER_HOUR: '0', RATE_LIMIT_PER_MINUTE: '1000000', ...db.env, ...overrides });
+  // VALIDATE_OUTPUTS: every successful tool call of every suite is checked against its tool's
+  // output schema (a mismatch answers 500 INTERNAL_ERROR naming the fields).
+  return loadConfig({
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', REGISTRATIONS_PER_IP_PER_HOUR: '0', RATE_LIMIT_PER_MINUTE: '1000000', VALIDATE_OUTPUTS: '1',
+    ...db.env, ...overrides,
+  });
 }

@@ -1,0 +1,68 @@
+/**
+ * Pieces of the tools' output schemas that several tools share, defined once: the success and
+ * replay markers, timestamps, key references, changeset summaries and entries, diff stats.
+ * Outputs are z.strictObject: a field a handler returns without declaring it is a mismatch
+ * (VALIDATE_OUTPUTS turns it into a loud INTERNAL_ERROR).
+ */
+import { z } from 'zod';
+
+// ISO-8601 UTC with milliseconds (skill.md's "Paths and versions" says so once, not per field).
+export const timestamp = z.string();
+export const version = z.number().int().min(0);
+export const contentHash = z.string().nullable().describe('sha256 of the content (hex); null for a directory.');
+export const entryType = z.enum(['file', 'directory']);
+export const changeOp = z.enum(['create', 'update', 'delete', 'move', 'restore']);
+export const changesetId = z.string().describe('The changeset this call recorded (list_changes, revert_changeset).');
+
+/** The key that made a change (either may be null for changes made before keys were recorded). */
+export const keyRef = z.strictObject({ keyId: z.string().nullable(), label: z.string().nullable() });
+
+export const diffStats = z.strictObject({
+  hunks: z.number().int(),
+  added: z.number().int(),
+  removed: z.number().int(),
+  approximate: z.literal(true).optional(),
+});
+
+/** A changeset entry as list_changes shows it. */
+export const changesetEntry = z.strictObject({
+  path: z.string(),
+  op: changeOp,
+  type: entryType,
+  fromVersion: version.nullable(),
+  toVersion: version,
+});
+
+/** Who made a changeset, when, with which tool (changeset-entries.ts changesetMeta). */
+export const changesetMetaShape = {
+  changesetId: z.string(),
+  seq: z.number().int().describe('Per-agent sequence number, increasing.'),
+  createdAt: timestamp,
+  tool: z.string(),
+  by: keyRef,
+};
+
+/** A changeset in the feed (changeset-entries.ts feedView). */
+export const changesetSummary = z.strictObject({
+  ...changesetMetaShape,
+  entries: z.array(changesetEntry).describe('At most 100; see nextEntriesCursor.'),
+  entryCount: z.number().int().describe('All entries of the changeset.'),
+  partial: z.literal(true).optional().describe('Some entries are outside this key\'s folder or the path filter.'),
+  nextEntriesCursor: z.string().optional().describe('More entries: list_changes with changesetId and cursor set to it.'),
+});
+
+/** The fields of a capped entry list (big-trees.ts capped): the count, and the note when cut. */
+export const truncationNote = z.string().optional().describe('Present when the list was cut: where the rest is.');
+
+const success = z.literal(true);
+const replayed = z.literal(true).optional().describe('The stored result of an earlier call with this idempotencyKey.');
+
+/** A read-only tool's result: {success: true, …shape}. */
+export function outputOf<T extends z.ZodRawShape>(shape: T) {
+  return z.strictObject({ success, ...shape });
+}
+
+/** A mutating tool's result: an idempotent replay answers it again with replayed: true. */
+export function mutationOutputOf<T extends z.ZodRawShape>(shape: T) {
+  return z.strictObject({ success, ...shape, replayed });
+}
