@@ -22,7 +22,7 @@ for (const backend of backends()) {
     });
     after(() => s.close());
 
-    it('two apps in one process on one store: bash concurrency full on app A, app B still runs the agent\'s command', async () => {
+    it("two apps in one process on one store: bash concurrency full on app A, app B still runs the agent's command", async () => {
       const b = buildApp({ config: s.config, store: s.store, registry: buildRegistry(), logStream: new PassThrough() });
       await b.listen({ port: 0, host: '127.0.0.1' });
       try {
@@ -57,7 +57,8 @@ for (const backend of backends()) {
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
         }),
       ];
-      for (const r of replies) assert.match(r.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, `${r.status} ${JSON.stringify(r.body).slice(0, 80)}`);
+      for (const r of replies)
+        assert.match(r.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, `${r.status} ${JSON.stringify(r.body).slice(0, 80)}`);
     });
 
     it('/mcp answers other methods 405 with a plain error body; paths under /mcp/ and /api/tools itself are 404 envelopes', async () => {

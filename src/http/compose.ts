@@ -29,7 +29,12 @@ export function composeParts(config: Config, store: Store, registry: ToolRegistr
   const limiter = new RateLimiter(store, config.rateLimitPerMinute);
   const bash = new BashPool(
     config.bashWorkers,
-    { databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs },
+    {
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      sqliteSynchronous: config.sqliteSynchronous,
+      sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    },
     config.bashCacheBytes,
   );
   const deps: DispatchDeps = {

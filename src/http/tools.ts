@@ -19,7 +19,10 @@ export async function toolsPlugin(app: FastifyInstance, opts: { parts: AppParts 
     const path = req.url.split('?')[0]!;
     // This handler also receives /api/tools itself, which is no tool path.
     if (path === '/api/tools') return elsewhere(req, reply);
-    return reply.code(405).header('allow', 'POST').send(errorEnvelope('METHOD_NOT_ALLOWED', `Tools are called with POST ${path}.`));
+    return reply
+      .code(405)
+      .header('allow', 'POST')
+      .send(errorEnvelope('METHOD_NOT_ALLOWED', `Tools are called with POST ${path}.`));
   });
 
   // Hooks on the route, not the scope: the 404 handler above runs the scope's hooks, and a
@@ -27,7 +30,10 @@ export async function toolsPlugin(app: FastifyInstance, opts: { parts: AppParts 
   app.post<{ Params: { toolName: string } }>('/:toolName', { preHandler: [authenticate(parts.auth), limitPerCall(parts.limiter)] }, async (req) => {
     const body = req.body === undefined ? {} : req.body;
     if (typeof body !== 'object' || Array.isArray(body) || body === null) {
-      throw new TransportError('INVALID_JSON', `The body must be a JSON object holding the tool's input, got ${Array.isArray(body) ? 'an array' : typeof body}.`);
+      throw new TransportError(
+        'INVALID_JSON',
+        `The body must be a JSON object holding the tool's input, got ${Array.isArray(body) ? 'an array' : typeof body}.`,
+      );
     }
     const outcome = await callTool(parts.deps, req.params.toolName, body as Record<string, unknown>, req.identity, req.id);
     if (outcome.ok) return successEnvelope(outcome.result);

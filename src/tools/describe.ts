@@ -15,7 +15,8 @@ export function inputSchema(tool: AnyTool): Record<string, unknown> {
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      description: 'Retry-safe: a repeat by the same API key with the same idempotencyKey and input within 24 h returns the first result (a purge forgets the agent\'s first results).',
+      description:
+        "Retry-safe: a repeat by the same API key with the same idempotencyKey and input within 24 h returns the first result (a purge forgets the agent's first results).",
     };
     schema.properties = props;
   }
