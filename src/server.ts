@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     onError: (err) => app.log.warn({ err }, 'pruning expired idempotency rows failed; retrying at the next interval'),
   });
   // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
-  (app as unknown as { warmReference: () => Promise<unknown> }).warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
+  app.warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -24,6 +24,13 @@ import { referenceRoutes } from './reference.js';
 import { registerRoutes } from './register.js';
 import { toolsPlugin } from './tools.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Generates the reference files ahead of the first request (they run every tool's examples). */
+    warmReference(): Promise<unknown>;
+  }
+}
+
 export interface AppOptions {
   config: Config;
   store: Store;
