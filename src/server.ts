@@ -5,7 +5,7 @@
  */
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { SERVICE_VERSION } from './docs/reference.js';
+import { SERVICE_VERSION } from './version.js';
 import { buildApp } from './http/app.js';
 import { startIdempotencyPruning } from './store/maintenance.js';
 import { banner, chooseLogFormat, dataLocation, prettyStream } from './http/log-format.js';
@@ -18,6 +18,10 @@ function fatal(message: string): never {
 }
 
 async function main(): Promise<void> {
+  // bash commands print times (date, ls -l, stat) in UTC whatever the host's zone, as the
+  // reference documents. just-bash's date reads the process's zone, which is process-wide (a
+  // worker thread cannot have its own): set once here, before any worker starts.
+  process.env.TZ = 'UTC';
   let config: Config;
   try {
     config = loadConfig();
@@ -58,7 +62,7 @@ async function main(): Promise<void> {
     onError: (err) => app.log.warn({ err }, 'pruning expired idempotency rows failed; retrying at the next interval'),
   });
   // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
-  (app as unknown as { warmReference: () => Promise<unknown> }).warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
+  app.warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -13,7 +13,7 @@ for (const backend of backends()) {
     let s: TestServer;
     let key: string;
     before(async () => {
-      s = await startServer(backend, { MAX_BODY_BYTES: '4096' });
+      s = await startServer(backend, { MAX_BODY_BYTES: '4096' }, { via: 'inject' });
       key = (await s.register('Envelope Walker')).apiKey;
     });
     after(() => s.close());
@@ -140,7 +140,7 @@ for (const backend of backends()) {
 for (const backend of backends()) {
   describe(`internal errors (${backend})`, () => {
     it('a failing store → 500 INTERNAL_ERROR envelope carrying the request id; readyz → 503', async () => {
-      const s = await startServer(backend);
+      const s = await startServer(backend, {}, { via: 'inject' });
       try {
         const { apiKey } = await s.register('Doomed');
         await s.ok(apiKey, 'write', { path: '/x.txt', content: 'x' });

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
-import { outputSchema } from '../src/docs/output-docs.js';
+import { outputSchema } from '../src/tools/describe.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open.js';
 import { buildRegistry } from '../src/tools/index.js';

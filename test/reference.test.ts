@@ -35,7 +35,7 @@ for (const backend of backends()) {
   describe(`reference files (${backend})`, () => {
     let s: TestServer;
     before(async () => {
-      s = await startServer(backend);
+      s = await startServer(backend, {}, { via: 'inject' });
     });
     after(() => s.close());
 
@@ -61,11 +61,11 @@ for (const backend of backends()) {
       const names = sj.tools.map((t: any) => t.name);
       assert.deepEqual(names, registry.names());
       for (const [name, file] of Object.entries<any>(sj.files)) {
-        const text = await (await fetch(`${s.url}/${name}`)).text();
+        const text = (await s.raw(`/${name}`)).text;
         assert.equal(file.sha256, createHash('sha256').update(text).digest('hex'), name);
         assert.equal(file.url, `${s.config.baseUrl}/${name}`);
       }
-      const md = await (await fetch(`${s.url}/skill.md`)).text();
+      const md = (await s.raw('/skill.md')).text;
       assert.ok(md.includes(`version: ${sj.version}`));
       const api = (await s.raw('/openapi.json')).body;
       assert.equal(api.openapi, '3.1.0');
@@ -78,7 +78,7 @@ for (const backend of backends()) {
     });
 
     it('every example in skill.md returns what the document shows (modulo ids and times)', async () => {
-      const md = await (await fetch(`${s.url}/skill.md`)).text();
+      const md = (await s.raw('/skill.md')).text;
       const docs = parseExamples(md);
       const { apiKey } = await s.register('Example Agent'); // the name the examples ran under
       let checked = 0;

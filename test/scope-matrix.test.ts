@@ -74,7 +74,7 @@ for (const backend of backends()) {
     let owner: string;
     const keys = new Map<KeyKind, string>();
     before(async () => {
-      s = await startServer(backend);
+      s = await startServer(backend, {}, { via: 'inject' });
       owner = (await s.register('Scope Matrix')).apiKey;
       await s.ok(owner, 'write', { path: '/m/a.txt', content: 'a\n' });
       for (const kind of KEY_KINDS) {

@@ -51,9 +51,6 @@ export class BashPool {
     /** Per worker: file contents kept between commands (BASH_CACHE_BYTES). */
     private readonly cacheBytes = 32 * 1024 * 1024,
   ) {
-    // The time zone is process-wide (a worker cannot have its own): commands print times in
-    // UTC whatever the host's zone (ls -l, stat, date), as the reference documents.
-    process.env.TZ = 'UTC';
     this.watchdog = setInterval(() => this.checkSearches(), SEARCH_CHECK_MS);
     this.watchdog.unref();
   }

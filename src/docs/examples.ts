@@ -11,7 +11,8 @@ import type { Config } from '../config.js';
 import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
 import { PRESETS } from '../core/scopes.js';
 import { SqliteStore } from '../store/sqlite.js';
-import { callTool } from '../tools/dispatch.js';
+import { KeyedQueue, callTool } from '../tools/dispatch.js';
+import { AgentSlots } from '../bash/slots.js';
 import type { AuthContext, ToolRegistry } from '../tools/registry.js';
 
 export interface ExampleRun {
@@ -44,7 +45,7 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
     };
     // The rate window is live state; the reference shows the window of a key that made one call.
     const rateWindow = () => ({ limit: config.rateLimitPerMinute, used: 1, remaining: config.rateLimitPerMinute - 1, resetAtMs: Date.now() + 60_000 });
-    const deps = { registry, store, config, bash, rateWindow };
+    const deps = { registry, store, config, bash, rateWindow, mutations: new KeyedQueue(), bashSlots: new AgentSlots() };
     for (const tool of registry.all()) {
       const runs: ExampleRun[] = [];
       for (const ex of tool.examples) {

@@ -4,6 +4,7 @@
  * and the OpenAPI 200 response that holds either it or the error envelope.
  */
 import { z } from 'zod';
+import { outputSchema as toolOutputSchema } from '../tools/describe.js';
 import type { AnyTool } from '../tools/registry.js';
 
 /** The parts of a JSON Schema (as zod emits it) the field list reads. */
@@ -19,10 +20,8 @@ interface Json {
   [keyword: string]: unknown;
 }
 
-export function outputSchema(tool: AnyTool): Json {
-  const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Json;
-  delete schema.$schema;
-  return schema;
+function outputSchema(tool: AnyTool): Json {
+  return toolOutputSchema(tool) as Json;
 }
 
 const describe = (s: Json): string | undefined => s.description ?? s.anyOf?.find((m) => m.description)?.description;

@@ -3,40 +3,18 @@
  * from the tool registry and real example runs, never edited by hand.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import type { Config } from '../config.js';
 import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js';
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { catalogueRows } from '../core/errors.js';
 import type { ExampleRun } from './examples.js';
 import { okResponse, outputComponents, outputFieldsMd } from './output-docs.js';
-
-const PKG = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string; description: string };
-const NAME = 'agent-file-service';
-/** The service's version (package.json): MCP's serverInfo, GET / and the start of skill.json's version. */
-export const SERVICE_VERSION = PKG.version;
-export const SERVICE_DESCRIPTION = PKG.description;
+import { inputSchema, scopeText, toolDescription, toolErrors } from '../tools/describe.js';
+import { SERVICE_DESCRIPTION, SERVICE_NAME, SERVICE_VERSION } from '../version.js';
 
 export interface ReferenceFiles {
   version: string;
   files: Record<'skill.md' | 'heartbeat.md' | 'mcp.md' | 'skill.json' | 'openapi.json', string>;
-}
-
-export function inputSchema(tool: AnyTool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema;
-  if (tool.mutating) {
-    const props = (schema.properties ?? {}) as Record<string, unknown>;
-    props.idempotencyKey = {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-      description: 'Retry-safe: a repeat by the same API key with the same idempotencyKey and input within 24 h returns the first result (a purge forgets the agent\'s first results).',
-    };
-    schema.properties = props;
-  }
-  return schema;
 }
 
 /** Ids, keys and times vary per run: the reference shows stable placeholders for them. */
@@ -51,22 +29,6 @@ export function normalizeExample(value: unknown): unknown {
     .replace(/"rate":\{"limit":(\d+),"used":\d+,"remaining":\d+/g, (_m, limit) => `"rate":{"limit":${limit},"used":1,"remaining":${Number(limit) - 1}`);
   return JSON.parse(text);
 }
-
-const scopeText = (tool: AnyTool) =>
-  tool.fullAccess ? 'full-access key (every scope, no folder, no expiry)' : tool.scopes.length ? tool.scopes.join(' + ') : 'none';
-
-/**
- * A tool's description as MCP clients and OpenAPI show it: it must stand alone (clients show it
- * without the title), so it starts with the summary and ends with the scope and the errors.
- */
-export function toolDescription(tool: AnyTool): string {
-  return `${tool.summary}\n\n${tool.description}\n\nScope: ${scopeText(tool)}. Errors: ${toolErrors(tool).join(', ')}.`;
-}
-
-const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];
-const PATH_ERRORS = ['INVALID_PATH', 'OUTSIDE_KEY_FOLDER'];
-const takesPaths = (tool: AnyTool) => ['path', 'from', 'to', 'cwd'].some((f) => f in tool.input.shape);
-export const toolErrors = (tool: AnyTool) => [...new Set([...tool.errors, ...COMMON_ERRORS, ...(takesPaths(tool) ? PATH_ERRORS : [])])];
 
 function fence(text: string, lang = ''): string {
   const ticks = text.includes('```') ? '````' : '```';
@@ -130,9 +92,9 @@ function skillMd(registry: ToolRegistry, config: Config, examples: Map<string, E
   const families = [...new Set(tools.map((t) => t.family))];
   const meta = JSON.stringify({ api_base: `${base}/api`, tools: tools.length, mcp: `${base}/mcp` });
   return `---
-name: ${NAME}
+name: ${SERVICE_NAME}
 version: ${version}
-description: ${PKG.description}. Register once, then ${verbs(registry)} through named tools.
+description: ${SERVICE_DESCRIPTION}. Register once, then ${verbs(registry)} through named tools.
 homepage: ${base}
 metadata: ${meta}
 ---
@@ -345,7 +307,7 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Agent File Service', version, description: PKG.description },
+    info: { title: 'Agent File Service', version, description: SERVICE_DESCRIPTION },
     servers: [{ url: config.baseUrl }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'mk_… API key' } },
@@ -360,7 +322,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export function renderReference(registry: ToolRegistry, config: Config, examples: Map<string, ExampleRun[]>): ReferenceFiles {
   // The version follows the content: hash everything with a placeholder version, then fill it in.
   const draft = skillMd(registry, config, examples, 'VERSION') + heartbeatMd(registry, config) + mcpMd(config);
-  const version = `${PKG.version}+${sha256(draft + JSON.stringify(openApi(registry, config, 'VERSION'))).slice(0, 12)}`;
+  const version = `${SERVICE_VERSION}+${sha256(draft + JSON.stringify(openApi(registry, config, 'VERSION'))).slice(0, 12)}`;
   const files = {
     'skill.md': skillMd(registry, config, examples, version),
     'heartbeat.md': heartbeatMd(registry, config),
@@ -368,9 +330,9 @@ export function renderReference(registry: ToolRegistry, config: Config, examples
     'openapi.json': JSON.stringify(openApi(registry, config, version), null, 2),
   };
   const skillJson = {
-    name: NAME,
+    name: SERVICE_NAME,
     version,
-    description: PKG.description,
+    description: SERVICE_DESCRIPTION,
     homepage: config.baseUrl,
     api_base: `${config.baseUrl}/api`,
     files: Object.fromEntries(Object.entries(files).map(([name, text]) => [name, { url: `${config.baseUrl}/${name}`, sha256: sha256(text) }])),

@@ -3,6 +3,7 @@
  * wrong scheme, malformed key, unknown, revoked, expired) without revealing anything about
  * other agents' keys, and always carries the redirect hint.
  */
+import { LruMap } from 'toad-cache';
 import { TransportError } from '../core/errors.js';
 import { KEY_PATTERN, hashApiKey } from '../core/keys.js';
 import { readScopes } from '../core/scopes.js';
@@ -16,15 +17,22 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export const AUTH_CACHE_TTL_MS = 500;
 const AUTH_CACHE_MAX = 50_000;
+const TOUCHED_MAX = 100_000;
 
 export class Authenticator {
-  private readonly touched = new Map<string, number>();
-  private readonly cache = new Map<string, { record: AuthRecord | null; at: number }>();
+  /** Keys touched within TOUCH_INTERVAL_MS (least recently used dropped first when full). */
+  private readonly touched: LruMap<true>;
+  /** Lookups by key hash, `null` for unknown keys too (least recently used dropped first when full). */
+  private readonly cache: LruMap<{ record: AuthRecord | null }>;
 
   constructor(
     private readonly store: Store,
     private readonly baseUrl: string,
-  ) {}
+    sizes: { cache?: number; touched?: number } = {},
+  ) {
+    this.cache = new LruMap(sizes.cache ?? AUTH_CACHE_MAX, AUTH_CACHE_TTL_MS);
+    this.touched = new LruMap(sizes.touched ?? TOUCHED_MAX, TOUCH_INTERVAL_MS);
+  }
 
   private fail(reason: string, message: string): TransportError {
     return new TransportError(
@@ -80,12 +88,10 @@ export class Authenticator {
   }
 
   private async lookup(hash: string): Promise<AuthRecord | null> {
-    const now = Date.now();
     const hit = this.cache.get(hash);
-    if (hit && now - hit.at < AUTH_CACHE_TTL_MS) return hit.record;
+    if (hit) return hit.record;
     const record = await this.store.findKeyByHash(hash);
-    if (this.cache.size >= AUTH_CACHE_MAX) this.cache.clear();
-    this.cache.set(hash, { record, at: now });
+    this.cache.set(hash, { record });
     return record;
   }
 
@@ -96,10 +102,8 @@ export class Authenticator {
 
   /** lastUsedAt is kept to the minute, so a hot key costs no write per request. */
   private touch(keyId: string, now: number): void {
-    const last = this.touched.get(keyId);
-    if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
-    this.touched.set(keyId, now);
-    if (this.touched.size > 100_000) this.touched.clear();
+    if (this.touched.get(keyId)) return;
+    this.touched.set(keyId, true);
     this.store.touchKey(keyId, now).catch(() => this.touched.delete(keyId));
   }
 }

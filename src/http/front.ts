@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { SERVICE_DESCRIPTION, SERVICE_VERSION } from '../docs/reference.js';
+import { SERVICE_DESCRIPTION, SERVICE_VERSION } from '../version.js';
 
 /** JSON when the client asks for it and does not prefer markdown or plain text. */
 export function wantsJson(accept: string | undefined): boolean {
@@ -74,7 +74,7 @@ Send \`Accept: application/json\` for this page as JSON.
 
 export function frontRoutes(app: FastifyInstance, config: Config): void {
   app.get('/', async (req: FastifyRequest, reply) => {
-    reply.header('x-request-id', req.id).header('vary', 'Accept');
+    reply.header('vary', 'Accept');
     if (wantsJson(req.headers.accept)) return reply.type('application/json; charset=utf-8').send(frontPage(config));
     return reply.type('text/markdown; charset=utf-8').send(frontMarkdown(config));
   });

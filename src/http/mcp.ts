@@ -11,23 +11,18 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportError, type ErrorCode } from '../core/errors.js';
 import { isFullAccess, missingScopes } from '../core/scopes.js';
-import { SERVICE_VERSION, inputSchema, toolDescription } from '../docs/reference.js';
-import { outputSchema } from '../docs/output-docs.js';
-import { callTool, type DispatchDeps } from '../tools/dispatch.js';
-import type { Authenticator } from './auth.js';
+import { callTool } from '../tools/dispatch.js';
+import { inputSchema, outputSchema, toolDescription } from '../tools/describe.js';
+import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
+import type { AppParts } from './compose.js';
 import { errorBody } from './envelope.js';
-import { rateLimited, type RateDecision } from './rate-limit.js';
-
-export interface McpRateLimit {
-  /** Counts `count` messages of the request (not tools/call); throws 429 over the limit. */
-  request(agentId: string, reply: FastifyReply, count: number): Promise<void>;
-  /** Counts one tools/call. */
-  call(agentId: string): Promise<RateDecision>;
-  peek(agentId: string): { limit: number; remaining: number; resetAtMs: number };
-}
+import { authenticate } from './plugins/auth.js';
+import { notFound, plainErrors } from './plugins/errors.js';
+import { applyRateLimit } from './plugins/rate-limit.js';
+import { rateLimited } from './rate-limit.js';
 
 /** The MCP SDK's transport answers 400 to a JSON-RPC batch of more messages than this. */
 const MAX_BATCH = 100;
@@ -55,17 +50,29 @@ export function instructions(base: string): string {
   );
 }
 
-export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authenticator, rate: McpRateLimit): void {
-  const { registry } = deps;
+const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
+  reply.code(405).header('allow', 'POST').send(errorBody('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC requests with POST /mcp.'));
 
-  app.post('/mcp', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-    const identity = await auth.authenticate(req.headers.authorization);
+/**
+ * Registered under /mcp, encapsulated: its errors are plain `{"error": …}` bodies (MCP clients
+ * read the HTTP status), and any other method on /mcp answers 405 the same way.
+ */
+export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts }): Promise<void> {
+  const { deps, limiter, config } = opts.parts;
+  const { registry } = deps;
+  app.setErrorHandler(plainErrors(config));
+  const elsewhere = notFound(config);
+  app.setNotFoundHandler((req, reply) => (req.url.split('?')[0] === '/mcp' ? notAllowed(req, reply) : elsewhere(req, reply)));
+  app.get('', notAllowed);
+  app.delete('', notAllowed);
+
+  app.post('', { preHandler: authenticate(opts.parts.auth) }, async (req, reply) => {
+    const { identity } = req;
     const { calls, others } = countMessages(req.body);
     // A batch the transport refuses whole (over its 100 messages) runs no call: it counts one.
     const refusedWhole = calls + others > MAX_BATCH;
-    if (others > 0 || calls === 0 || refusedWhole) await rate.request(identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
-    const server = new Server({ name: 'agent-file-service', version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: instructions(deps.config.baseUrl) });
+    if (others > 0 || calls === 0 || refusedWhole) await applyRateLimit(limiter, identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
+    const server = new Server({ name: SERVICE_NAME, version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: instructions(config.baseUrl) });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: registry
         .all()
@@ -89,7 +96,7 @@ export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authen
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const args = (request.params.arguments ?? {}) as Record<string, unknown>;
       try {
-        const decision = await rate.call(identity.agentId);
+        const decision = await limiter.check(identity.agentId);
         if (!decision.allowed) throw rateLimited(decision);
         const outcome = await callTool(deps, request.params.name, args, identity, req.id);
         // The text part stays for clients that read it; structuredContent is the same result as an
@@ -111,8 +118,7 @@ export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authen
     const raw = reply.raw;
     const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => typeof raw;
     raw.writeHead = ((...args: unknown[]) => {
-      const w = rate.peek(identity.agentId);
-      raw.setHeader('x-request-id', req.id);
+      const w = limiter.peek(identity.agentId);
       raw.setHeader('x-ratelimit-limit', String(w.limit));
       raw.setHeader('x-ratelimit-remaining', String(w.remaining));
       raw.setHeader('x-ratelimit-reset', String(Math.ceil(w.resetAtMs / 1000)));
@@ -125,9 +131,4 @@ export function mcpRoutes(app: FastifyInstance, deps: DispatchDeps, auth: Authen
     await server.connect(transport);
     await transport.handleRequest(req.raw, reply.raw, req.body);
   });
-
-  const notAllowed = async (_req: unknown, reply: import('fastify').FastifyReply) =>
-    reply.code(405).header('allow', 'POST').send(errorBody('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC requests with POST /mcp.'));
-  app.get('/mcp', notAllowed);
-  app.delete('/mcp', notAllowed);
 }

@@ -35,8 +35,16 @@ export function validateName(body: unknown): { name: string } | { error: string;
 export function registerRoutes(app: FastifyInstance, deps: { store: Store; config: Config }): void {
   const { store, config } = deps;
 
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: '/api/users/register',
+    handler: async (req, reply) => {
+      const path = req.url.split('?')[0]!;
+      return reply.code(405).header('allow', 'POST').send(errorEnvelope('METHOD_NOT_ALLOWED', `Register with POST ${path} and a body such as {"name": "my-agent"}.`));
+    },
+  });
+
   app.post('/api/users/register', async (req, reply) => {
-    reply.header('x-request-id', req.id);
     const parsed = validateName(req.body);
     if ('error' in parsed) {
       return reply.code(400).send(errorEnvelope('INVALID_INPUT', parsed.error, parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : undefined));

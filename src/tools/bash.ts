@@ -22,9 +22,6 @@ const bashOutput = mutationOutputOf({
   changedTruncated: z.literal(true).optional(),
 });
 
-/** bash commands running per agent on this instance (capped by BASH_MAX_CONCURRENT_PER_AGENT). */
-const runningPerAgent = new Map<string, number>();
-
 const bash = defineTool({
   name: 'bash',
   family: 'bash',
@@ -67,9 +64,10 @@ const bash = defineTool({
     const access = { agentId, folder, canWrite: scopes.includes('files:write'), canDelete: scopes.includes('files:delete') };
     const fast = await tryFastCat(ctx.store, access, input.command, cwd, ctx.config.bashMaxOutputBytes);
     if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changed: [] };
-    const running = runningPerAgent.get(agentId) ?? 0;
     const max = ctx.config.bashMaxConcurrentPerAgent;
-    if (running >= max) {
+    const slot = ctx.bashSlots.take(agentId, max);
+    if (!slot.taken) {
+      const { running } = slot;
       // Its own fields and headers: the request budget (X-RateLimit-*) is not what ran out.
       throw new TransportError(
         'RATE_LIMITED',
@@ -81,7 +79,6 @@ const bash = defineTool({
         },
       );
     }
-    runningPerAgent.set(agentId, running + 1);
     const outcome = await ctx.bash.run({
       command: input.command,
       cwd,
@@ -89,11 +86,7 @@ const bash = defineTool({
       timeoutMs: ctx.config.bashTimeoutMs,
       maxOutputBytes: ctx.config.bashMaxOutputBytes,
       maxCommands: ctx.config.bashMaxCommands,
-    }).finally(() => {
-      const n = (runningPerAgent.get(agentId) ?? 1) - 1;
-      if (n <= 0) runningPerAgent.delete(agentId);
-      else runningPerAgent.set(agentId, n);
-    });
+    }).finally(() => ctx.bashSlots.release(agentId));
     if (outcome.error) throw new Error(outcome.error);
     if (outcome.timedOut) {
       throw new ToolError('TIMEOUT', `The command ran longer than ${ctx.config.bashTimeoutMs} ms and was stopped (exit 124); nothing was written. Narrow it (a path, -maxdepth, a literal pattern) and retry.`, {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { BashPool } from '../bash/pool.js';
+import type { AgentSlots } from '../bash/slots.js';
 import type { Config } from '../config.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
@@ -45,7 +46,6 @@ export class KeyedQueue {
     }
   }
 }
-const mutationQueue = new KeyedQueue();
 
 function mutationKey(agentId: string, input: Record<string, unknown>): string {
   const target = typeof input.path === 'string' ? input.path : typeof input.from === 'string' ? input.from : '';
@@ -57,6 +57,10 @@ export interface DispatchDeps {
   store: Store;
   config: Config;
   bash: BashPool;
+  /** Per-app: mutations of one (agent, path) queue here (see KeyedQueue). */
+  mutations: KeyedQueue;
+  /** Per-app: bash commands running per agent. */
+  bashSlots: AgentSlots;
   /** Called after a tool revoked or rotated keys (the HTTP layer drops its auth cache). */
   onKeysChanged?: () => void;
   /** The tool-call rate window of an agent (shared by all its keys), from the transport's limiter. */
@@ -266,7 +270,7 @@ async function runTool(
         }
       }
     };
-    return tool.mutating && tool.queueByPath !== false ? await mutationQueue.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt) : await attempt();
+    return tool.mutating && tool.queueByPath !== false ? await deps.mutations.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt) : await attempt();
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err };
     const translated = fromStoreError(err, name);
@@ -303,6 +307,7 @@ function makeContext(
     store: deps.store,
     config: deps.config,
     bash: deps.bash,
+    bashSlots: deps.bashSlots,
     auth,
     requestId,
     tool,

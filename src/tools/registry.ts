@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { ToolErrorCode } from '../core/errors.js';
 import { ALL_SCOPES, type Scope } from '../core/scopes.js';
 import type { BashPool } from '../bash/pool.js';
+import type { AgentSlots } from '../bash/slots.js';
 import type { ChangesetRecord, PlannedChange, Store } from '../store/types.js';
 
 export type ToolFamily = 'files' | 'versions' | 'bash' | 'agents' | 'shares' | 'social' | 'community' | 'search';
@@ -33,6 +34,8 @@ export interface ToolContext {
   config: Config;
   /** The bash worker pool (created with the app). */
   bash: BashPool;
+  /** bash commands running per agent on this app (BASH_MAX_CONCURRENT_PER_AGENT). */
+  bashSlots: AgentSlots;
   auth: AuthContext;
   requestId: string;
   tool: string;

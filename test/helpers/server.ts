@@ -1,7 +1,9 @@
 /**
  * Running the real server for tests: in-process (buildApp + listen on a free port) for most
  * suites, or as a child process (`node dist/src/server.js`) where a test kills it or reads its
- * logs. Every call goes over real HTTP with fetch and returns what a client sees.
+ * logs. Calls go over real HTTP with fetch and return what a client sees; suites whose point is
+ * not the socket may start with `{ via: 'inject' }`: the same Client API through
+ * `app.inject()` (the whole Fastify pipeline, no TCP), which is faster.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,7 +16,12 @@ import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/types.js';
 import { buildRegistry } from '../../src/tools/index.js';
 import type { Config } from '../../src/config.js';
+import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, testConfig, type Backend, type TestDatabase } from './backends.js';
+
+// As src/server.ts does at process start: bash prints times in UTC (just-bash's date reads the
+// process's zone, shared by the worker threads).
+process.env.TZ = 'UTC';
 
 export interface CallResult {
   status: number;
@@ -23,6 +30,33 @@ export interface CallResult {
   /** The parsed inner JSON of content[0].text (undefined if the body is not an envelope). */
   inner: any;
   isError: boolean;
+  /** The body as sent (for hashes and markdown). */
+  text: string;
+}
+
+/** How a Client reaches the app: a request in, status, headers and body text out. */
+export type Send = (path: string, init: RequestInit) => Promise<{ status: number; headers: Headers; text: string }>;
+
+const viaFetch =
+  (url: string): Send =>
+  async (path, init) => {
+    const res = await fetch(url + path, init);
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  };
+
+/** Through Fastify's inject: routing, hooks, parsers, error handlers, without a socket. */
+export function viaInject(app: FastifyInstance): Send {
+  return async (path, init) => {
+    const res = await app.inject({
+      method: (init.method ?? 'GET') as 'GET',
+      url: path,
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      payload: init.body as string | Buffer | undefined,
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) for (const x of Array.isArray(v) ? v : [v]) if (x !== undefined) headers.append(k, String(x));
+    return { status: res.statusCode, headers, text: res.body };
+  };
 }
 
 export interface Registered {
@@ -34,11 +68,19 @@ export interface Registered {
 }
 
 export class Client {
-  constructor(readonly url: string) {}
+  private readonly send: Send;
+
+  /** `send` defaults to fetch against `url`. */
+  constructor(
+    readonly url: string,
+    send?: Send,
+  ) {
+    this.send = send ?? viaFetch(url);
+  }
 
   async raw(path: string, init: RequestInit = {}): Promise<CallResult> {
-    const res = await fetch(this.url + path, init);
-    const text = await res.text();
+    const res = await this.send(path, init);
+    const text = res.text;
     let body: any;
     try {
       body = text ? JSON.parse(text) : undefined;
@@ -47,7 +89,7 @@ export class Client {
     }
     let inner: any;
     if (body && Array.isArray(body.content) && body.content[0]?.type === 'text') inner = JSON.parse(body.content[0].text);
-    return { status: res.status, headers: res.headers, body, inner, isError: body?.isError === true };
+    return { status: res.status, headers: res.headers, body, inner, isError: body?.isError === true, text };
   }
 
   call(key: string | null, tool: string, input: unknown = {}): Promise<CallResult> {
@@ -95,7 +137,11 @@ export interface TestServer extends Client {
   close(): Promise<void>;
 }
 
-export async function startServer(backend: Backend, overrides: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * `via: 'inject'` serves the Client through app.inject() instead of a listening socket; `url`
+ * is then a placeholder that fetch refuses, so a suite cannot mix the two by accident.
+ */
+export async function startServer(backend: Backend, overrides: Record<string, string> = {}, opts: { via?: 'http' | 'inject' } = {}): Promise<TestServer> {
   const db = await createTestDatabase(backend);
   const config = testConfig(db, overrides);
   const store = openStore(config);
@@ -104,10 +150,16 @@ export async function startServer(backend: Backend, overrides: Record<string, st
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
   const app = buildApp({ config, store, registry: buildRegistry(), logStream });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const client = new Client(`http://127.0.0.1:${port}`);
+  let client: Client;
+  if (opts.via === 'inject') {
+    await app.ready();
+    client = new Client('inject:', viaInject(app));
+  } else {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    client = new Client(`http://127.0.0.1:${port}`);
+  }
   return Object.assign(client, {
     backend,
     store,

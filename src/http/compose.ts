@@ -1,0 +1,64 @@
+/**
+ * The composition root: the parts of an app that hold state or resources (bash workers, the
+ * rate limiter, the key cache, the mutation queue, bash's per-agent counter), built once per
+ * app and handed to the plugins. Nothing of this lives at module level, so two apps in one
+ * process (tests do that) share nothing but the store they are given.
+ */
+import { AgentSlots } from '../bash/slots.js';
+import { BashPool } from '../bash/pool.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { Store } from '../store/types.js';
+import { KeyedQueue, type DispatchDeps } from '../tools/dispatch.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { Authenticator } from './auth.js';
+import { RateLimiter } from './rate-limit.js';
+
+export interface AppParts {
+  config: Config;
+  store: Store;
+  registry: ToolRegistry;
+  auth: Authenticator;
+  limiter: RateLimiter;
+  /** What the tools run with (store, bash pool, queue, counters, the limiter's window). */
+  deps: DispatchDeps;
+  close(): Promise<void>;
+}
+
+export function composeParts(config: Config, store: Store, registry: ToolRegistry, log: FastifyBaseLogger): AppParts {
+  const auth = new Authenticator(store, config.baseUrl);
+  const limiter = new RateLimiter(store, config.rateLimitPerMinute);
+  const bash = new BashPool(
+    config.bashWorkers,
+    {
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      sqliteSynchronous: config.sqliteSynchronous,
+      sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    },
+    config.bashCacheBytes,
+  );
+  const deps: DispatchDeps = {
+    registry,
+    store,
+    config,
+    bash,
+    mutations: new KeyedQueue(),
+    bashSlots: new AgentSlots(),
+    onKeysChanged: () => auth.forget(),
+    rateWindow: (agentId) => limiter.peek(agentId),
+    logError: (obj, msg) => log.error(obj, msg),
+  };
+  return {
+    config,
+    store,
+    registry,
+    auth,
+    limiter,
+    deps,
+    async close() {
+      limiter.close();
+      await bash.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * How a tool presents itself to clients: its input as JSON Schema, its description and its
+ * error codes. The reference files, OpenAPI and MCP's tools/list all show these, so they live
+ * with the tools rather than with one of their consumers.
+ */
+import { z } from 'zod';
+import type { AnyTool } from './registry.js';
+
+export function inputSchema(tool: AnyTool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  if (tool.mutating) {
+    const props = (schema.properties ?? {}) as Record<string, unknown>;
+    props.idempotencyKey = {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "Retry-safe: a repeat by the same API key with the same idempotencyKey and input within 24 h returns the first result (a purge forgets the agent's first results).",
+    };
+    schema.properties = props;
+  }
+  return schema;
+}
+
+export const scopeText = (tool: AnyTool) =>
+  tool.fullAccess ? 'full-access key (every scope, no folder, no expiry)' : tool.scopes.length ? tool.scopes.join(' + ') : 'none';
+
+/**
+ * A tool's description as MCP clients and OpenAPI show it: it must stand alone (clients show it
+ * without the title), so it starts with the summary and ends with the scope and the errors.
+ */
+/** The JSON Schema of a tool's success result (MCP outputSchema, OpenAPI, skill.md's field list). */
+export function outputSchema(tool: AnyTool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+export function toolDescription(tool: AnyTool): string {
+  return `${tool.summary}\n\n${tool.description}\n\nScope: ${scopeText(tool)}. Errors: ${toolErrors(tool).join(', ')}.`;
+}
+
+const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];
+const PATH_ERRORS = ['INVALID_PATH', 'OUTSIDE_KEY_FOLDER'];
+const takesPaths = (tool: AnyTool) => ['path', 'from', 'to', 'cwd'].some((f) => f in tool.input.shape);
+export const toolErrors = (tool: AnyTool) => [...new Set([...tool.errors, ...COMMON_ERRORS, ...(takesPaths(tool) ? PATH_ERRORS : [])])];
