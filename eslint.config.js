@@ -9,10 +9,24 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: {
-        console: 'readonly', process: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
-        setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', performance: 'readonly', fetch: 'readonly',
-        URL: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', AbortController: 'readonly', structuredClone: 'readonly',
-        queueMicrotask: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly',
+        console: 'readonly',
+        process: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        performance: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        AbortController: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+        SharedArrayBuffer: 'readonly',
+        Atomics: 'readonly',
       },
     },
     rules: {

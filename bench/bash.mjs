@@ -14,7 +14,7 @@ const DIRS = 100;
 const WORDS = 'alpha beta gamma delta epsilon zeta theta lambda sigma omega function return const value index'.split(' ');
 
 function rng(seed) {
-  return () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 }
 
 function makeTree() {
@@ -35,7 +35,13 @@ function makeTree() {
   return files;
 }
 
-const freePort = () => new Promise((res) => { const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => res(port)); }); });
+const freePort = () =>
+  new Promise((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
@@ -59,19 +65,34 @@ async function main() {
     await store.close();
     const port = await freePort();
     const server = spawn(process.execPath, ['dist/src/server.js'], {
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', BASH_TIMEOUT_MS: '120000', BASH_MAX_OUTPUT_BYTES: String(8 * 1024 * 1024) },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        BASH_TIMEOUT_MS: '120000',
+        BASH_MAX_OUTPUT_BYTES: String(8 * 1024 * 1024),
+      },
       stdio: 'ignore',
     });
     children.push(server);
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
-      try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not listening yet */ }
+      try {
+        if ((await fetch(`${base}/readyz`)).ok) break;
+      } catch {
+        /* not listening yet */
+      }
       if (i > 300) throw new Error('server did not start');
       await new Promise((r) => setTimeout(r, 50));
     }
     const reg = await (await fetch(`${base}/api/users/register`, { method: 'POST', body: JSON.stringify({ name: 'bashbench' }) })).json();
     const call = async (tool, body) => {
-      const res = await fetch(`${base}/api/tools/${tool}`, { method: 'POST', headers: { authorization: `Bearer ${reg.apiKey}` }, body: JSON.stringify(body) });
+      const res = await fetch(`${base}/api/tools/${tool}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${reg.apiKey}` },
+        body: JSON.stringify(body),
+      });
       const inner = JSON.parse((await res.json()).content[0].text);
       if (!inner.success) throw new Error(`${tool}: ${JSON.stringify(inner).slice(0, 300)}`);
       return inner;
@@ -79,11 +100,23 @@ async function main() {
     const loader = new SqliteStore({ dataDir, synchronous: 'normal' });
     const { newId } = await import('../dist/src/core/keys.js');
     const dirs = [...new Set(files.map((f) => f.path.split('/')[1]))];
-    await loader.commit({ agentId: reg.id, keyId: 'bench', keyLabel: 'bench', tool: 'bench', quotaBytes: 1e12, changes: dirs.map((d) => ({ path: `/${d}`, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } })) });
+    await loader.commit({
+      agentId: reg.id,
+      keyId: 'bench',
+      keyLabel: 'bench',
+      tool: 'bench',
+      quotaBytes: 1e12,
+      changes: dirs.map((d) => ({ path: `/${d}`, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } })),
+    });
     for (let i = 0; i < files.length; i += 500) {
       const changes = files.slice(i, i + 500).map((f) => {
         const bytes = Buffer.from(f.content);
-        return { path: f.path, expectVersion: 0, op: 'create', state: { kind: 'file', blob: { hash: contentHash(bytes), size: bytes.length, bytes }, lines: countLines(f.content), fileId: newId('f') } };
+        return {
+          path: f.path,
+          expectVersion: 0,
+          op: 'create',
+          state: { kind: 'file', blob: { hash: contentHash(bytes), size: bytes.length, bytes }, lines: countLines(f.content), fileId: newId('f') },
+        };
       });
       await loader.commit({ agentId: reg.id, keyId: 'bench', keyLabel: 'bench', tool: 'bench', quotaBytes: 1e12, changes });
     }
@@ -112,11 +145,27 @@ async function main() {
         gnu.push(performance.now() - t);
       }
       const ratio = median(ours) / median(gnu);
-      rows.push([c.name, outLines, median(ours).toFixed(0), median(gnu).toFixed(0), `${ratio.toFixed(1)}×`, `≤${c.target}×`, ratio <= c.target ? 'PASS' : 'MISS']);
+      rows.push([
+        c.name,
+        outLines,
+        median(ours).toFixed(0),
+        median(gnu).toFixed(0),
+        `${ratio.toFixed(1)}×`,
+        `≤${c.target}×`,
+        ratio <= c.target ? 'PASS' : 'MISS',
+      ]);
     }
     // Per-call overhead: bash {cat /one.txt} vs read, sequential latency (the throughput ratio is in npm run bench).
     await call('write', { path: '/one.txt', content: 'x'.repeat(1024) });
-    const lat = async (tool, body) => { const xs = []; for (let i = 0; i < 200; i++) { const t = performance.now(); await call(tool, body); xs.push(performance.now() - t); } return median(xs); };
+    const lat = async (tool, body) => {
+      const xs = [];
+      for (let i = 0; i < 200; i++) {
+        const t = performance.now();
+        await call(tool, body);
+        xs.push(performance.now() - t);
+      }
+      return median(xs);
+    };
     const readMs = await lat('read', { path: '/one.txt' });
     const catMs = await lat('bash', { command: 'cat /one.txt' });
     const table = [
@@ -135,7 +184,9 @@ async function main() {
       const end = '<!-- bash:auto:end -->';
       const section = `${start}\n<!-- generated by bench/bash.mjs --write-docs -->\n\nMeasured ${new Date().toISOString()}.\n\n${table}\n${end}`;
       let text = existsSync(doc) ? readFileSync(doc, 'utf8') : '# Benchmarks\n';
-      text = text.includes(start) ? text.replace(new RegExp(`${start}[\\s\\S]*${end}`), section) : `${text.trimEnd()}\n\n## bash against GNU\n\n${section}\n`;
+      text = text.includes(start)
+        ? text.replace(new RegExp(`${start}[\\s\\S]*${end}`), section)
+        : `${text.trimEnd()}\n\n## bash against GNU\n\n${section}\n`;
       writeFileSync(doc, text);
     }
   } finally {

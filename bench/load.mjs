@@ -51,7 +51,14 @@ async function generate(job) {
       const body = JSON.stringify(input);
       const started = performance.now();
       const req = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: `/api/tools/${tool}`, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${key}` } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/api/tools/${tool}`,
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${key}` },
+        },
         (res) => {
           const chunks = [];
           res.on('data', (c) => chunks.push(c));
@@ -115,7 +122,12 @@ async function generate(job) {
         base = known.get(k);
       }
       const token = `e${seq++}`;
-      r = await post(a.key, 'edit', { path: file, old_string: `stamp: ${base?.token ?? 'none'}`, new_string: `stamp: ${token}`, expectedVersion: base?.version ?? 1 });
+      r = await post(a.key, 'edit', {
+        path: file,
+        old_string: `stamp: ${base?.token ?? 'none'}`,
+        new_string: `stamp: ${token}`,
+        expectedVersion: base?.version ?? 1,
+      });
       if (r.inner?.success) remember(k, r.inner.version, token);
     } else {
       const cmd = Math.random() < 0.5 ? `grep -rn "stamp: e" /src | head -20` : `cat ${file} | wc -l; grep -c TODO ${file}`;
@@ -132,7 +144,8 @@ async function generate(job) {
       return;
     }
     counts[op].errors++;
-    if (errorSamples.length < 10) errorSamples.push({ op, status: r.status, code: code ?? null, message: String(r.inner?.error?.message ?? r.err ?? '').slice(0, 200) });
+    if (errorSamples.length < 10)
+      errorSamples.push({ op, status: r.status, code: code ?? null, message: String(r.inner?.error?.message ?? r.err ?? '').slice(0, 200) });
   }
 
   const started = Date.now();
@@ -182,7 +195,8 @@ function options() {
     return n;
   };
   const mix = values.mix.split(',').map(Number);
-  if (mix.length !== 4 || mix.some((x) => !Number.isFinite(x) || x < 0) || mix.every((x) => x === 0)) throw new Error('--mix needs 4 non-negative weights: read,write,edit,bash');
+  if (mix.length !== 4 || mix.some((x) => !Number.isFinite(x) || x < 0) || mix.every((x) => x === 0))
+    throw new Error('--mix needs 4 non-negative weights: read,write,edit,bash');
   const backends = values.backends ? values.backends.split(',').map((s) => s.trim()) : ['sqlite', 'postgres'];
   for (const b of backends) if (!['sqlite', 'postgres'].includes(b)) throw new Error(`--backends: unknown backend "${b}"`);
   return {
@@ -361,7 +375,12 @@ async function runBackend(backend, opts) {
   if (!msg.ok) throw new Error(`load generator failed: ${msg.error}`);
   const rssAfter = vmRssMb(child.pid);
   const loadAfter = os.loadavg();
-  const alive = child.exitCode === null && (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false));
+  const alive =
+    child.exitCode === null &&
+    (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    ));
   // Stop the server gracefully; its storage is removed by the cleanup steps.
   child.kill('SIGTERM');
   await new Promise((r) => {
@@ -387,17 +406,23 @@ function table(results, opts) {
   for (const r of results) {
     const total = r.ops.reduce((a, o) => a + o.requests, 0);
     for (const o of r.ops) {
-      lines.push(`| ${r.label} | ${o.op} | ${o.requests} | ${f(o.requests / r.elapsedS)} | ${o.op === 'edit' ? o.editConflicts : '–'} | ${o.errors} | ${f(o.p50)} | ${f(o.p99)} |`);
+      lines.push(
+        `| ${r.label} | ${o.op} | ${o.requests} | ${f(o.requests / r.elapsedS)} | ${o.op === 'edit' ? o.editConflicts : '–'} | ${o.errors} | ${f(o.p50)} | ${f(o.p99)} |`,
+      );
     }
     const errors = r.ops.reduce((a, o) => a + o.errors, 0);
-    lines.push(`| ${r.label} | **all** | **${total}** | **${f(total / r.elapsedS)}** | ${r.ops.find((o) => o.op === 'edit').editConflicts} | **${errors}** | | |`);
+    lines.push(
+      `| ${r.label} | **all** | **${total}** | **${f(total / r.elapsedS)}** | ${r.ops.find((o) => o.op === 'edit').editConflicts} | **${errors}** | | |`,
+    );
   }
   lines.push('');
   lines.push('| Backend | Errors other than EDIT_CONFLICT | Server RSS before → after | Load average before → after (1 min) | Server up after |');
   lines.push('|---|---:|---|---|---|');
   for (const r of results) {
     const errors = r.ops.reduce((a, o) => a + o.errors, 0);
-    lines.push(`| ${r.label} | ${errors} | ${r.rssBefore} MB → ${r.rssAfter} MB | ${r.loadBefore[0].toFixed(2)} → ${r.loadAfter[0].toFixed(2)} | ${r.alive ? 'yes' : 'NO'} |`);
+    lines.push(
+      `| ${r.label} | ${errors} | ${r.rssBefore} MB → ${r.rssAfter} MB | ${r.loadBefore[0].toFixed(2)} → ${r.loadAfter[0].toFixed(2)} | ${r.alive ? 'yes' : 'NO'} |`,
+    );
   }
   return lines.join('\n');
 }

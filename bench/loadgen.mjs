@@ -49,7 +49,10 @@ function blast(job, sc, seconds, next) {
             setupRequest: (req) => ({ ...req, body: JSON.stringify(sc.bodyFor(...next())) }),
             onResponse: (status, body) => {
               if (status >= 200 && status < 300) {
-                if (TOOL_ERROR.test(body)) { toolErrors++; sample(status, body); }
+                if (TOOL_ERROR.test(body)) {
+                  toolErrors++;
+                  sample(status, body);
+                }
               } else {
                 sample(status, body);
               }

@@ -33,7 +33,10 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options])
   --warmup <s>        discarded warm-up seconds per scenario (default 3)
   --connections <n>   concurrent connections (default 50)
   --rounds <n>        rounds; each round runs bare then every scenario, medians are reported (default 1)
-  --only <a,b>        tool scenarios to run (${scenarios.filter((s) => s.tool).map((s) => s.name).join(',')}); bare always runs
+  --only <a,b>        tool scenarios to run (${scenarios
+    .filter((s) => s.tool)
+    .map((s) => s.name)
+    .join(',')}); bare always runs
   --backends <a,b>    sqlite,postgres (default: both; postgres skipped if not reachable)
   --write-docs        replace the auto-generated section of docs/benchmarks.md
   --quiet-logs        run the server with LOG_LEVEL=warn (default: server's default level)
@@ -58,13 +61,22 @@ function parseOptions() {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) { console.log(HELP); process.exit(0); }
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
   const num = (name, min) => {
     const n = Number(values[name]);
     if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number >= ${min}`);
     return n;
   };
-  const list = (v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : null);
+  const list = (v) =>
+    v
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : null;
   const toolNames = scenarios.filter((s) => s.tool).map((s) => s.name);
   const only = list(values.only) ?? toolNames;
   for (const n of only) if (!toolNames.includes(n)) throw new Error(`--only: unknown scenario "${n}" (have ${toolNames.join(', ')})`);
@@ -111,14 +123,20 @@ function cleanupAll() {
   cleaning ??= (async () => {
     await Promise.all([...children].map(stopChild));
     while (undo.length) {
-      try { await undo.pop()(); } catch (err) { console.error(`cleanup: ${err.message}`); }
+      try {
+        await undo.pop()();
+      } catch (err) {
+        console.error(`cleanup: ${err.message}`);
+      }
     }
   })();
   return cleaning;
 }
 
 // Last resort if we exit without awaiting cleanupAll (e.g. process.exit elsewhere).
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(sig, () => {
     console.error(`\n${sig}: cleaning up…`);
@@ -155,7 +173,11 @@ function freePort() {
 }
 
 function tail(file, lines = 30) {
-  try { return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n'); } catch { return '(no log)'; }
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
 }
 
 // Start a server process with stdout/stderr going to a file (a pipe nobody
@@ -163,11 +185,13 @@ function tail(file, lines = 30) {
 async function startServer(label, args, env, logFile) {
   const port = await freePort();
   const fd = fs.openSync(logFile, 'w');
-  const child = track(spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', fd, fd],
-  }));
+  const child = track(
+    spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', fd, fd],
+    }),
+  );
   fs.closeSync(fd);
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
@@ -178,7 +202,9 @@ async function startServer(label, args, env, logFile) {
     try {
       const res = await fetch(`${baseUrl}/readyz`);
       if (res.status === 200) return { child, baseUrl };
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   await stopChild(child);
@@ -193,7 +219,11 @@ async function register(baseUrl) {
   });
   const text = await res.text();
   let body;
-  try { body = JSON.parse(text); } catch { body = null; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
   if (res.status !== 201 || typeof body?.apiKey !== 'string') {
     throw new Error(`register failed: HTTP ${res.status} ${text.slice(0, 500)}`);
   }
@@ -216,7 +246,9 @@ function postgresCpu() {
   for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(pid) ?? 0;
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return total;
 }
@@ -228,7 +260,9 @@ function runLoad(job, timeoutS, serverPid) {
     const child = track(fork(path.join(BENCH_DIR, 'loadgen.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     let reply = null;
     let cpuStart = null;
-    const timer = setTimeout(() => { child.kill('SIGKILL'); }, timeoutS * 1000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, timeoutS * 1000);
     child.on('message', (m) => {
       if (m.phase === 'measure') {
         cpuStart = { server: cpuOf(serverPid), db: postgresCpu() };
@@ -292,11 +326,19 @@ const backendDefs = {
     async prepare(dataDir) {
       const name = `afs_bench_${randomBytes(6).toString('hex')}`;
       const admin = await pgAdmin(this.adminUrl);
-      try { await admin.query(`CREATE DATABASE "${name}"`); } finally { await admin.end(); }
+      try {
+        await admin.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await admin.end();
+      }
       const drop = async () => {
         const a = await pgAdmin(this.adminUrl);
         // FORCE: a killed server may leave connections behind
-        try { await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`); } finally { await a.end(); }
+        try {
+          await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        } finally {
+          await a.end();
+        }
       };
       const release = onCleanup(drop);
       const dbUrl = new URL(this.adminUrl);
@@ -325,7 +367,12 @@ async function measure(opts, runRoot, backend, scenarioName) {
     } else {
       storage = await backendDefs[backend].prepare(dataDir);
       // One agent drives all connections: lift its per-agent bash cap too.
-      const env = { ...storage.env, RATE_LIMIT_PER_MINUTE: RATE_LIMIT, BASH_MAX_CONCURRENT_PER_AGENT: '64', ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}) };
+      const env = {
+        ...storage.env,
+        RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
+        BASH_MAX_CONCURRENT_PER_AGENT: '64',
+        ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
+      };
       if (opts.quietLogs) env.LOG_LEVEL = 'warn';
       server = await startServer(`server (${backend})`, [SERVER_JS], env, logFile);
       apiKey = await register(server.baseUrl);
@@ -369,7 +416,10 @@ function summarize(backend, rounds, names) {
       ratio,
       serverCpuUs: median(rs.map((r) => r.serverCpuUs)),
       // Server CPU per call as a multiple of bare's, per round (the figure that holds across machines).
-      cpuX: name === 'bare' ? 1 : median(rounds.map((r) => (r[name].serverCpuUs != null && r.bare.serverCpuUs ? r[name].serverCpuUs / r.bare.serverCpuUs : null))),
+      cpuX:
+        name === 'bare'
+          ? 1
+          : median(rounds.map((r) => (r[name].serverCpuUs != null && r.bare.serverCpuUs ? r[name].serverCpuUs / r.bare.serverCpuUs : null))),
       dbCpuUs: name === 'bare' ? null : median(rs.map((r) => r.dbCpuUs)),
       target: RATIO_TARGETS[backend]?.[name] ?? null,
       samples: rs.flatMap((r) => r.samples).slice(0, 3),
@@ -387,10 +437,30 @@ function summarize(backend, rounds, names) {
 }
 
 function markdownTable(rows) {
-  const head = ['scenario', 'server CPU µs/call', 'CPU × bare', 'db CPU µs/call', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs bare', 'target', 'result'];
+  const head = [
+    'scenario',
+    'server CPU µs/call',
+    'CPU × bare',
+    'db CPU µs/call',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'non-2xx',
+    'vs bare',
+    'target',
+    'result',
+  ];
   const body = rows.map((r) => [
-    r.scenario, fmt(r.serverCpuUs, 0), r.cpuX == null ? '—' : `${r.cpuX.toFixed(1)}×`, r.scenario === 'bare' || !r.dbCpuUs ? '—' : fmt(r.dbCpuUs, 0),
-    fmt(r.rps, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.errors), String(r.non2xx),
+    r.scenario,
+    fmt(r.serverCpuUs, 0),
+    r.cpuX == null ? '—' : `${r.cpuX.toFixed(1)}×`,
+    r.scenario === 'bare' || !r.dbCpuUs ? '—' : fmt(r.dbCpuUs, 0),
+    fmt(r.rps, 0),
+    fmt(r.p50, 2),
+    fmt(r.p99, 2),
+    String(r.errors),
+    String(r.non2xx),
     r.ratio == null ? '100%' : `${(r.ratio * 100).toFixed(1)}%`,
     r.scenario === 'bare' ? '—' : `${r.target == null ? '' : `≥${r.target * 100}%, `}p99<${P99_TARGET_MS}`,
     r.verdict,
@@ -408,16 +478,25 @@ function machineInfo() {
     node: process.version,
     memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
-    loadavg: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadavg: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
   };
 }
 
 function gitRev() {
   try {
-    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
     return dirty ? `${rev} (src modified)` : rev;
-  } catch { return 'no commit'; }
+  } catch {
+    return 'no commit';
+  }
 }
 
 function report(opts, machine, tables, notes) {
@@ -475,7 +554,10 @@ async function main() {
   for (const b of opts.backends) {
     if (b === 'postgres') {
       const pgInfo = await probePostgres(opts);
-      if (!pgInfo) { notes.push('PostgreSQL: skipped (not reachable).'); continue; }
+      if (!pgInfo) {
+        notes.push('PostgreSQL: skipped (not reachable).');
+        continue;
+      }
       backendDefs.postgres.adminUrl = pgInfo.url;
       backends.push({ name: b, version: pgInfo.version });
     } else backends.push({ name: b });
@@ -493,7 +575,9 @@ async function main() {
       for (const name of opts.scenarios) {
         const res = await measure(opts, runRoot.dir, b.name, name);
         round[name] = res;
-        console.error(`[${b.name} ${r}/${opts.rounds}] ${name.padEnd(6)} ${fmt(res.rps, 0).padStart(7)} req/s  p50 ${fmt(res.p50, 2)} ms  p99 ${fmt(res.p99, 2)} ms  errors ${res.errors + res.toolErrors}  non-2xx ${res.non2xx}`);
+        console.error(
+          `[${b.name} ${r}/${opts.rounds}] ${name.padEnd(6)} ${fmt(res.rps, 0).padStart(7)} req/s  p50 ${fmt(res.p50, 2)} ms  p99 ${fmt(res.p99, 2)} ms  errors ${res.errors + res.toolErrors}  non-2xx ${res.non2xx}`,
+        );
         if (name === 'bare' && (res.errors || res.non2xx || res.toolErrors)) {
           throw new Error(`bare baseline had errors — load generator or machine problem: ${JSON.stringify(res.samples)}`);
         }
@@ -520,7 +604,10 @@ async function main() {
 }
 
 main().then(
-  async (code) => { await cleanupAll(); process.exit(code); },
+  async (code) => {
+    await cleanupAll();
+    process.exit(code);
+  },
   async (err) => {
     if (!cleaning) console.error(`\nbench failed: ${err?.stack ?? err}`); // else: interrupted, already said so
     await cleanupAll();

@@ -56,7 +56,10 @@ const url = (name: string, protocols: string[]) =>
         return z.NEVER;
       }
       if (!protocols.includes(parsed.protocol)) {
-        ctx.addIssue({ code: 'custom', message: `${name} must start with ${protocols.map((p) => p + '//').join(' or ')} (got ${JSON.stringify(v)})` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must start with ${protocols.map((p) => p + '//').join(' or ')} (got ${JSON.stringify(v)})`,
+        });
         return z.NEVER;
       }
       return v.replace(/\/+$/, '');
@@ -74,8 +77,14 @@ const DEFAULT_MAX_FILES = 50_000;
 
 const EnvSchema = z.object({
   PORT: int('PORT', 3000, 0, 65535),
-  HOST: z.string().optional().transform((v) => v || '127.0.0.1'),
-  DATA_DIR: z.string().optional().transform((v) => v || './data'),
+  HOST: z
+    .string()
+    .optional()
+    .transform((v) => v || '127.0.0.1'),
+  DATA_DIR: z
+    .string()
+    .optional()
+    .transform((v) => v || './data'),
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
   BASE_URL: url('BASE_URL', ['http:', 'https:']),
   LOG_LEVEL: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

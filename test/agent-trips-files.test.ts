@@ -44,7 +44,14 @@ for (const backend of backends()) {
         const content = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join('');
         await s.ok(key, 'write', { path: '/ten.txt', content });
         const pages = await readAll(key, '/ten.txt');
-        assert.deepEqual(pages.map((p) => [p.lines.start, p.lines.end]), [[1, 4], [5, 8], [9, 10]]);
+        assert.deepEqual(
+          pages.map((p) => [p.lines.start, p.lines.end]),
+          [
+            [1, 4],
+            [5, 8],
+            [9, 10],
+          ],
+        );
         assert.equal(pages.map((p) => p.content).join(''), content);
         const last = pages[pages.length - 1];
         assert.equal(last.truncated, false);
@@ -151,18 +158,31 @@ for (const backend of backends()) {
           ['/b/x.md', 1, 'create'],
         ];
         const all = await s.ok(key, 'list_versions', { path: '/c/x.md' });
-        assert.deepEqual(all.versions.map((v: any) => [v.path, v.version, v.op]), expected);
+        assert.deepEqual(
+          all.versions.map((v: any) => [v.path, v.version, v.op]),
+          expected,
+        );
         const paged: any[] = [];
-        for (let before: string | undefined; ; ) {
+        for (let before: string | undefined; ;) {
           const p = await s.ok(key, 'list_versions', { path: '/c/x.md', limit: 1, ...(before ? { before } : {}) });
           paged.push(...p.versions);
           if (p.nextBefore === null) break;
           before = p.nextBefore;
         }
-        assert.deepEqual(paged.map((v: any) => [v.path, v.version, v.op]), expected);
+        assert.deepEqual(
+          paged.map((v: any) => [v.path, v.version, v.op]),
+          expected,
+        );
         // before as a version number of this path.
         const older = await s.ok(key, 'list_versions', { path: '/c/x.md', before: 1 });
-        assert.deepEqual(older.versions.map((v: any) => [v.path, v.version]), [['/b/x.md', 3], ['/b/x.md', 2], ['/b/x.md', 1]]);
+        assert.deepEqual(
+          older.versions.map((v: any) => [v.path, v.version]),
+          [
+            ['/b/x.md', 3],
+            ['/b/x.md', 2],
+            ['/b/x.md', 1],
+          ],
+        );
         await s.fail(key, 'list_versions', { path: '/c/x.md', before: 'bm90IGEgdG9rZW4' }, 'INVALID_INPUT');
       });
     });
@@ -187,7 +207,10 @@ for (const backend of backends()) {
         const r = await s.ok(key, 'restore', { path: '/proj', version: dirVersion });
         // /proj exists again (the write re-created it): its deleted subtree still comes back under it.
         assert.equal(r.subtreeDeletedBy, del.changesetId);
-        assert.deepEqual(r.restoredBelow.map((e: any) => e.path), ['/proj/a.md', '/proj/empty']);
+        assert.deepEqual(
+          r.restoredBelow.map((e: any) => e.path),
+          ['/proj/a.md', '/proj/empty'],
+        );
         assert.equal(r.restoredBelowCount, 2);
         assert.deepEqual(r.keptBelow, ['/proj/src', '/proj/src/b.ts']);
         assert.equal((await s.ok(key, 'read', { path: '/proj/a.md' })).content, 'a2\n');
@@ -207,7 +230,14 @@ for (const backend of backends()) {
         await s.ok(key, 'delete', { path: '/w', recursive: true });
         const r = await s.ok(key, 'restore', { path: '/w', version: 1 });
         assert.equal(r.undeleted, true);
-        assert.deepEqual(r.restoredBelow.map((e: any) => [e.path, e.restoredFrom]), [['/w/a.md', 2], ['/w/s', 1], ['/w/s/b.md', 1]]);
+        assert.deepEqual(
+          r.restoredBelow.map((e: any) => [e.path, e.restoredFrom]),
+          [
+            ['/w/a.md', 2],
+            ['/w/s', 1],
+            ['/w/s/b.md', 1],
+          ],
+        );
         assert.equal(r.keptBelow, undefined);
         assert.equal((await s.ok(key, 'read', { path: '/w/s/b.md' })).content, 'b\n');
         const cs = await s.ok(key, 'list_changes', { changesetId: r.changesetId });
@@ -292,10 +322,18 @@ for (const backend of backends()) {
         const { key } = await fresh();
         await s.ok(key, 'write', { path: '/e.md', content: '# Title\n\nfunction hello() {\n  return "world";\n}\n' });
         const single = await s.fail(key, 'edit', { path: '/e.md', old_string: '\treturn "world";', new_string: 'x' }, 'NO_MATCH');
-        const many = await s.fail(key, 'edit', {
-          path: '/e.md',
-          edits: [{ old_string: 'function', new_string: 'fn' }, { old_string: '\treturn "world";', new_string: 'x' }],
-        }, 'NO_MATCH');
+        const many = await s.fail(
+          key,
+          'edit',
+          {
+            path: '/e.md',
+            edits: [
+              { old_string: 'function', new_string: 'fn' },
+              { old_string: '\treturn "world";', new_string: 'x' },
+            ],
+          },
+          'NO_MATCH',
+        );
         assert.equal(many.details.editIndex, 1);
         assert.deepEqual(many.details.closest, single.details.closest);
         assert.deepEqual(many.details.reasons, single.details.reasons);

@@ -16,7 +16,11 @@ import { backends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
-async function bash(s: TestServer, key: string, command: string): Promise<{ stdout: string; stderr: string; exitCode: number; changesetId: string | null }> {
+async function bash(
+  s: TestServer,
+  key: string,
+  command: string,
+): Promise<{ stdout: string; stderr: string; exitCode: number; changesetId: string | null }> {
   const r = await s.call(key, 'bash', { command });
   assert.equal(r.status, 200, `${command}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
   assertEnvelope(r, 'success');
@@ -27,17 +31,71 @@ const ENGINE_TEXT = /browser|not available|not implemented|just-bash|executionLi
 
 /** A basic use of every offered command, run in a tree holding /f.txt, /j.json, /y.yaml. */
 const BASIC: Record<string, string> = {
-  ls: 'ls /', tree: 'tree /', find: 'find / -name f.txt', grep: 'grep b f.txt', egrep: 'egrep b f.txt', fgrep: 'fgrep b f.txt',
-  cat: 'cat f.txt', head: 'head -1 f.txt', tail: 'tail -1 f.txt', stat: 'stat -c %s f.txt', wc: 'wc -l f.txt', du: 'du -s /',
-  sort: 'sort f.txt', uniq: 'uniq f.txt', cut: 'cut -c1 f.txt', tr: 'tr a A < f.txt', echo: 'echo x', printf: 'printf "%s\\n" x',
-  pwd: 'pwd', basename: 'basename /a/b', dirname: 'dirname /a/b', diff: 'diff f.txt f.txt', jq: 'jq .a j.json', sed: 'sed -n 1p f.txt',
-  awk: "awk '{print $1}' f.txt", xargs: 'xargs echo < f.txt', true: 'true', false: 'false || true', mkdir: 'mkdir /m1', rmdir: 'mkdir /m2 && rmdir /m2',
-  touch: 'touch /t1', cp: 'cp f.txt /c1', mv: 'cp f.txt /c2 && mv /c2 /c3', rm: 'cp f.txt /c4 && rm /c4', tee: 'echo x | tee /t2', nl: 'nl f.txt',
-  tac: 'tac f.txt', rev: 'rev f.txt', paste: 'paste f.txt f.txt', comm: 'comm f.txt f.txt', column: 'column f.txt', fold: 'fold -w 1 f.txt',
-  expand: 'expand f.txt', unexpand: 'unexpand f.txt', seq: 'seq 3', date: 'date -u +%Y', md5sum: 'md5sum f.txt', sha1sum: 'sha1sum f.txt',
-  sha256sum: 'sha256sum f.txt', base64: 'base64 f.txt', file: 'file f.txt', which: 'which ls', env: 'env', printenv: 'printenv HOME',
-  sleep: 'sleep 0', timeout: 'timeout 5 true', expr: 'expr 1 + 1', od: 'od -c f.txt', strings: 'strings f.txt',
-  split: 'mkdir /sp && split -l 1 f.txt /sp/x && ls /sp', join: 'join f.txt f.txt', readlink: 'readlink -f f.txt', chmod: 'chmod +x f.txt || true', yq: 'yq .a y.yaml', help: 'help',
+  ls: 'ls /',
+  tree: 'tree /',
+  find: 'find / -name f.txt',
+  grep: 'grep b f.txt',
+  egrep: 'egrep b f.txt',
+  fgrep: 'fgrep b f.txt',
+  cat: 'cat f.txt',
+  head: 'head -1 f.txt',
+  tail: 'tail -1 f.txt',
+  stat: 'stat -c %s f.txt',
+  wc: 'wc -l f.txt',
+  du: 'du -s /',
+  sort: 'sort f.txt',
+  uniq: 'uniq f.txt',
+  cut: 'cut -c1 f.txt',
+  tr: 'tr a A < f.txt',
+  echo: 'echo x',
+  printf: 'printf "%s\\n" x',
+  pwd: 'pwd',
+  basename: 'basename /a/b',
+  dirname: 'dirname /a/b',
+  diff: 'diff f.txt f.txt',
+  jq: 'jq .a j.json',
+  sed: 'sed -n 1p f.txt',
+  awk: "awk '{print $1}' f.txt",
+  xargs: 'xargs echo < f.txt',
+  true: 'true',
+  false: 'false || true',
+  mkdir: 'mkdir /m1',
+  rmdir: 'mkdir /m2 && rmdir /m2',
+  touch: 'touch /t1',
+  cp: 'cp f.txt /c1',
+  mv: 'cp f.txt /c2 && mv /c2 /c3',
+  rm: 'cp f.txt /c4 && rm /c4',
+  tee: 'echo x | tee /t2',
+  nl: 'nl f.txt',
+  tac: 'tac f.txt',
+  rev: 'rev f.txt',
+  paste: 'paste f.txt f.txt',
+  comm: 'comm f.txt f.txt',
+  column: 'column f.txt',
+  fold: 'fold -w 1 f.txt',
+  expand: 'expand f.txt',
+  unexpand: 'unexpand f.txt',
+  seq: 'seq 3',
+  date: 'date -u +%Y',
+  md5sum: 'md5sum f.txt',
+  sha1sum: 'sha1sum f.txt',
+  sha256sum: 'sha256sum f.txt',
+  base64: 'base64 f.txt',
+  file: 'file f.txt',
+  which: 'which ls',
+  env: 'env',
+  printenv: 'printenv HOME',
+  sleep: 'sleep 0',
+  timeout: 'timeout 5 true',
+  expr: 'expr 1 + 1',
+  od: 'od -c f.txt',
+  strings: 'strings f.txt',
+  split: 'mkdir /sp && split -l 1 f.txt /sp/x && ls /sp',
+  join: 'join f.txt f.txt',
+  readlink: 'readlink -f f.txt',
+  chmod: 'chmod +x f.txt || true',
+  yq: 'yq .a y.yaml',
+  help: 'help',
 };
 
 /** Commands just-bash has that this server does not offer (its full set minus ours), and some it never had. */
@@ -153,7 +211,10 @@ for (const backend of backends()) {
           '',
         ].join('\n'),
       );
-      assert.equal((await bash(s, apiKey, 'file -b bin; file -i ascii utf8')).stdout, 'data\nascii: text/plain; charset=us-ascii\nutf8:  text/plain; charset=utf-8\n');
+      assert.equal(
+        (await bash(s, apiKey, 'file -b bin; file -i ascii utf8')).stdout,
+        'data\nascii: text/plain; charset=us-ascii\nutf8:  text/plain; charset=utf-8\n',
+      );
     });
 
     it('od: -A {d,o,x,n} with -t x1/o1/d1/c/a/x2/d4 (alone and together), -c -b -x, -j -N -w -v and "*", byte for byte as /usr/bin/od', async () => {
@@ -164,8 +225,24 @@ for (const backend of backends()) {
       try {
         writeFileSync(join(dir, 'b'), bytes);
         const cases = [
-          '-A x -t x1', '-A d -t x1', '-A o -t o1', '-A n -t d1', '-t c', '-A x -t a', '-t x1 -t c', '-t x2 -c', '-A x -t o1 -t d1',
-          '-t d4 -t x1', '', '-c', '-b', '-x', '-v -t x1', '-j 5 -N 10 -t x1', '-w8 -t x1', '-A n -t u2',
+          '-A x -t x1',
+          '-A d -t x1',
+          '-A o -t o1',
+          '-A n -t d1',
+          '-t c',
+          '-A x -t a',
+          '-t x1 -t c',
+          '-t x2 -c',
+          '-A x -t o1 -t d1',
+          '-t d4 -t x1',
+          '',
+          '-c',
+          '-b',
+          '-x',
+          '-v -t x1',
+          '-j 5 -N 10 -t x1',
+          '-w8 -t x1',
+          '-A n -t u2',
         ];
         for (const opts of cases) {
           const args = opts ? opts.split(' ') : [];
@@ -196,7 +273,10 @@ for (const backend of backends()) {
       );
       r = await bash(s, apiKey, 'chmod 644 missing; chmod -f 600 f; echo $?; chmod zz f');
       assert.equal(r.stdout, '1\n');
-      assert.equal(r.stderr, "chmod: cannot access 'missing': No such file or directory\nchmod: invalid mode: 'zz'\nTry 'chmod --help' for more information.\n");
+      assert.equal(
+        r.stderr,
+        "chmod: cannot access 'missing': No such file or directory\nchmod: invalid mode: 'zz'\nTry 'chmod --help' for more information.\n",
+      );
     });
 
     it('a missing scope is named in GNU-format messages (never "Read-only file system" or a temporary file)', async () => {

@@ -27,7 +27,12 @@ for (const backend of backends()) {
       for (let i = from; i < to; i += 2000) {
         const changes = [];
         for (let j = i; j < Math.min(to, i + 2000); j++) {
-          changes.push({ path: `/d${String(j).padStart(5, '0')}`, expectVersion: 0, op: 'create' as const, state: { kind: 'dir' as const, fileId: newId('f') } });
+          changes.push({
+            path: `/d${String(j).padStart(5, '0')}`,
+            expectVersion: 0,
+            op: 'create' as const,
+            state: { kind: 'dir' as const, fileId: newId('f') },
+          });
         }
         await s.store.commit({ agentId, keyId: 'test', keyLabel: 'test', tool: 'test', quotaBytes: 1e12, changes });
       }
@@ -70,7 +75,9 @@ for (const backend of backends()) {
         const t1 = performance.now();
         await makeDirs(a.id, made, dirs);
         made = dirs;
-        console.log(`${backend}: ${perDirMs.toFixed(3)} ms per start directory (${fixed.toFixed(0)} ms without, ${withDirs.toFixed(0)} ms with ${PROBE}); made ${dirs} directories in ${(performance.now() - t1).toFixed(0)} ms`);
+        console.log(
+          `${backend}: ${perDirMs.toFixed(3)} ms per start directory (${fixed.toFixed(0)} ms without, ${withDirs.toFixed(0)} ms with ${PROBE}); made ${dirs} directories in ${(performance.now() - t1).toFixed(0)} ms`,
+        );
         started = performance.now();
         const slow = await s.call(a.apiKey, 'bash', { command: FIND });
         slowMs = performance.now() - started;

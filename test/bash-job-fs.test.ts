@@ -31,7 +31,10 @@ for (const backend of backends()) {
       const job = openJobFs(s.store, full(a.id));
       assert.equal(await job.fs.readFile('/notes.txt'), `${a.id}\n`);
       await job.fs.writeFile('/new.txt', 'x');
-      assert.deepEqual((await job.fs.plannedChanges()).map((c) => [c.path, c.op]), [['/new.txt', 'create']]);
+      assert.deepEqual(
+        (await job.fs.plannedChanges()).map((c) => [c.path, c.op]),
+        [['/new.txt', 'create']],
+      );
       job.end();
       const calls: Array<[string, () => unknown]> = [
         ['readFile', () => job.fs.readFile('/notes.txt')],

@@ -47,7 +47,7 @@ async function write(s: TestServer, key: string, files: Record<string, string>):
 
 async function changesetCount(s: TestServer, key: string): Promise<number> {
   let n = 0;
-  for (let since = 0; ; ) {
+  for (let since = 0; ;) {
     const page = await s.ok(key, 'list_changes', { since, limit: 200 });
     n += page.changesets.length;
     if (page.changesets.length < 200) return n;
@@ -83,7 +83,7 @@ for (const backend of backends()) {
       assert.equal((await bash(s, key, 'cd src && echo */')).stdout, 'lib/\n');
     });
 
-    it('repeated grep -r sees every change: the workers\' content cache is keyed by content hash', async () => {
+    it("repeated grep -r sees every change: the workers' content cache is keyed by content hash", async () => {
       const { key } = await fresh(s);
       const files: Record<string, string> = {};
       for (let i = 0; i < 30; i++) files[`/t/f${i}.txt`] = `line ${i}\nneedle ${i}\n`;
@@ -91,7 +91,11 @@ for (const backend of backends()) {
       for (let round = 0; round < 6; round++) {
         // Enough calls that every worker has run this grep (and cached the contents) before.
         const r = await bash(s, key, 'grep -rc needle /t | sort -t: -k1,1 | head -3');
-        assert.equal(r.stdout, round === 0 ? '/t/f0.txt:1\n/t/f1.txt:1\n/t/f10.txt:1\n' : `/t/f0.txt:${round + 1}\n/t/f1.txt:1\n/t/f10.txt:1\n`, `round ${round}`);
+        assert.equal(
+          r.stdout,
+          round === 0 ? '/t/f0.txt:1\n/t/f1.txt:1\n/t/f10.txt:1\n' : `/t/f0.txt:${round + 1}\n/t/f1.txt:1\n/t/f10.txt:1\n`,
+          `round ${round}`,
+        );
         await s.ok(key, 'append', { path: '/t/f0.txt', content: 'needle again\n' });
       }
       await s.ok(key, 'write', { path: '/t/f1.txt', content: 'line 1\nneedle 0\n' }); // same content as another file had
@@ -185,14 +189,18 @@ for (const backend of backends()) {
       assert.equal(r.changesetId, null);
     });
 
-    it('2>&1 keeps the order in which a command wrote to stdout and stderr', {
-      todo: 'BUG: stdout and stderr are collected separately and concatenated, so `cat /missing /r.txt 2>&1` prints the content before the error (GNU: error first)',
-    }, async () => {
-      const { key } = await fresh(s);
-      await write(s, key, { '/r.txt': 'three\n' });
-      const r = await bash(s, key, 'cat /missing.txt /r.txt 2>&1');
-      assert.equal(r.stdout, 'cat: /missing.txt: No such file or directory\nthree\n');
-    });
+    it(
+      '2>&1 keeps the order in which a command wrote to stdout and stderr',
+      {
+        todo: 'BUG: stdout and stderr are collected separately and concatenated, so `cat /missing /r.txt 2>&1` prints the content before the error (GNU: error first)',
+      },
+      async () => {
+        const { key } = await fresh(s);
+        await write(s, key, { '/r.txt': 'three\n' });
+        const r = await bash(s, key, 'cat /missing.txt /r.txt 2>&1');
+        assert.equal(r.stdout, 'cat: /missing.txt: No such file or directory\nthree\n');
+      },
+    );
 
     it('cwd: relative paths and pwd; a cwd that is missing or a file → INVALID_INPUT', async () => {
       const { key } = await fresh(s);
@@ -280,7 +288,10 @@ for (const backend of backends()) {
       // A real edit after all that: exactly one new version.
       const r = await bash(s, key, "sed -i 's/two/TWO/' /s.md");
       assert.ok(r.changesetId);
-      assert.deepEqual(r.changed.map((c) => [c.path, c.op, c.version]), [['/s.md', 'update', 2]]);
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op, c.version]),
+        [['/s.md', 'update', 2]],
+      );
     });
 
     it('a read-only key: touch, > f, >>, rm, mkdir, cp, mv, sed -i fail with a read-only error; nothing is written', async () => {
@@ -289,7 +300,17 @@ for (const backend of backends()) {
       const ro = await s.addKey(id, { scopes: ['files:read'] });
       const before = await changesetCount(s, key);
       const snap = await snapshot(s, key);
-      for (const cmd of ['touch /new.txt', 'echo x > /f.txt', 'echo x >> /e.txt', 'rm /e.txt', 'rm -r /d', 'mkdir /m', 'mkdir -p /m/n', 'cp /e.txt /c.txt', 'mv /e.txt /g.txt']) {
+      for (const cmd of [
+        'touch /new.txt',
+        'echo x > /f.txt',
+        'echo x >> /e.txt',
+        'rm /e.txt',
+        'rm -r /d',
+        'mkdir /m',
+        'mkdir -p /m/n',
+        'cp /e.txt /c.txt',
+        'mv /e.txt /g.txt',
+      ]) {
         const r = await bash(s, ro, cmd);
         assert.notEqual(r.exitCode, 0, cmd);
         assert.match(r.stderr, READ_ONLY_ERROR, `${cmd}: ${r.stderr}`);
@@ -328,7 +349,10 @@ for (const backend of backends()) {
       r = await bash(s, ro, "sed -i 's/alpha/A/' f.txt", '/d');
       assert.equal(r.stderr, "sed: couldn't edit f.txt: Permission denied (this key lacks files:write)\n");
       r = await bash(s, ro, 'echo x | tee /t.txt /e.txt');
-      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['x\n', 'tee: /t.txt: Permission denied (this key lacks files:write)\ntee: /e.txt: Permission denied (this key lacks files:write)\n', 1]);
+      assert.deepEqual(
+        [r.stdout, r.stderr, r.exitCode],
+        ['x\n', 'tee: /t.txt: Permission denied (this key lacks files:write)\ntee: /e.txt: Permission denied (this key lacks files:write)\n', 1],
+      );
       r = await bash(s, key, 'sed p /missing.txt');
       assert.deepEqual([r.stderr, r.exitCode], ["sed: can't read /missing.txt: No such file or directory\n", 2]);
       r = await bash(s, key, "sed -i 's/alpha/beta/' /e.txt /missing.txt");
@@ -346,13 +370,19 @@ for (const backend of backends()) {
       assert.deepEqual([r.stderr, r.exitCode], ['bash: /nodir/f: No such file or directory\n', 1]);
       // The failed redirection fails only its command; the script goes on (GNU), nothing is written.
       r = await bash(s, key, 'echo x > /nodir/f; echo next; echo y > /e.txt/z || echo handled; cat /d/f.txt');
-      assert.deepEqual([r.stdout, r.stderr, r.exitCode], [
-        'next\nhandled\nalpha\n',
-        'bash: /nodir/f: No such file or directory\nbash: /e.txt/z: Not a directory\n',
-        0,
-      ]);
+      assert.deepEqual(
+        [r.stdout, r.stderr, r.exitCode],
+        ['next\nhandled\nalpha\n', 'bash: /nodir/f: No such file or directory\nbash: /e.txt/z: Not a directory\n', 0],
+      );
       r = await bash(s, ro, 'echo x > /g.txt; echo y >> /e.txt; echo still here');
-      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['still here\n', 'bash: /g.txt: Permission denied (this key lacks files:write)\nbash: /e.txt: Permission denied (this key lacks files:write)\n', 0]);
+      assert.deepEqual(
+        [r.stdout, r.stderr, r.exitCode],
+        [
+          'still here\n',
+          'bash: /g.txt: Permission denied (this key lacks files:write)\nbash: /e.txt: Permission denied (this key lacks files:write)\n',
+          0,
+        ],
+      );
       await s.fail(key, 'stat', { path: '/nodir' }, 'NOT_FOUND');
       r = await bash(s, key, 'echo x | tee /d');
       assert.deepEqual([r.stderr, r.exitCode], ['tee: /d: Is a directory\n', 1]);
@@ -448,9 +478,21 @@ for (const backend of backends()) {
       assert.equal(r.stdout, '');
       assert.equal(r.stderr.match(/No such file or directory/g)?.length, 3);
       r = await bash(s, fk, 'grep -rl needle / | sort');
-      assert.deepEqual(r.stdout.split('\n').filter(Boolean).map((l) => l.replace(/^\/\//, '/')), ['/projects/x/a.md', '/projects/x/sub/b.md']);
+      assert.deepEqual(
+        r.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.replace(/^\/\//, '/')),
+        ['/projects/x/a.md', '/projects/x/sub/b.md'],
+      );
       r = await bash(s, fk, 'cd .. && pwd && ls && ls -a', '/projects/x');
-      assert.equal(r.stdout.split('\n').filter((l) => l && l !== '.' && l !== '..').join(','), '/projects,x,x');
+      assert.equal(
+        r.stdout
+          .split('\n')
+          .filter((l) => l && l !== '.' && l !== '..')
+          .join(','),
+        '/projects,x,x',
+      );
       r = await bash(s, fk, 'cd ../y', '/projects/x');
       assert.notEqual(r.exitCode, 0);
       r = await bash(s, fk, 'cd ../.. && ls', '/projects/x');
@@ -641,7 +683,7 @@ for (const backend of backends()) {
       assert.deepEqual([r.stdout, r.exitCode], ['30000\na b c d e 10 7 4 1 z u p k f a\n', 0]);
     });
 
-    it("find -regex reads emacs syntax (the default) and the basic syntaxes as GNU findutils does: + and ? are emacs operators, \\+ and \\? basic ones", async () => {
+    it('find -regex reads emacs syntax (the default) and the basic syntaxes as GNU findutils does: + and ? are emacs operators, \\+ and \\? basic ones', async () => {
       const { key } = await fresh(s);
       for (const n of ['aaa', 'a+', 'a?', 'a', 'a|b', 'b', '(a)', 'aa', 'a{2}']) await s.ok(key, 'write', { path: `/fre/${n}`, content: '' });
       // GNU findutils 4.9 on the same names. (Before: emacs + and ? were literal, \+ and \? operators.)
@@ -689,10 +731,16 @@ for (const backend of backends()) {
     it('BASH_MAX_COMMANDS ends a runaway loop with exit 126 and a reason the agent can act on; shorter loops run', async () => {
       let r = await bash(s, key, 'echo start > /count.txt; i=0; while true; do i=$((i+1)); done');
       assert.equal(r.exitCode, 126);
-      assert.equal(r.stderr, 'bash: too many commands executed (>1000); the limit of this server (BASH_MAX_COMMANDS): split the work into smaller calls\n');
+      assert.equal(
+        r.stderr,
+        'bash: too many commands executed (>1000); the limit of this server (BASH_MAX_COMMANDS): split the work into smaller calls\n',
+      );
       // As in GNU bash, what ran before the limit stays done (one changeset, revertable); a
       // timeout instead writes nothing (its result is an error, not a finished command).
-      assert.deepEqual(r.changed.map((c) => c.path), ['/count.txt']);
+      assert.deepEqual(
+        r.changed.map((c) => c.path),
+        ['/count.txt'],
+      );
       assert.equal((await s.ok(key, 'read', { path: '/count.txt' })).content, 'start\n');
       r = await bash(s, key, 'for i in $(seq 400); do :; done; echo "ok $i"');
       assert.deepEqual([r.stdout, r.exitCode], ['ok 400\n', 0]);
@@ -705,10 +753,16 @@ for (const backend of backends()) {
       let r = await bash(s, key, "awk '{n++} END{print n}' /900.txt");
       assert.deepEqual([r.stdout, r.exitCode], ['900\n', 0]);
       r = await bash(s, key, "awk '{n++} END{print n}' /1500.txt");
-      assert.deepEqual([r.stderr, r.exitCode], ['awk: record limit exceeded (1000); the limit of this server (BASH_MAX_COMMANDS): split the work into smaller calls\n', 126]);
+      assert.deepEqual(
+        [r.stderr, r.exitCode],
+        ['awk: record limit exceeded (1000); the limit of this server (BASH_MAX_COMMANDS): split the work into smaller calls\n', 126],
+      );
       // just-bash's advice named its own options; recursion got the BASH_MAX_COMMANDS advice.
       r = await bash(s, key, 'f() { f; }; f');
-      assert.deepEqual([r.stderr, r.exitCode], ['bash: f: maximum recursion depth (100) exceeded; a limit of this server: recurse less deeply (a loop instead of recursion)\n', 126]);
+      assert.deepEqual(
+        [r.stderr, r.exitCode],
+        ['bash: f: maximum recursion depth (100) exceeded; a limit of this server: recurse less deeply (a loop instead of recursion)\n', 126],
+      );
     });
   });
 
@@ -847,7 +901,9 @@ for (const backend of backends()) {
     it('a CPU-bound awk loop past BASH_TIMEOUT_MS → TIMEOUT (exit 124), nothing written; reads meanwhile p99 < 50 ms', async () => {
       const before = await changesetCount(s, key);
       const m = await underLoad("echo partial > /w.txt; awk 'BEGIN{for(i=0;i<99999;i++) for(j=0;j<99999;j++) s+=j; print s}'");
-      console.log(`awk loop: TIMEOUT after ${m.at.toFixed(0)} ms; 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms, bound ${m.bound.toFixed(0)} ms), done at ${m.readsDoneAt.toFixed(0)} ms; bash on the other worker at ${m.quick.at.toFixed(0)} ms`);
+      console.log(
+        `awk loop: TIMEOUT after ${m.at.toFixed(0)} ms; 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms, bound ${m.bound.toFixed(0)} ms), done at ${m.readsDoneAt.toFixed(0)} ms; bash on the other worker at ${m.quick.at.toFixed(0)} ms`,
+      );
       assert.equal(m.r.status, 200);
       assertEnvelope(m.r, 'error');
       assert.equal(m.r.inner.error.code, 'TIMEOUT');
@@ -856,7 +912,10 @@ for (const backend of backends()) {
       assert.ok(m.at < TIMEOUT_MS + 4000, `stopped after ${m.at} ms`);
       assert.ok(m.firstHalfDoneAt < m.at, 'reads were answered while the command was still running');
       assert.ok(m.max < TIMEOUT_MS, `slowest read ${m.max.toFixed(1)} ms: the event loop was never blocked`);
-      assert.ok(m.p99 < m.bound, `read p99 ${m.p99.toFixed(1)} ms during the command (bound ${m.bound.toFixed(0)} ms, idle p99 ${m.idle99.toFixed(1)} ms)`);
+      assert.ok(
+        m.p99 < m.bound,
+        `read p99 ${m.p99.toFixed(1)} ms during the command (bound ${m.bound.toFixed(0)} ms, idle p99 ${m.idle99.toFixed(1)} ms)`,
+      );
       assert.equal(m.quick.r.inner?.stdout, 'quick\n', 'another bash call runs on another worker meanwhile');
       assert.ok(m.quick.at < m.at, 'and finishes first');
       assert.equal(await changesetCount(s, key), before, 'nothing written');
@@ -867,7 +926,9 @@ for (const backend of backends()) {
 
     it('`while true; do :; done` past BASH_TIMEOUT_MS → TIMEOUT (exit 124), nothing written; reads meanwhile p99 < 50 ms', async () => {
       const m = await underLoad('echo partial > /w2.txt; while true; do :; done');
-      console.log(`while true: answered after ${m.at.toFixed(0)} ms (${m.r.inner?.error?.code ?? 'exit ' + m.r.inner?.exitCode}); 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms)`);
+      console.log(
+        `while true: answered after ${m.at.toFixed(0)} ms (${m.r.inner?.error?.code ?? 'exit ' + m.r.inner?.exitCode}); 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms)`,
+      );
       assert.ok(m.max < TIMEOUT_MS, `slowest read ${m.max.toFixed(1)} ms`);
       assert.ok(m.p99 < m.bound, `read p99 ${m.p99.toFixed(1)} ms during the command (bound ${m.bound.toFixed(0)} ms)`);
       assert.ok(m.at >= TIMEOUT_MS && m.at < TIMEOUT_MS + 4000, `stopped after ${m.at} ms`);
@@ -892,9 +953,36 @@ describe('bash: which command lines take the cat fast path', () => {
     assert.deepEqual(plainCatOperands('cat x=y@z:w,v+%.txt'), ['x=y@z:w,v+%.txt']);
     assert.equal(plainCatOperands(`cat ${Array.from({ length: 16 }, (_, i) => `f${i}`).join(' ')}`)?.length, 16);
     for (const cmd of [
-      'cat', 'cat ', 'cat -n a', 'cat -- a', 'cat a -', 'cat *.md', 'cat a?', 'cat [ab]', 'cat {a,b}', 'cat ~/a', 'cat $HOME',
-      'cat "a b"', "cat 'a'", 'cat a\\ b', 'cat a; ls', 'cat a | wc', 'cat a && ls', 'cat a > b', 'cat < a', 'cat a # c',
-      'cat `x`', 'cat $(x)', 'cat a&', 'cat (a)', 'cat a\nls', 'cats a', 'Cat a', 'tac a', 'head a', 'cat café',
+      'cat',
+      'cat ',
+      'cat -n a',
+      'cat -- a',
+      'cat a -',
+      'cat *.md',
+      'cat a?',
+      'cat [ab]',
+      'cat {a,b}',
+      'cat ~/a',
+      'cat $HOME',
+      'cat "a b"',
+      "cat 'a'",
+      'cat a\\ b',
+      'cat a; ls',
+      'cat a | wc',
+      'cat a && ls',
+      'cat a > b',
+      'cat < a',
+      'cat a # c',
+      'cat `x`',
+      'cat $(x)',
+      'cat a&',
+      'cat (a)',
+      'cat a\nls',
+      'cats a',
+      'Cat a',
+      'tac a',
+      'head a',
+      'cat café',
       `cat ${Array.from({ length: 17 }, (_, i) => `f${i}`).join(' ')}`,
     ]) {
       assert.equal(plainCatOperands(cmd), null, cmd);
@@ -906,10 +994,16 @@ describe('bash: the advice after a just-bash limit fits the limit', () => {
   it('names this server’s setting or what to do, never just-bash’s option', async () => {
     const { gnuShellErrors } = await import('../src/bash/writers.js');
     const cases: Array<[string, RegExp]> = [
-      ['bash: too many commands executed (>1000), increase executionLimits.maxCommandCount', /; the limit of this server \(BASH_MAX_COMMANDS\): split the work into smaller calls$/],
+      [
+        'bash: too many commands executed (>1000), increase executionLimits.maxCommandCount',
+        /; the limit of this server \(BASH_MAX_COMMANDS\): split the work into smaller calls$/,
+      ],
       ['bash: while loop: too many iterations (1000), increase executionLimits.maxLoopIterations', /\(BASH_MAX_COMMANDS\)/],
       ['bash: f: maximum recursion depth (100) exceeded, increase executionLimits.maxCallDepth', /; a limit of this server: recurse less deeply/],
-      ['bash: pipeline: total output size exceeded (>8388608 bytes), increase executionLimits.maxOutputSize', /; a limit of this server on what one call may print, pipe or redirect: print less/],
+      [
+        'bash: pipeline: total output size exceeded (>8388608 bytes), increase executionLimits.maxOutputSize',
+        /; a limit of this server on what one call may print, pipe or redirect: print less/,
+      ],
       ['jq: query iteration limit exceeded, increase executionLimits.maxJqIterations', /simplify the jq program/],
       ['bash: something new, increase executionLimits.maxFooBar', /; a limit of this server: split the work into smaller calls$/],
       ['awk: record limit exceeded (100000)', /^awk: record limit exceeded \(100000\); the limit of this server \(BASH_MAX_COMMANDS\)/],

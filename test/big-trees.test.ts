@@ -29,7 +29,12 @@ function bigTree(root: string): PlannedChange[] {
     const dir = `${root}/d${String(d).padStart(3, '0')}`;
     out.push({ path: dir, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
     for (let f = 0; f < FILES_PER_DIR; f++) {
-      out.push({ path: `${dir}/f${String(f).padStart(2, '0')}.txt`, expectVersion: 0, op: 'create', state: { kind: 'file', blob, lines: 0, fileId: newId('f') } });
+      out.push({
+        path: `${dir}/f${String(f).padStart(2, '0')}.txt`,
+        expectVersion: 0,
+        op: 'create',
+        state: { kind: 'file', blob, lines: 0, fileId: newId('f') },
+      });
     }
   }
   return out;
@@ -51,7 +56,14 @@ for (const backend of backends()) {
       // Setup through the store directly: 5,000 changes per commit.
       const tree = bigTree('/big');
       for (let i = 0; i < tree.length; i += 5000) {
-        await s.store.commit({ agentId: owner.id, keyId: 'setup', keyLabel: 'setup', tool: 'setup', changes: tree.slice(i, i + 5000), quotaBytes: 1e12 });
+        await s.store.commit({
+          agentId: owner.id,
+          keyId: 'setup',
+          keyLabel: 'setup',
+          tool: 'setup',
+          changes: tree.slice(i, i + 5000),
+          quotaBytes: 1e12,
+        });
       }
     });
     after(() => s.close());
@@ -61,7 +73,9 @@ for (const backend of backends()) {
      * writes may wait for the big commit, but must succeed). Returns the call's result and the
      * reader's worst latency.
      */
-    async function whileOthersWork<T>(call: () => Promise<T>): Promise<{ result: T; worstReadMs: number; reads: number; bytes: number; loop: LoopReport }> {
+    async function whileOthersWork<T>(
+      call: () => Promise<T>,
+    ): Promise<{ result: T; worstReadMs: number; reads: number; bytes: number; loop: LoopReport }> {
       const monitor = monitorLoop();
       let stop = false;
       let worst = 0;
@@ -169,7 +183,10 @@ for (const backend of backends()) {
       const cs = filtered.changesets[0];
       assert.equal(cs.changesetId, copyId);
       assert.equal(cs.partial, true);
-      assert.deepEqual(cs.entries.map((e: any) => e.path), ['/big2/d150', ...Array.from({ length: FILES_PER_DIR }, (_, f) => `/big2/d150/f${String(f).padStart(2, '0')}.txt`)]);
+      assert.deepEqual(
+        cs.entries.map((e: any) => e.path),
+        ['/big2/d150', ...Array.from({ length: FILES_PER_DIR }, (_, f) => `/big2/d150/f${String(f).padStart(2, '0')}.txt`)],
+      );
       assert.equal(cs.nextEntriesCursor, undefined);
       assert.equal((await allEntries(owner.key, copyId, '/big2/d150')).length, 1 + FILES_PER_DIR);
       // Outside what the changeset touched: not listed at all.

@@ -6,7 +6,7 @@ import { BlobCache } from '../src/bash/blob-cache.js';
 const buf = (n: number, c = 'x') => Buffer.from(c.repeat(n));
 
 describe('BlobCache', () => {
-  it('keys by agent and hash: one agent never gets another agent\'s entry', () => {
+  it("keys by agent and hash: one agent never gets another agent's entry", () => {
     const c = new BlobCache(1000);
     c.set('agt_a', 'h1', buf(10, 'a'));
     assert.equal(c.get('agt_a', 'h1')!.toString(), 'a'.repeat(10));

@@ -12,7 +12,10 @@ const path = fc.array(char, { maxLength: 6 }).map((cs) => cs.join(''));
 
 describe('byte order', () => {
   it('compareBytes agrees with comparing the UTF-8 bytes', () => {
-    fc.assert(fc.property(path, path, (a, b) => sign(compareBytes(a, b)) === byBytes(a, b)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(path, path, (a, b) => sign(compareBytes(a, b)) === byBytes(a, b)),
+      { numRuns: 2000 },
+    );
     fc.assert(fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => sign(compareBytes(a, b)) === byBytes(a, b)));
   });
 

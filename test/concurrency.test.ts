@@ -56,7 +56,11 @@ async function plainAppends(clients: Client[], key: string, path: string): Promi
   const results = await Promise.all(Array.from({ length: N }, (_, i) => via(clients, i).call(key, 'append', { path, content: `entry ${i}\n` })));
   for (const r of results) assert.equal(r.inner?.success, true, JSON.stringify(r.body));
   const versions = results.map((r) => r.inner.version as number).sort((a, b) => a - b);
-  assert.deepEqual(versions, Array.from({ length: N }, (_, i) => base.version + 1 + i), 'every append got its own version');
+  assert.deepEqual(
+    versions,
+    Array.from({ length: N }, (_, i) => base.version + 1 + i),
+    'every append got its own version',
+  );
   const final = await c0.ok(key, 'read', { path });
   const lines = final.content.split('\n');
   assert.equal(lines.shift(), 'header');

@@ -60,7 +60,10 @@ for (const backend of backends()) {
       inTime(r, '2a');
       assert.equal(r.inner.error.code, 'MULTIPLE_MATCHES');
       assert.equal(r.inner.error.details.count, 200_000);
-      assert.deepEqual(r.inner.error.details.lines, Array.from({ length: 100 }, (_, i) => i + 1));
+      assert.deepEqual(
+        r.inner.error.details.lines,
+        Array.from({ length: 100 }, (_, i) => i + 1),
+      );
       assert.equal(r.inner.error.details.linesTruncated, true);
     });
 
@@ -107,7 +110,10 @@ for (const backend of backends()) {
       inTime(r, '3 restore');
       assert.equal(r.inner.applied, false);
       assert.equal(r.inner.diffTruncated, true);
-      assert.match(r.inner.diff, /^--- a\/ten\.txt\t\(version 2\)\n\+\+\+ b\/ten\.txt\t\(restored from version 1\)\n@@ -1,10000 \+1,10000 @@\n-new 0 /);
+      assert.match(
+        r.inner.diff,
+        /^--- a\/ten\.txt\t\(version 2\)\n\+\+\+ b\/ten\.txt\t\(restored from version 1\)\n@@ -1,10000 \+1,10000 @@\n-new 0 /,
+      );
     });
 
     it('6: reading a missing 255-character name among 500 siblings of 250 characters costs what a read costs', async () => {

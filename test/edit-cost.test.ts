@@ -53,7 +53,10 @@ describe('cost: the edit engine on worst inputs', () => {
     fast(r, '2a');
     assert.equal(r.error?.code, 'MULTIPLE_MATCHES');
     assert.equal(r.error.details.count, 200_000);
-    assert.deepEqual(r.error.details.lines, Array.from({ length: 100 }, (_, i) => i + 1));
+    assert.deepEqual(
+      r.error.details.lines,
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
     assert.equal(r.error.details.linesTruncated, true);
     assert.match(r.error.message, /^old_string matches 200000 places in \/big\.txt \(lines 1, 2, 3, .*, 20, …\)\./);
   });
@@ -95,12 +98,24 @@ describe('cost: the edit engine on worst inputs', () => {
     fast(r, '2c near-miss');
     assert.equal(r.error?.code, 'NO_MATCH');
     assert.deepEqual(r.error.details.closest, { line: 15_001, text: '    const value15000 = compute(15000, "item 15000");' });
-    assert.deepEqual(r.error.details.context.map((c: { line: number }) => c.line), [14_998, 14_999, 15_000, 15_001, 15_002, 15_003, 15_004]);
+    assert.deepEqual(
+      r.error.details.context.map((c: { line: number }) => c.line),
+      [14_998, 14_999, 15_000, 15_001, 15_002, 15_003, 15_004],
+    );
     assert.match(r.error.message, /The closest line is 15001:/);
     // A whitespace-only difference is still diagnosed on a file that size.
-    const ws = await fastest(3, 'edit', 'applyEdits', [text, [{ old_string: 'const value15000 =  compute(15000, "item 15000");', new_string: 'x' }], '/six.txt'], DEADLINE);
+    const ws = await fastest(
+      3,
+      'edit',
+      'applyEdits',
+      [text, [{ old_string: 'const value15000 =  compute(15000, "item 15000");', new_string: 'x' }], '/six.txt'],
+      DEADLINE,
+    );
     assert.equal(ws.error?.code, 'NO_MATCH');
-    assert.deepEqual(ws.error.details.reasons.map((x: string) => x.split(':')[0]), ['whitespace']);
+    assert.deepEqual(
+      ws.error.details.reasons.map((x: string) => x.split(':')[0]),
+      ['whitespace'],
+    );
     assert.ok(ws.ms < 2_000, `whitespace diagnosis of 6 MB took ${ws.ms.toFixed(0)} ms`);
   });
 
@@ -113,7 +128,13 @@ describe('cost: the edit engine on worst inputs', () => {
   });
 
   it('10 MiB of one character, old_string of two: 10 M overlapping matches counted exactly, one line listed', async () => {
-    const r = await fastest(2, 'edit', 'applyEdits/editWork', ['a'.repeat(10 * MiB), [{ old_string: 'aa', new_string: 'b' }], '/a.txt', {}], DEADLINE);
+    const r = await fastest(
+      2,
+      'edit',
+      'applyEdits/editWork',
+      ['a'.repeat(10 * MiB), [{ old_string: 'aa', new_string: 'b' }], '/a.txt', {}],
+      DEADLINE,
+    );
     sliced(r, 'dense matches', 3_000);
     assert.equal(r.error?.code, 'MULTIPLE_MATCHES');
     assert.equal(r.error.details.count, 10 * MiB - 1);
@@ -121,7 +142,12 @@ describe('cost: the edit engine on worst inputs', () => {
   });
 
   it('an edit that would grow the text past maxLength → FILE_TOO_LARGE before any copy is made', async () => {
-    const r = await timed('edit', 'applyEdits', ['a'.repeat(MiB), [{ old_string: 'a', new_string: 'bbbbbbbbbbbbbbbbbbbb', replace_all: true }], '/a.txt', { maxLength: 10 * MiB }], DEADLINE);
+    const r = await timed(
+      'edit',
+      'applyEdits',
+      ['a'.repeat(MiB), [{ old_string: 'a', new_string: 'bbbbbbbbbbbbbbbbbbbb', replace_all: true }], '/a.txt', { maxLength: 10 * MiB }],
+      DEADLINE,
+    );
     assert.equal(r.error?.code, 'FILE_TOO_LARGE');
     assert.equal(r.error.details.size, 20 * MiB);
     assert.equal(r.error.details.limit, 10 * MiB);
@@ -129,7 +155,12 @@ describe('cost: the edit engine on worst inputs', () => {
 
   it('a 1,000-character closest line is echoed cut (with its length), not whole', async () => {
     const long = 'x'.repeat(5000);
-    const r = await timed('edit', 'applyEdits', [`${long}\nshort\n`, [{ old_string: long.slice(0, 4999) + 'y', new_string: 'z' }], '/l.txt'], DEADLINE);
+    const r = await timed(
+      'edit',
+      'applyEdits',
+      [`${long}\nshort\n`, [{ old_string: long.slice(0, 4999) + 'y', new_string: 'z' }], '/l.txt'],
+      DEADLINE,
+    );
     assert.equal(r.error?.code, 'NO_MATCH');
     assert.deepEqual(r.error.details.closest, { line: 1, text: 'x'.repeat(1000), truncated: true, length: 5000 });
   });

@@ -22,8 +22,7 @@ import { applyPatch } from './helpers/patch.js';
 // ---------------------------------------------------------------- reference edit engine
 
 type RefOutcome =
-  | { ok: true; text: string; replacements: number }
-  | { ok: false; code: string; editIndex?: number; count?: number; lines?: number[] };
+  { ok: true; text: string; replacements: number } | { ok: false; code: string; editIndex?: number; count?: number; lines?: number[] };
 
 function countOverlapping(text: string, needle: string): number[] {
   const at: number[] = [];
@@ -99,8 +98,35 @@ function realApply(text: string, edits: EditSpec[]): RefOutcome {
 // ---------------------------------------------------------------- generators
 
 const PIECES = [
-  'a', 'b', 'ab', 'ba', 'aa', 'x', ' ', '  ', '\t', '\n', '\n', '\r\n', '\r\n', '\r',
-  'é', '日本', '😀', '"', '\u201c', '\u201d', "'", '\u2019', '$&', '$$', '$`', "$'", '$1', 'line', 'foo();',
+  'a',
+  'b',
+  'ab',
+  'ba',
+  'aa',
+  'x',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\n',
+  '\r\n',
+  '\r\n',
+  '\r',
+  'é',
+  '日本',
+  '😀',
+  '"',
+  '\u201c',
+  '\u201d',
+  "'",
+  '\u2019',
+  '$&',
+  '$$',
+  '$`',
+  "$'",
+  '$1',
+  'line',
+  'foo();',
 ];
 
 const textArb = fc
@@ -123,15 +149,15 @@ function oldStringArb(text: string) {
 }
 
 const editArb = (text: string) =>
-  fc.record({
-    old_string: oldStringArb(text),
-    new_string: fc.oneof({ weight: 6, arbitrary: pieceStringArb }, { weight: 1, arbitrary: fc.constant('__SAME__') }),
-    replace_all: fc.oneof(fc.constant(undefined), fc.boolean()),
-  }).map((e) => ({ ...e, new_string: e.new_string === '__SAME__' ? e.old_string : e.new_string }));
+  fc
+    .record({
+      old_string: oldStringArb(text),
+      new_string: fc.oneof({ weight: 6, arbitrary: pieceStringArb }, { weight: 1, arbitrary: fc.constant('__SAME__') }),
+      replace_all: fc.oneof(fc.constant(undefined), fc.boolean()),
+    })
+    .map((e) => ({ ...e, new_string: e.new_string === '__SAME__' ? e.old_string : e.new_string }));
 
-const caseArb = textArb.chain((text) =>
-  fc.tuple(fc.constant(text), fc.array(editArb(text), { minLength: 1, maxLength: 4 })),
-);
+const caseArb = textArb.chain((text) => fc.tuple(fc.constant(text), fc.array(editArb(text), { minLength: 1, maxLength: 4 })));
 
 // ---------------------------------------------------------------- properties
 
@@ -148,13 +174,26 @@ describe('edit engine: properties', () => {
           [['aaa', [{ old_string: 'aa', new_string: 'b', replace_all: true }]]],
           [['a\r\nb\r\n', [{ old_string: 'a\r\n', new_string: '$&$`', replace_all: undefined }]]],
           // An old_string that only exists inside an earlier edit's new_string.
-          [['a b', [{ old_string: 'a', new_string: 'XYZ', replace_all: undefined }, { old_string: 'Y', new_string: 'k', replace_all: undefined }]]],
+          [
+            [
+              'a b',
+              [
+                { old_string: 'a', new_string: 'XYZ', replace_all: undefined },
+                { old_string: 'Y', new_string: 'k', replace_all: undefined },
+              ],
+            ],
+          ],
           // ... also when a later replace_all replaced part of that new_string ('Z' is still inserted text).
-          [['a b XY', [
-            { old_string: 'a', new_string: 'XYZ', replace_all: undefined },
-            { old_string: 'XY', new_string: 'k', replace_all: true },
-            { old_string: 'Z', new_string: 'W', replace_all: undefined },
-          ]]],
+          [
+            [
+              'a b XY',
+              [
+                { old_string: 'a', new_string: 'XYZ', replace_all: undefined },
+                { old_string: 'XY', new_string: 'k', replace_all: true },
+                { old_string: 'Z', new_string: 'W', replace_all: undefined },
+              ],
+            ],
+          ],
         ],
       },
     );

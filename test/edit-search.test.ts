@@ -53,12 +53,16 @@ describe('scan: every occurrence, overlapping ones included', () => {
       [('a'.repeat(299) + 'b').repeat(70), 'a'.repeat(299) + 'b' + 'a'.repeat(299)],
       ['x'.repeat(5000) + 'needle' + 'x'.repeat(5000), 'needle'],
     ];
-    for (const [text, needle] of cases) assert.deepEqual(occurrences(text, needle), bruteForce(text, needle), `${needle.slice(0, 20)}… (${needle.length})`);
+    for (const [text, needle] of cases)
+      assert.deepEqual(occurrences(text, needle), bruteForce(text, needle), `${needle.slice(0, 20)}… (${needle.length})`);
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 3 }), (period, len, flips) => {
         const unit = 'ab'.repeat(period).slice(0, period) + 'a';
         const text = unit.repeat(Math.ceil(12_000 / unit.length));
-        const chars = unit.repeat(Math.ceil((len + period) / unit.length)).slice(1, 1 + len).split('');
+        const chars = unit
+          .repeat(Math.ceil((len + period) / unit.length))
+          .slice(1, 1 + len)
+          .split('');
         for (let k = 0; k < flips; k++) chars[(k * 7919) % chars.length] = 'b';
         const needle = chars.join('');
         assert.deepEqual(occurrences(text, needle), bruteForce(text, needle));
@@ -78,7 +82,11 @@ describe('scan: every occurrence, overlapping ones included', () => {
 
 const CURLY: Record<string, string> = { '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"' };
 const straighten = (s: string) => s.replace(/[\u2018\u2019\u201c\u201d]/g, (c) => CURLY[c]!);
-const collapseRef = (s: string) => s.replace(/[ \t]+/g, ' ').replace(/ ?\r?\n ?/g, '\n').trim();
+const collapseRef = (s: string) =>
+  s
+    .replace(/[ \t]+/g, ' ')
+    .replace(/ ?\r?\n ?/g, '\n')
+    .trim();
 
 function diagnoseRef(text: string, old: string): string[] {
   const reasons: string[] = [];
@@ -94,7 +102,9 @@ function diagnoseRef(text: string, old: string): string[] {
   }
   const detab = (s: string) => s.replace(/\t/g, '    ');
   if (reasons.length === 0 && (old.includes('\t') || text.includes('\t')) && detab(text).includes(detab(old))) {
-    reasons.push('tabs_vs_spaces: the text matches if tabs and spaces are treated alike; the file indents with ' + (text.includes('\t') ? 'tabs' : 'spaces'));
+    reasons.push(
+      'tabs_vs_spaces: the text matches if tabs and spaces are treated alike; the file indents with ' + (text.includes('\t') ? 'tabs' : 'spaces'),
+    );
   }
   if (reasons.length === 0 && collapseRef(text).includes(collapseRef(old))) {
     reasons.push('whitespace: the text matches if spaces and indentation are ignored; copy the whitespace exactly (indentation, trailing spaces)');
@@ -130,7 +140,8 @@ describe('collapse and diagnose: the same answers as the regex versions', () => 
       fc.property(pieces(40), pieces(8), fc.nat(), (text, extra, at) => {
         // Mostly a slice of the text with its whitespace or quotes changed: the near-misses diagnose is for.
         const start = text.length ? at % text.length : 0;
-        const old = (text.slice(start, start + 12).replace(/ |\t|"|\r\n/g, (c) => ({ ' ': '\t', '\t': '  ', '"': '\u201c', '\r\n': '\n' })[c]!) || extra);
+        const old =
+          text.slice(start, start + 12).replace(/ |\t|"|\r\n/g, (c) => ({ ' ': '\t', '\t': '  ', '"': '\u201c', '\r\n': '\n' })[c]!) || extra;
         assert.deepEqual(runSync(diagnose(text, old)), diagnoseRef(text, old));
         assert.deepEqual(runSync(diagnose(text, extra)), diagnoseRef(text, extra));
       }),
@@ -146,7 +157,13 @@ describe('collapse and diagnose: the same answers as the regex versions', () => 
       assert.deepEqual(runSync(diagnose(text, old)), diagnoseRef(text, old), JSON.stringify(old));
     }
     const few = 'head\n' + 'filler line\n'.repeat(500) + '  unique_token(1,   2)\n' + 'tail\n';
-    for (const old of ['unique_token(1, 2)', 'unique_token(1,2)', ' unique_token(1,\n2)', 'filler line unique_token(1, 2)', 'line\n  unique_token(1, 2)\ntail']) {
+    for (const old of [
+      'unique_token(1, 2)',
+      'unique_token(1,2)',
+      ' unique_token(1,\n2)',
+      'filler line unique_token(1, 2)',
+      'line\n  unique_token(1, 2)\ntail',
+    ]) {
       assert.deepEqual(runSync(diagnose(few, old)), diagnoseRef(few, old), JSON.stringify(old));
     }
   });
@@ -174,7 +191,9 @@ function diffRef(a: string | null, b: string | null, maxLines: number) {
   while (suffix < la.length - prefix && suffix < lb.length - prefix && la[la.length - 1 - suffix] === lb[lb.length - 1 - suffix]) suffix++;
   const cutStart = Math.max(0, prefix - 3);
   const cutEnd = Math.max(0, suffix - 3);
-  const patch = structuredPatch('a', 'b', la.slice(cutStart, la.length - cutEnd).join(''), lb.slice(cutStart, lb.length - cutEnd).join(''), '', '', { context: 3 });
+  const patch = structuredPatch('a', 'b', la.slice(cutStart, la.length - cutEnd).join(''), lb.slice(cutStart, lb.length - cutEnd).join(''), '', '', {
+    context: 3,
+  });
   for (const h of patch.hunks) {
     h.oldStart += cutStart;
     h.newStart += cutStart;
@@ -183,7 +202,9 @@ function diffRef(a: string | null, b: string | null, maxLines: number) {
   const body: string[] = [];
   let [added, removed] = [0, 0];
   for (const h of patch.hunks) {
-    body.push(`@@ -${h.oldLines === 0 ? h.oldStart - 1 : h.oldStart}${h.oldLines === 1 ? '' : `,${h.oldLines}`} +${h.newLines === 0 ? h.newStart - 1 : h.newStart}${h.newLines === 1 ? '' : `,${h.newLines}`} @@`);
+    body.push(
+      `@@ -${h.oldLines === 0 ? h.oldStart - 1 : h.oldStart}${h.oldLines === 1 ? '' : `,${h.oldLines}`} +${h.newLines === 0 ? h.newStart - 1 : h.newStart}${h.newLines === 1 ? '' : `,${h.newLines}`} @@`,
+    );
     for (const line of h.lines) {
       if (line.startsWith('+')) added++;
       else if (line.startsWith('-')) removed++;
@@ -195,7 +216,9 @@ function diffRef(a: string | null, b: string | null, maxLines: number) {
   let lines = body;
   if (body.length > maxLines) {
     lines = body.slice(0, maxLines);
-    lines.push(`... diff truncated: ${body.length - maxLines} more lines (${added} added, ${removed} removed in ${patch.hunks.length} hunks). Use the diff tool or read the file for the rest.`);
+    lines.push(
+      `... diff truncated: ${body.length - maxLines} more lines (${added} added, ${removed} removed in ${patch.hunks.length} hunks). Use the diff tool or read the file for the rest.`,
+    );
   }
   return { diff: [...header, ...lines].join('\n') + '\n', truncated: body.length > maxLines, stats };
 }
@@ -246,7 +269,10 @@ describe('unifiedDiff: the same text as jsdiff, bounded', () => {
         }
         const [ta, tb] = [lines.join(''), b.join('').replace(/\n$/, rnd(2) ? '' : '\n')];
         const d = unifiedDiff(ta, tb, labels, Number.MAX_SAFE_INTEGER);
-        const body = d.diff.split('\n').filter((l) => !l.startsWith('... ')).join('\n');
+        const body = d.diff
+          .split('\n')
+          .filter((l) => !l.startsWith('... '))
+          .join('\n');
         assert.equal(applyPatch(ta, body), tb);
         if (d.stats.approximate) assert.match(d.diff, /\n\.\.\. the files differ too much for an exact diff/);
       }),
@@ -281,7 +307,8 @@ describe('closest: the same suggestions, bounded', () => {
       { numRuns: 3000 },
     );
     const tools = ['read', 'write', 'edit', 'append', 'list', 'stat', 'move', 'copy', 'delete', 'diff', 'restore', 'bash', 'list_versions'];
-    for (const typo of ['raed', 'wirte', 'edti', 'lst', 'rstore', 'list_version', 'bsh', 'delet']) assert.deepEqual(closest(typo, tools), closestRef(typo, tools), typo);
+    for (const typo of ['raed', 'wirte', 'edti', 'lst', 'rstore', 'list_version', 'bsh', 'delet'])
+      assert.deepEqual(closest(typo, tools), closestRef(typo, tools), typo);
   });
 
   it('never compares names over 64 characters, nor more than 100 candidates by distance', () => {

@@ -129,20 +129,32 @@ for (const backend of backends()) {
     it('NO_MATCH reasons: curly vs straight quotes, tabs vs spaces, other whitespace', async () => {
       await write('/e/quotes.md', 'He said \u201chello\u201d and it\u2019s fine.\n');
       const q = await s.fail(key, 'edit', { path: '/e/quotes.md', old_string: 'He said "hello" and it\'s fine.', new_string: 'x' }, 'NO_MATCH');
-      assert.deepEqual(q.details.reasons.map((r: string) => r.split(':')[0]), ['quotes']);
+      assert.deepEqual(
+        q.details.reasons.map((r: string) => r.split(':')[0]),
+        ['quotes'],
+      );
       assert.deepEqual(q.details.closest, { line: 1, text: 'He said \u201chello\u201d and it\u2019s fine.' });
 
       await write('/e/tabs.go', 'func main() {\n\tfmt.Println("hi")\n}\n');
       const t = await s.fail(key, 'edit', { path: '/e/tabs.go', old_string: '    fmt.Println("hi")', new_string: 'x' }, 'NO_MATCH');
-      assert.deepEqual(t.details.reasons.map((r: string) => r.split(':')[0]), ['tabs_vs_spaces']);
+      assert.deepEqual(
+        t.details.reasons.map((r: string) => r.split(':')[0]),
+        ['tabs_vs_spaces'],
+      );
       assert.match(t.details.reasons[0], /tabs/);
       assert.deepEqual(t.details.closest, { line: 2, text: '\tfmt.Println("hi")' });
 
       await write('/e/ws.js', 'function f() {\n  return   a + b;\n}\n');
       const w = await s.fail(key, 'edit', { path: '/e/ws.js', old_string: 'return a + b;', new_string: 'x' }, 'NO_MATCH');
-      assert.deepEqual(w.details.reasons.map((r: string) => r.split(':')[0]), ['whitespace']);
+      assert.deepEqual(
+        w.details.reasons.map((r: string) => r.split(':')[0]),
+        ['whitespace'],
+      );
       assert.deepEqual(w.details.closest, { line: 2, text: '  return   a + b;' });
-      assert.deepEqual(w.details.context.map((c: { line: number }) => c.line), [1, 2, 3, 4]);
+      assert.deepEqual(
+        w.details.context.map((c: { line: number }) => c.line),
+        [1, 2, 3, 4],
+      );
 
       // Nothing similar at all: no reasons, no closest line.
       const n = await s.fail(key, 'edit', { path: '/e/ws.js', old_string: 'zzzzzzzzzzzzzzzzzzzz', new_string: 'x' }, 'NO_MATCH');
@@ -161,7 +173,11 @@ for (const backend of backends()) {
       const other = await s.addKey(agentId, { scopes: ['files'], label: 'other-writer' });
       const w1 = await write('/e/conflict.txt', 'v1 line\n');
       const w2 = await s.ok(other, 'write', { path: '/e/conflict.txt', content: 'v2 line\n' });
-      for (const pre of [{ expectedVersion: w1.version }, { expectedUpdatedAt: w1.updatedAt }, { expectedVersion: w2.version, expectedUpdatedAt: w1.updatedAt }]) {
+      for (const pre of [
+        { expectedVersion: w1.version },
+        { expectedUpdatedAt: w1.updatedAt },
+        { expectedVersion: w2.version, expectedUpdatedAt: w1.updatedAt },
+      ]) {
         const r = await s.call(key, 'edit', { path: '/e/conflict.txt', old_string: 'line', new_string: 'LINE', ...pre });
         assertEnvelope(r, 'error');
         const err = r.inner.error;
@@ -174,7 +190,11 @@ for (const backend of backends()) {
       }
       assert.equal(await readText('/e/conflict.txt'), 'v2 line\n');
       const ok = await s.ok(key, 'edit', {
-        path: '/e/conflict.txt', old_string: 'line', new_string: 'LINE', expectedVersion: w2.version, expectedUpdatedAt: w2.updatedAt,
+        path: '/e/conflict.txt',
+        old_string: 'line',
+        new_string: 'LINE',
+        expectedVersion: w2.version,
+        expectedUpdatedAt: w2.updatedAt,
       });
       assert.equal(ok.version, 3);
       assert.equal(await readText('/e/conflict.txt'), 'v2 LINE\n');
@@ -202,12 +222,23 @@ for (const backend of backends()) {
       assert.equal(await readText('/e/seq.txt'), 'qux bar\nFOO baz\nB\nB2\n');
       const cs = (await s.ok(key, 'list_changes', { limit: 1 })).changesets[0];
       assert.equal(cs.changesetId, r.changesetId);
-      assert.deepEqual(cs.entries.map((e: { toVersion: number }) => e.toVersion), [w.version + 1]);
+      assert.deepEqual(
+        cs.entries.map((e: { toVersion: number }) => e.toVersion),
+        [w.version + 1],
+      );
       // Text that an earlier edit removed is gone for the later ones.
-      const err = await s.fail(key, 'edit', {
-        path: '/e/seq.txt',
-        edits: [{ old_string: 'qux bar\n', new_string: '' }, { old_string: 'qux', new_string: 'x' }],
-      }, 'NO_MATCH');
+      const err = await s.fail(
+        key,
+        'edit',
+        {
+          path: '/e/seq.txt',
+          edits: [
+            { old_string: 'qux bar\n', new_string: '' },
+            { old_string: 'qux', new_string: 'x' },
+          ],
+        },
+        'NO_MATCH',
+      );
       assert.equal(err.details.editIndex, 1);
       assert.match(err.message, /Earlier edits in this call already changed the text/);
     });
@@ -227,17 +258,33 @@ for (const backend of backends()) {
       assert.equal(r.inner.error.code, 'NO_MATCH');
       assert.equal(r.inner.error.details.editIndex, 2);
       assert.match(r.inner.error.message, /edit 3 of 3/);
-      const multi = await s.fail(key, 'edit', {
-        path: '/e/atomic.txt',
-        edits: [{ old_string: 'one', new_string: '1' }, { old_string: 't', new_string: 'T' }],
-      }, 'MULTIPLE_MATCHES');
+      const multi = await s.fail(
+        key,
+        'edit',
+        {
+          path: '/e/atomic.txt',
+          edits: [
+            { old_string: 'one', new_string: '1' },
+            { old_string: 't', new_string: 'T' },
+          ],
+        },
+        'MULTIPLE_MATCHES',
+      );
       assert.equal(multi.details.editIndex, 1);
       assert.equal(multi.details.count, 2);
       assert.deepEqual(multi.details.lines, [2, 3]);
-      const same = await s.fail(key, 'edit', {
-        path: '/e/atomic.txt',
-        edits: [{ old_string: 'one', new_string: '1' }, { old_string: 'two', new_string: 'two' }],
-      }, 'NO_CHANGE');
+      const same = await s.fail(
+        key,
+        'edit',
+        {
+          path: '/e/atomic.txt',
+          edits: [
+            { old_string: 'one', new_string: '1' },
+            { old_string: 'two', new_string: 'two' },
+          ],
+        },
+        'NO_CHANGE',
+      );
       assert.equal(same.details.editIndex, 1);
       assert.equal(await readText('/e/atomic.txt'), 'one\ntwo\nthree\n');
       assert.equal((await s.ok(key, 'stat', { path: '/e/atomic.txt' })).version, w.version);
@@ -246,13 +293,18 @@ for (const backend of backends()) {
 
     it("edits: an old_string that only exists inside an earlier edit's new_string → INVALID_INPUT with editIndex", async () => {
       const w = await write('/e/chain.txt', 'start\nmiddle\nend\n');
-      const err = await s.fail(key, 'edit', {
-        path: '/e/chain.txt',
-        edits: [
-          { old_string: 'middle', new_string: 'inserted marker' },
-          { old_string: 'marker', new_string: 'thing' },
-        ],
-      }, 'INVALID_INPUT');
+      const err = await s.fail(
+        key,
+        'edit',
+        {
+          path: '/e/chain.txt',
+          edits: [
+            { old_string: 'middle', new_string: 'inserted marker' },
+            { old_string: 'marker', new_string: 'thing' },
+          ],
+        },
+        'INVALID_INPUT',
+      );
       assert.equal(err.details.editIndex, 1);
       assert.equal(err.details.field, 'edits[1].old_string');
       assert.equal(await readText('/e/chain.txt'), 'start\nmiddle\nend\n');
@@ -270,7 +322,12 @@ for (const backend of backends()) {
 
     it('input errors: both forms, a missing new_string, an empty old_string, NOT_FOUND, IS_A_DIRECTORY, binary', async () => {
       await write('/e/in.txt', 'abc\n');
-      const both = await s.fail(key, 'edit', { path: '/e/in.txt', old_string: 'a', new_string: 'b', edits: [{ old_string: 'a', new_string: 'b' }] }, 'INVALID_INPUT');
+      const both = await s.fail(
+        key,
+        'edit',
+        { path: '/e/in.txt', old_string: 'a', new_string: 'b', edits: [{ old_string: 'a', new_string: 'b' }] },
+        'INVALID_INPUT',
+      );
       assert.equal(both.details.field, 'edits');
       const missing = await s.fail(key, 'edit', { path: '/e/in.txt', old_string: 'a' }, 'INVALID_INPUT');
       assert.equal(missing.details.field, 'new_string');
@@ -322,7 +379,12 @@ for (const backend of backends()) {
       assert.notEqual(real.diff, dry.diff, 'only the +++ label differs');
       assert.deepEqual(real.diffStats, dry.diffStats);
       // The same dry run against the old base now conflicts.
-      const c = await s.fail(key, 'edit', { path: '/e/dry.txt', old_string: 'line 5', new_string: 'x', dryRun: true, expectedVersion: w.version }, 'EDIT_CONFLICT');
+      const c = await s.fail(
+        key,
+        'edit',
+        { path: '/e/dry.txt', old_string: 'line 5', new_string: 'x', dryRun: true, expectedVersion: w.version },
+        'EDIT_CONFLICT',
+      );
       assert.equal(c.details.current.version, w.version + 1);
     });
 
@@ -356,10 +418,7 @@ for (const backend of backends()) {
       // An edit at the very end keeps the absence of a final newline; one at the start keeps the BOM.
       await s.ok(key, 'edit', { path: '/e/bytes.txt', old_string: 'no newline', new_string: 'still none' });
       await s.ok(key, 'edit', { path: '/e/bytes.txt', old_string: 'first line\r\n', new_string: 'FIRST\r\n' });
-      const expected2 = Buffer.concat([
-        BOM,
-        Buffer.from('FIRST\r\nSECOND \u00fc LINE\r\nthird\tline\r\n\r\nlast line still none', 'utf8'),
-      ]);
+      const expected2 = Buffer.concat([BOM, Buffer.from('FIRST\r\nSECOND \u00fc LINE\r\nthird\tline\r\n\r\nlast line still none', 'utf8')]);
       const got = await readBytes('/e/bytes.txt');
       assert.deepEqual(got, expected2);
       assert.deepEqual(got.subarray(0, 3), BOM);

@@ -77,14 +77,20 @@ async function measured(remote: RemoteClient, readerKey: string, attack: () => P
     report = loop.stop();
   }
   const reader = await remote.stopReader();
-  assert.deepEqual(reader.failures, [], 'the neighbour\'s reads failed');
+  assert.deepEqual(reader.failures, [], "the neighbour's reads failed");
   return { result: parse(reply), probe: { loopMaxMs: report.maxBusyMs, gapMaxMs: report.maxGapMs, readerMaxMs: reader.maxMs, reads: reader.reads } };
 }
 
 function assertResponsive(name: string, probe: Probe): void {
-  assert.ok(probe.loopMaxMs < LOOP_BOUND_MS, `the event loop was held by ${probe.loopMaxMs.toFixed(0)} ms of work (bound ${LOOP_BOUND_MS} ms): ${name}`);
+  assert.ok(
+    probe.loopMaxMs < LOOP_BOUND_MS,
+    `the event loop was held by ${probe.loopMaxMs.toFixed(0)} ms of work (bound ${LOOP_BOUND_MS} ms): ${name}`,
+  );
   assert.ok(probe.gapMaxMs < GAP_BOUND_MS, `the event loop did not turn for ${probe.gapMaxMs.toFixed(0)} ms (bound ${GAP_BOUND_MS} ms): ${name}`);
-  assert.ok(probe.readerMaxMs < READER_BOUND_MS, `another agent's read waited ${probe.readerMaxMs.toFixed(0)} ms (bound ${READER_BOUND_MS} ms): ${name}`);
+  assert.ok(
+    probe.readerMaxMs < READER_BOUND_MS,
+    `another agent's read waited ${probe.readerMaxMs.toFixed(0)} ms (bound ${READER_BOUND_MS} ms): ${name}`,
+  );
 }
 
 // Per case: a blocked loop delays even the test runner's timer, so on a regression the case
@@ -176,7 +182,9 @@ for (const backend of backends()) {
     });
 
     it('bash: one command that creates 5,000 files (its changeset is committed on the main thread)', { timeout: T }, async () => {
-      const r = await guarded('bash many files', 'bash', { command: 'mkdir -p /t && cd /t && for i in $(seq 1 5000); do echo $i > f$i.txt; done; ls | wc -l' });
+      const r = await guarded('bash many files', 'bash', {
+        command: 'mkdir -p /t && cd /t && for i in $(seq 1 5000); do echo $i > f$i.txt; done; ls | wc -l',
+      });
       assert.equal(r.inner.stdout.trim(), '5000', JSON.stringify(r.inner).slice(0, 300));
     });
 
@@ -222,11 +230,35 @@ for (const backend of backends()) {
       const costly = fc.tuple(piece, fc.integer({ min: 1, max: 200_000 })).map(([p, n]) => p.repeat(n));
       const edits = fc.array(fc.record({ old_string: costly, new_string: costly, replace_all: fc.boolean() }), { minLength: 1, maxLength: 100 });
       const call = fc.oneof(
-        fc.record({ tool: fc.constant('edit'), input: fc.record({ path: fc.constantFrom(...files), old_string: costly, new_string: costly, replace_all: fc.boolean(), dryRun: fc.constant(true) }) }),
+        fc.record({
+          tool: fc.constant('edit'),
+          input: fc.record({
+            path: fc.constantFrom(...files),
+            old_string: costly,
+            new_string: costly,
+            replace_all: fc.boolean(),
+            dryRun: fc.constant(true),
+          }),
+        }),
         fc.record({ tool: fc.constant('edit'), input: fc.record({ path: fc.constantFrom(...files), edits, dryRun: fc.constant(true) }) }),
-        fc.record({ tool: fc.constant('read'), input: fc.record({ path: fc.tuple(fc.constantFrom('/sib/', '/cost/', deep + '/'), fc.integer({ min: 1, max: 255 })).map(([d, n]) => d + 'n'.repeat(n)) }) }),
-        fc.record({ tool: fc.constant('read'), input: fc.record({ path: fc.constantFrom(...files), offset: fc.integer({ min: 1, max: 300_000 }), limit: fc.integer({ min: 1, max: 100_000 }) }) }),
-        fc.record({ tool: fc.constantFrom('read', 'stat', 'list', 'diff'), input: fc.tuple(fc.constantFrom('path', 'from', 'q'.repeat(70_000), 'paht'), costly).map(([k, v]) => ({ path: '/d.txt', from: 1, [k]: v })) }),
+        fc.record({
+          tool: fc.constant('read'),
+          input: fc.record({
+            path: fc.tuple(fc.constantFrom('/sib/', '/cost/', deep + '/'), fc.integer({ min: 1, max: 255 })).map(([d, n]) => d + 'n'.repeat(n)),
+          }),
+        }),
+        fc.record({
+          tool: fc.constant('read'),
+          input: fc.record({
+            path: fc.constantFrom(...files),
+            offset: fc.integer({ min: 1, max: 300_000 }),
+            limit: fc.integer({ min: 1, max: 100_000 }),
+          }),
+        }),
+        fc.record({
+          tool: fc.constantFrom('read', 'stat', 'list', 'diff'),
+          input: fc.tuple(fc.constantFrom('path', 'from', 'q'.repeat(70_000), 'paht'), costly).map(([k, v]) => ({ path: '/d.txt', from: 1, [k]: v })),
+        }),
       );
       let worst: Probe = { loopMaxMs: 0, gapMaxMs: 0, readerMaxMs: 0, reads: 0 };
       let worstCase = '';
@@ -250,7 +282,9 @@ for (const backend of backends()) {
         const why = outcome.errorInstance instanceof Error ? outcome.errorInstance.message : String(outcome.errorInstance);
         assert.fail(`cost fuzz failed after ${outcome.numRuns} runs (seed ${outcome.seed}): ${why.slice(0, 2000)}`);
       }
-      console.log(`# cost fuzz (${backend}): worst event-loop hold ${worst.loopMaxMs.toFixed(0)} ms of CPU (gap ${worst.gapMaxMs.toFixed(0)} ms), reader ${worst.readerMaxMs.toFixed(0)} ms: ${worstCase}`);
+      console.log(
+        `# cost fuzz (${backend}): worst event-loop hold ${worst.loopMaxMs.toFixed(0)} ms of CPU (gap ${worst.gapMaxMs.toFixed(0)} ms), reader ${worst.readerMaxMs.toFixed(0)} ms: ${worstCase}`,
+      );
     });
   });
 }

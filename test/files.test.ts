@@ -245,7 +245,11 @@ for (const backend of backends()) {
       assert.equal(err.details.blockingPath, '/a/f.txt');
       assert.match(err.message, /\/a\/f\.txt/);
       const l = await ok(s, key, 'list', { path: '/a', recursive: true });
-      assert.deepEqual(l.entries.map((e: any) => e.path), ['/a/f.txt'], 'nothing was created');
+      assert.deepEqual(
+        l.entries.map((e: any) => e.path),
+        ['/a/f.txt'],
+        'nothing was created',
+      );
       assert.equal((await ok(s, key, 'read', { path: '/a/f.txt' })).content, 'file');
     });
 
@@ -724,9 +728,15 @@ for (const backend of backends()) {
       // Default path is the root; deleted entries disappear.
       const root = await ok(s, key, 'list', {});
       assert.equal(root.path, '/');
-      assert.deepEqual(root.entries.map((e: any) => e.path), ['/l']);
+      assert.deepEqual(
+        root.entries.map((e: any) => e.path),
+        ['/l'],
+      );
       await ok(s, key, 'delete', { path: '/l/b.txt' });
-      assert.deepEqual((await ok(s, key, 'list', { path: '/l' })).entries.map((e: any) => e.name), ['a.txt', 'c', 'e.txt']);
+      assert.deepEqual(
+        (await ok(s, key, 'list', { path: '/l' })).entries.map((e: any) => e.name),
+        ['a.txt', 'c', 'e.txt'],
+      );
     });
 
     it('list paging with limit and cursor; a foreign or bad cursor → INVALID_INPUT', async () => {
@@ -743,7 +753,10 @@ for (const backend of backends()) {
         assert.equal(typeof page.nextCursor, 'string');
         cursor = page.nextCursor;
       }
-      assert.deepEqual(pages, [['a.txt', 'b.txt'], ['c', 'e.txt']]);
+      assert.deepEqual(pages, [
+        ['a.txt', 'b.txt'],
+        ['c', 'e.txt'],
+      ]);
 
       const rpages: string[][] = [];
       cursor = undefined;
@@ -776,7 +789,10 @@ for (const backend of backends()) {
       for (const n of names) await ok(s, key, 'write', { path: `/u/${n}`, content: n });
       const expected = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
       assert.deepEqual(expected, ['B', 'Z', '_', 'a', '\u00e9', '\uff5a', '\u{1F600}']);
-      assert.deepEqual((await ok(s, key, 'list', { path: '/u' })).entries.map((e: any) => e.name), expected);
+      assert.deepEqual(
+        (await ok(s, key, 'list', { path: '/u' })).entries.map((e: any) => e.name),
+        expected,
+      );
       const paged: string[] = [];
       let cursor: string | undefined;
       for (let i = 0; i < 20; i++) {
@@ -831,10 +847,13 @@ for (const backend of backends()) {
       assert.equal((await ok(s, key, 'stat', { path: '/m/n/o' })).versionCount, 1);
       const sib = await ok(s, key, 'mkdir', { path: '/m/n/p' });
       assert.deepEqual(sib.createdPaths, ['/m/n/p'], 'existing parents are not re-created');
-      assert.deepEqual((await ok(s, key, 'list', { path: '/m/n' })).entries.map((e: any) => [e.name, e.type]), [
-        ['o', 'directory'],
-        ['p', 'directory'],
-      ]);
+      assert.deepEqual(
+        (await ok(s, key, 'list', { path: '/m/n' })).entries.map((e: any) => [e.name, e.type]),
+        [
+          ['o', 'directory'],
+          ['p', 'directory'],
+        ],
+      );
     });
 
     it('mkdir over a file or below a file → NOT_A_DIRECTORY', async () => {
@@ -898,7 +917,10 @@ for (const backend of backends()) {
         const nf = await fail(s, key, 'stat', { path: p }, 'NOT_FOUND');
         assert.ok(nf.details.deleted, `${p} has a tombstone`);
       }
-      assert.deepEqual((await ok(s, key, 'list', { path: '/', recursive: true })).entries.map((e: any) => e.path), ['/nextdoor.txt']);
+      assert.deepEqual(
+        (await ok(s, key, 'list', { path: '/', recursive: true })).entries.map((e: any) => e.path),
+        ['/nextdoor.txt'],
+      );
       // Writing below the deleted directory re-creates it; its version continues.
       await ok(s, key, 'write', { path: '/ne/sub/c.txt', content: 'back' });
       assert.equal((await ok(s, key, 'stat', { path: '/ne' })).version, 3);
@@ -1174,7 +1196,14 @@ for (const backend of backends()) {
       assert.equal(info.label, 'default');
       assert.deepEqual(info.agent, { id: reg.id, slug: reg.slug, name: 'Key Info Agent' });
       // The registration key holds every scope; get_key_info shows those some tool needs.
-      assert.deepEqual(info.scopes, ALL_SCOPES.filter((x) => buildRegistry().all().some((t) => !t.fullAccess && t.scopes.includes(x))));
+      assert.deepEqual(
+        info.scopes,
+        ALL_SCOPES.filter((x) =>
+          buildRegistry()
+            .all()
+            .some((t) => !t.fullAccess && t.scopes.includes(x)),
+        ),
+      );
       assert.equal(info.fullAccess, true);
       assert.equal(info.readOnly, false);
       assert.equal(info.folder, null);
@@ -1301,10 +1330,16 @@ for (const backend of backends()) {
 
       it('listings above the folder show only the way to it', async () => {
         const root = await ok(s, fk, 'list', { path: '/' });
-        assert.deepEqual(root.entries.map((e: any) => [e.name, e.type]), [['projects', 'directory']]);
+        assert.deepEqual(
+          root.entries.map((e: any) => [e.name, e.type]),
+          [['projects', 'directory']],
+        );
         assert.equal(root.nextCursor, null);
         const projects = await ok(s, fk, 'list', { path: '/projects' });
-        assert.deepEqual(projects.entries.map((e: any) => [e.name, e.path, e.type]), [['x', '/projects/x', 'directory']]);
+        assert.deepEqual(
+          projects.entries.map((e: any) => [e.name, e.path, e.type]),
+          [['x', '/projects/x', 'directory']],
+        );
         const inside = await ok(s, fk, 'list', { path: '/projects/x' });
         assert.ok(inside.entries.some((e: any) => e.path === '/projects/x/a.txt'));
         assert.ok(inside.entries.every((e: any) => e.path.startsWith('/projects/x/')));
@@ -1325,7 +1360,10 @@ for (const backend of backends()) {
         }
         assert.deepEqual(paged, paths);
         const fromProjects = await ok(s, fk, 'list', { path: '/projects', recursive: true });
-        assert.deepEqual(fromProjects.entries.map((e: any) => e.path), paths.slice(1));
+        assert.deepEqual(
+          fromProjects.entries.map((e: any) => e.path),
+          paths.slice(1),
+        );
       });
 
       it('stat of an ancestor works and shows it as a directory leading only to the folder', async () => {

@@ -30,11 +30,20 @@ function leaks(secret: string, text: string, len = 6): string[] {
 const mcpPost = (s: TestServer, key: string | null, body: unknown) =>
   fetch(`${s.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+    },
     body: JSON.stringify(body),
   });
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 
 describe('front page content negotiation', () => {
   it('JSON only when asked for and preferred over markdown', async () => {
@@ -123,7 +132,8 @@ for (const backend of backends()) {
       const skillJson = JSON.parse(await (await fetch(`${s.url}/skill.json`)).text());
       assert.deepEqual(skillJson.scopes, IN_USE);
       const openapi = JSON.parse(await (await fetch(`${s.url}/openapi.json`)).text());
-      for (const [path, item] of Object.entries<any>(openapi.paths)) for (const scope of item.post?.['x-scopes'] ?? []) assert.ok(IN_USE.includes(scope), `${path}: ${scope}`);
+      for (const [path, item] of Object.entries<any>(openapi.paths))
+        for (const scope of item.post?.['x-scopes'] ?? []) assert.ok(IN_USE.includes(scope), `${path}: ${scope}`);
       assert.ok(openapi.paths['/'].get, 'openapi.json lists GET /');
       for (const t of skillJson.tools) for (const scope of t.scopes) assert.ok(IN_USE.includes(scope), `${t.name}: ${scope}`);
     });
@@ -136,7 +146,10 @@ for (const backend of backends()) {
       assert.match(err.message, /Authorization: Bearer/);
       for (const scope of NOT_IN_USE) assert.ok(!err.message.includes(scope) && !JSON.stringify(err.details).includes(scope), `no ${scope}`);
       assert.equal(err.details.required.fullAccess, true);
-      assert.deepEqual(err.details.granted.scopes, IN_USE.filter((x) => x.endsWith(':read')));
+      assert.deepEqual(
+        err.details.granted.scopes,
+        IN_USE.filter((x) => x.endsWith(':read')),
+      );
       const writer = await s.addKey(agentId, { scopes: ['files:read'] });
       const denied = await s.fail(writer, 'write', { path: '/x.txt', content: 'x' }, 'INSUFFICIENT_SCOPE');
       assert.deepEqual(denied.details.granted, ['files:read']);
@@ -181,19 +194,23 @@ for (const backend of backends()) {
       assert.ok(skillJson.version.startsWith(`${PKG_VERSION}+`), 'skill.json reports the same version');
       assert.ok(msg.result.instructions.includes(`${s.config.baseUrl}/skill.md`));
       assert.ok(msg.result.instructions.includes(`${s.config.baseUrl}/heartbeat.md`));
-      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) assert.ok(res.headers.get(h), `${h} on /mcp`);
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'])
+        assert.ok(res.headers.get(h), `${h} on /mcp`);
       // A notification (202, no body) and a tools/call tell the window too, as REST does.
       const note = await mcpPost(s, key, { jsonrpc: '2.0', method: 'notifications/initialized' });
       assert.equal(note.status, 202);
       const call = await mcpPost(s, key, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_key_info', arguments: {} } });
       assert.equal(call.status, 200);
-      for (const r of [note, call]) for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) assert.match(r.headers.get(h) ?? '', /^\d+$/, h);
+      for (const r of [note, call])
+        for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) assert.match(r.headers.get(h) ?? '', /^\d+$/, h);
       assert.ok(Number(call.headers.get('x-ratelimit-remaining')) < Number(res.headers.get('x-ratelimit-remaining')), 'the call counted');
     });
 
     it('MCP tools/list: each description stands alone, with its summary, scope and errors', async () => {
       const client = new McpClient({ name: 'afs-test', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+      );
       try {
         const { tools } = await client.listTools();
         assert.equal(tools.length, registry.all().length);

@@ -12,7 +12,7 @@
  * Object.prototype must stay clean, and memory must stay bounded (RSS growth after a warm-up
  * slice < 400 MB, the main thread's heap after a full GC < +64 MB).
  *
- * FUZZ_RUNS (default 4 000; `npm run test:slow` runs 40 000) cases in total are split over the backends and FUZZ_CONCURRENCY
+ * FUZZ_RUNS (default 2 000; `npm run test:slow` runs 40 000) cases in total are split over the backends and FUZZ_CONCURRENCY
  * (default 8) workers, each with its own agent; FUZZ_SEED replays a run; FUZZ_TRACE=1 prints
  * memory every 5 000 cases; FUZZ_EXCLUDE=tool,… leaves tools out. `npm run fuzz` runs 200 000.
  */
@@ -27,7 +27,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
 const BACKENDS = backends();
-const TOTAL = Number(process.env.FUZZ_RUNS ?? 4_000);
+const TOTAL = Number(process.env.FUZZ_RUNS ?? 2_000);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 // RSS moves with the bash worker threads' heaps and the allocator's per-thread arenas (observed
@@ -49,9 +49,27 @@ function memory() {
 
 /** Codes a tool may answer with at HTTP 200 (contract §7). */
 const TOOL_CODES = new Set([
-  'INSUFFICIENT_SCOPE', 'OUTSIDE_KEY_FOLDER', 'INVALID_INPUT', 'INVALID_PATH', 'NOT_FOUND', 'VERSION_NOT_FOUND', 'ALREADY_EXISTS',
-  'IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'DIRECTORY_NOT_EMPTY', 'NO_MATCH', 'MULTIPLE_MATCHES', 'EDIT_CONFLICT', 'NO_CHANGE',
-  'FILE_TOO_LARGE', 'QUOTA_EXCEEDED', 'TIMEOUT', 'FORBIDDEN', 'SELF_ACTION', 'CONFLICT', 'GONE',
+  'INSUFFICIENT_SCOPE',
+  'OUTSIDE_KEY_FOLDER',
+  'INVALID_INPUT',
+  'INVALID_PATH',
+  'NOT_FOUND',
+  'VERSION_NOT_FOUND',
+  'ALREADY_EXISTS',
+  'IS_A_DIRECTORY',
+  'NOT_A_DIRECTORY',
+  'DIRECTORY_NOT_EMPTY',
+  'NO_MATCH',
+  'MULTIPLE_MATCHES',
+  'EDIT_CONFLICT',
+  'NO_CHANGE',
+  'FILE_TOO_LARGE',
+  'QUOTA_EXCEEDED',
+  'TIMEOUT',
+  'FORBIDDEN',
+  'SELF_ACTION',
+  'CONFLICT',
+  'GONE',
 ]);
 const TRANSPORT: Record<number, string> = { 400: 'INVALID_JSON', 404: 'UNKNOWN_TOOL', 413: 'PAYLOAD_TOO_LARGE', 429: 'RATE_LIMITED' };
 
@@ -77,7 +95,11 @@ const FIXTURES: Array<[string, string]> = [
 
 /** Valid inputs per tool (placeholders: $CS a changeset id, $KEY a spare key id); registry examples are added. */
 const BASES: Record<string, Array<Record<string, unknown>>> = {
-  write: [{ path: '/f/w.txt', content: 'hello\n' }, { path: '/f/a.txt', content: 'x', mode: 'create' }, { path: '/f/b64', content: 'aGVsbG8=', encoding: 'base64', expectedVersion: 1 }],
+  write: [
+    { path: '/f/w.txt', content: 'hello\n' },
+    { path: '/f/a.txt', content: 'x', mode: 'create' },
+    { path: '/f/b64', content: 'aGVsbG8=', encoding: 'base64', expectedVersion: 1 },
+  ],
   read: [{ path: '/f/a.txt' }, { path: '/f/a.txt', offset: 2, limit: 1 }, { path: '/f/a.txt', version: 1, encoding: 'base64' }],
   stat: [{ path: '/f/a.txt' }, { path: '/f/dir', version: 1 }],
   list: [{ path: '/f' }, { path: '/', recursive: true, limit: 5 }, { path: '/f', cursor: 'eyJhIjoiL2YvYS50eHQiLCJwIjoiL2YiLCJyIjpmYWxzZX0' }],
@@ -90,16 +112,28 @@ const BASES: Record<string, Array<Record<string, unknown>>> = {
   append: [{ path: '/f/log.txt', content: 'x\n' }],
   move: [{ from: '/f/m1.txt', to: '/f/m2.txt', overwrite: true }],
   copy: [{ from: '/f/a.txt', to: '/f/c.txt', overwrite: true }],
-  list_versions: [{ path: '/f/a.txt', limit: 2, before: 2 }, { path: '/f/a.txt', before: 'eyJ1cGRhdGVkQXRNcyI6MSwicGF0aCI6Ii9mL2EudHh0IiwidmVyc2lvbiI6MX0' }],
+  list_versions: [
+    { path: '/f/a.txt', limit: 2, before: 2 },
+    { path: '/f/a.txt', before: 'eyJ1cGRhdGVkQXRNcyI6MSwicGF0aCI6Ii9mL2EudHh0IiwidmVyc2lvbiI6MX0' },
+  ],
   diff: [{ path: '/f/a.txt', from: 1, to: 2 }],
   restore: [{ path: '/f/a.txt', version: 1, dryRun: true }],
-  list_changes: [{ since: 0, limit: 3 }, { path: '/f', before: 5 }],
+  list_changes: [
+    { since: 0, limit: 3 },
+    { path: '/f', before: 5 },
+  ],
   revert_changeset: [{ changesetId: '$CS', dryRun: true }],
-  list_deleted: [{ path: '/', limit: 10 }, { path: '/f', cursor: 'eyJhIjoiL2YvYS50eHQifQ' }],
+  list_deleted: [
+    { path: '/', limit: 10 },
+    { path: '/f', cursor: 'eyJhIjoiL2YvYS50eHQifQ' },
+  ],
   purge: [{ path: '/f/purge-me.txt', confirm: true }],
   bash: [{ command: 'grep -rn line /f | head -3', cwd: '/f' }, { command: 'ls -la /; cat /f/a.txt | wc -l' }],
   get_key_info: [{}],
-  create_key: [{ label: 'fz', scopes: ['files:read'], folder: '/f', expiresIn: 3600 }, { label: 'fz2', preset: 'read-only', expiresAt: '2030-01-01T00:00:00Z' }],
+  create_key: [
+    { label: 'fz', scopes: ['files:read'], folder: '/f', expiresIn: 3600 },
+    { label: 'fz2', preset: 'read-only', expiresAt: '2030-01-01T00:00:00Z' },
+  ],
   list_keys: [{}],
   revoke_key: [{ keyId: '$KEY' }],
   rotate_key: [{ keyId: '$KEY', gracePeriodSeconds: 0 }],
@@ -109,9 +143,9 @@ const BASES: Record<string, Array<Record<string, unknown>>> = {
 const EXCLUDED = new Set((process.env.FUZZ_EXCLUDE ?? '').split(',').filter(Boolean));
 const TOOLS = registry.names().filter((t) => !EXCLUDED.has(t));
 const baseInputs = (tool: string): Array<Record<string, unknown>> => {
-  const examples = registry.get(tool)!.examples.map((e) =>
-    JSON.parse(JSON.stringify(e.input).replaceAll('cs_EXAMPLE', '$CS').replaceAll('key_EXAMPLE', '$KEY')),
-  );
+  const examples = registry
+    .get(tool)!
+    .examples.map((e) => JSON.parse(JSON.stringify(e.input).replaceAll('cs_EXAMPLE', '$CS').replaceAll('key_EXAMPLE', '$KEY')));
   return [...(BASES[tool] ?? []), ...examples];
 };
 const KNOWN_FIELDS = [...new Set(registry.all().flatMap((t) => Object.keys(t.input.shape)))];
@@ -120,7 +154,10 @@ const KNOWN_FIELDS = [...new Set(registry.all().flatMap((t) => Object.keys(t.inp
 
 /** An object with an own enumerable `__proto__` (or other prototype-ish) key, as JSON.parse makes. */
 const polluted = fc
-  .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype'), fc.constantFrom<unknown>({ polluted: true }, { prototype: { polluted: true } }, 'x', 1, null))
+  .tuple(
+    fc.constantFrom('__proto__', 'constructor', 'prototype'),
+    fc.constantFrom<unknown>({ polluted: true }, { prototype: { polluted: true } }, 'x', 1, null),
+  )
   .map(([k, v]) => {
     const o: Record<string, unknown> = {};
     Object.defineProperty(o, k, { value: v, enumerable: true, configurable: true, writable: true });
@@ -131,32 +168,101 @@ const longString = fc
   .tuple(fc.constantFrom('a', 'line\n', 'é', '𝕏', '\u0000', ' ', '../', '{"'), fc.integer({ min: 1_000, max: 150_000 }))
   .map(([s, n]) => s.repeat(Math.ceil(n / s.length)));
 
-const deep = fc
-  .tuple(fc.integer({ min: 50, max: 20_000 }), fc.boolean())
-  .map(([n, arr]) => {
-    let v: unknown = 'bottom';
-    for (let i = 0; i < Math.min(n, 3000); i++) v = arr ? [v] : { a: v };
-    return v;
-  });
+const deep = fc.tuple(fc.integer({ min: 50, max: 20_000 }), fc.boolean()).map(([n, arr]) => {
+  let v: unknown = 'bottom';
+  for (let i = 0; i < Math.min(n, 3000); i++) v = arr ? [v] : { a: v };
+  return v;
+});
 
 const nastyNumber = fc.constantFrom<unknown>(1e300, -1e20, 1.5, 2 ** 31, 2 ** 53, -1, 0, 'x', null, 1e15);
 /** Cursors and nextBefore tokens are base64url JSON the client hands back: forged ones. */
 const forgedToken = fc
   .oneof(
-    fc.record({ updatedAtMs: nastyNumber, path: fc.oneof(fc.string({ unit: 'binary', maxLength: 10 }), fc.constantFrom('/f/a.txt', '\u0000', '\ud800')), version: nastyNumber }),
-    fc.record({ a: fc.oneof(fc.string({ unit: 'binary', maxLength: 10 }), fc.constantFrom('/f', '/\u0000', '\ud800')), p: fc.constantFrom('/', '/f'), r: fc.boolean() }),
+    fc.record({
+      updatedAtMs: nastyNumber,
+      path: fc.oneof(fc.string({ unit: 'binary', maxLength: 10 }), fc.constantFrom('/f/a.txt', '\u0000', '\ud800')),
+      version: nastyNumber,
+    }),
+    fc.record({
+      a: fc.oneof(fc.string({ unit: 'binary', maxLength: 10 }), fc.constantFrom('/f', '/\u0000', '\ud800')),
+      p: fc.constantFrom('/', '/f'),
+      r: fc.boolean(),
+    }),
     fc.record({ a: fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('/\u0000')) }),
     fc.jsonValue({ maxDepth: 2 }),
   )
   .map((v) => Buffer.from(JSON.stringify(v) ?? 'null').toString('base64url'));
 
 const NASTY_CONSTANTS: unknown[] = [
-  null, true, false, 0, -1, 1, 2 ** 31, 2 ** 32 + 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e308, -1e308, 5e-324, 1.5, -0.5,
-  '', ' ', 'NaN', 'Infinity', '-Infinity', '1e999', '0x1F', '1_000', '０', '١', 'null', 'undefined', 'true', '[]', '{}',
-  '\u0000', '\ud800', '\udfff', 'a\ud83d', '../../etc/passwd', '/', '//', '/..', '~', '%2e%2e%2f', '\u202e', '\u200b', 'ﷺ'.repeat(10),
-  '𝕏'.repeat(5), '__proto__', 'constructor', '1970-01-01T00:00:00.000Z', '2026-13-45T99:99:99Z', '9999-12-31T23:59:59.999Z',
-  'cs_', 'key_', 'mk_', '$(reboot)', '`id`', "'; DROP TABLE nodes; --", '\\', 'full', 'files', 'read-only', '*', 'files:*',
-  [], {}, [null], [[]], ['files:read', 'nope'], { path: '/x' }, { old_string: 'a', new_string: 'b' },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1,
+  2 ** 31,
+  2 ** 32 + 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  1e308,
+  -1e308,
+  5e-324,
+  1.5,
+  -0.5,
+  '',
+  ' ',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e999',
+  '0x1F',
+  '1_000',
+  '０',
+  '١',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  'a\ud83d',
+  '../../etc/passwd',
+  '/',
+  '//',
+  '/..',
+  '~',
+  '%2e%2e%2f',
+  '\u202e',
+  '\u200b',
+  'ﷺ'.repeat(10),
+  '𝕏'.repeat(5),
+  '__proto__',
+  'constructor',
+  '1970-01-01T00:00:00.000Z',
+  '2026-13-45T99:99:99Z',
+  '9999-12-31T23:59:59.999Z',
+  'cs_',
+  'key_',
+  'mk_',
+  '$(reboot)',
+  '`id`',
+  "'; DROP TABLE nodes; --",
+  '\\',
+  'full',
+  'files',
+  'read-only',
+  '*',
+  'files:*',
+  [],
+  {},
+  [null],
+  [[]],
+  ['files:read', 'nope'],
+  { path: '/x' },
+  { old_string: 'a', new_string: 'b' },
 ];
 
 const nasty: fc.Arbitrary<unknown> = fc.oneof(
@@ -182,7 +288,20 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     arbitrary: fc.record({
       op: fc.constant('set' as const),
       field: fc.oneof(
-        fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'file_path', 'filePath', 'oldString', 'newString', 'replaceAll', 'isError', 'success'),
+        fc.constantFrom(
+          '__proto__',
+          'constructor',
+          'prototype',
+          'toString',
+          'hasOwnProperty',
+          'file_path',
+          'filePath',
+          'oldString',
+          'newString',
+          'replaceAll',
+          'isError',
+          'success',
+        ),
         fc.constantFrom(...KNOWN_FIELDS),
         fc.string({ unit: 'binary', maxLength: 12 }),
       ),
@@ -224,7 +343,26 @@ type Case =
 const rawBody = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.string({ unit: 'binary', maxLength: 60 }),
-  fc.constantFrom('', ' ', 'null', '42', '"x"', '[]', '[{}]', 'true', '{', '{"path":', '{"path":"/a"', '{"path":"/a",}', "{'path':'/a'}", '{"a":1}{"b":2}', '\ufeff{"path":"/f/a.txt"}', '{"path":"/f/a.txt","path":{"x":1}}', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    '42',
+    '"x"',
+    '[]',
+    '[{}]',
+    'true',
+    '{',
+    '{"path":',
+    '{"path":"/a"',
+    '{"path":"/a",}',
+    "{'path':'/a'}",
+    '{"a":1}{"b":2}',
+    '\ufeff{"path":"/f/a.txt"}',
+    '{"path":"/f/a.txt","path":{"x":1}}',
+    '{"__proto__":{"polluted":1}}',
+    '{"constructor":{"prototype":{"polluted":1}}}',
+  ),
   fc.integer({ min: 1, max: 60_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
   fc.integer({ min: 1, max: 20_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)),
   fc.integer({ min: 1, max: 60_000 }).map((n) => `{"path":"/f/a.txt","idempotencyKey":"k","content":${'['.repeat(n)}${']'.repeat(n)}}`),
@@ -244,7 +382,12 @@ const caseArb: fc.Arbitrary<Case> = fc.oneof(
   },
   {
     weight: 8,
-    arbitrary: fc.record({ kind: fc.constant('mcp' as const), tool: fc.constantFrom(...TOOLS), base: fc.nat(), mutations: fc.array(mutation, { maxLength: 3 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant('mcp' as const),
+      tool: fc.constantFrom(...TOOLS),
+      base: fc.nat(),
+      mutations: fc.array(mutation, { maxLength: 3 }),
+    }),
   },
   {
     weight: 8,
@@ -252,14 +395,27 @@ const caseArb: fc.Arbitrary<Case> = fc.oneof(
       kind: fc.constant('raw' as const),
       tool: fc.constantFrom(...TOOLS),
       body: rawBody,
-      contentType: fc.constantFrom('application/json', 'text/plain', null, 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', '*/*', 'garbage'),
+      contentType: fc.constantFrom(
+        'application/json',
+        'text/plain',
+        null,
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+        '*/*',
+        'garbage',
+      ),
     }),
   },
   {
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant('unknown' as const),
-      name: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'READ', 'read ', 'Write', 'bash\u0000', 'list_keys2')),
+      name: fc.oneof(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
+        fc.constantFrom('__proto__', 'constructor', 'toString', 'READ', 'read ', 'Write', 'bash\u0000', 'list_keys2'),
+      ),
     }),
   },
 );
@@ -274,7 +430,9 @@ interface Reply {
 
 function fail(c: Case, r: Reply, why: string, logs: string[]): never {
   const desc = JSON.stringify(c, (_k, v) => (typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…(${v.length})` : v));
-  throw new Error(`${why}\ncase: ${desc.slice(0, 2000)}\nHTTP ${r.status}: ${r.text.slice(0, 1000)}\nserver log: ${logs.slice(-3).join('').slice(0, 2000)}`);
+  throw new Error(
+    `${why}\ncase: ${desc.slice(0, 2000)}\nHTTP ${r.status}: ${r.text.slice(0, 1000)}\nserver log: ${logs.slice(-3).join('').slice(0, 2000)}`,
+  );
 }
 
 /** Checks the contract's envelope for /api/tools/* and returns the inner JSON. */
@@ -287,7 +445,9 @@ function checkEnvelope(c: Case, r: Reply, logs: string[]): any {
   } catch {
     fail(c, r, 'body is not JSON', logs);
   }
-  const keys = Object.keys(body ?? {}).sort().join(',');
+  const keys = Object.keys(body ?? {})
+    .sort()
+    .join(',');
   if (!Array.isArray(body?.content) || body.content.length !== 1 || body.content[0].type !== 'text' || typeof body.content[0].text !== 'string') {
     fail(c, r, 'not an envelope', logs);
   }
@@ -337,7 +497,11 @@ for (const backend of BACKENDS) {
 
     function inputFor(w: Worker, tool: string, base: number, mutations: Mutation[]): Entries {
       const bases = baseInputs(tool);
-      const chosen = JSON.parse(JSON.stringify(bases[base % bases.length]).replaceAll('$CS', w.changesetId).replaceAll('$KEY', w.spareKeyId));
+      const chosen = JSON.parse(
+        JSON.stringify(bases[base % bases.length])
+          .replaceAll('$CS', w.changesetId)
+          .replaceAll('$KEY', w.spareKeyId),
+      );
       return mutate(chosen, mutations);
     }
 
@@ -451,14 +615,19 @@ for (const backend of BACKENDS) {
       const started = Date.now();
       const results = await Promise.all(
         workers.map((w) =>
-          fc.check(fc.asyncProperty(caseArb, (c) => runCase(w, c)), { numRuns: perWorker, seed: SEED + w.n + (backend === 'postgres' ? 1000 : 0) }),
+          fc.check(
+            fc.asyncProperty(caseArb, (c) => runCase(w, c)),
+            { numRuns: perWorker, seed: SEED + w.n + (backend === 'postgres' ? 1000 : 0) },
+          ),
         ),
       );
       for (const d of results) {
         if (!d.failed) continue;
         // fast-check's own report prints the whole (possibly 300 KB) counterexample: shortened here.
         const why = d.errorInstance instanceof Error ? d.errorInstance.message : String(d.errorInstance);
-        assert.fail(`property failed after ${d.numRuns} runs (seed ${d.seed}, path ${d.counterexamplePath}, shrunk ${d.numShrinks}×):\n${why.slice(0, 4000)}`);
+        assert.fail(
+          `property failed after ${d.numRuns} runs (seed ${d.seed}, path ${d.counterexamplePath}, shrunk ${d.numShrinks}×):\n${why.slice(0, 4000)}`,
+        );
       }
       const seconds = (Date.now() - started) / 1000;
       const memAfter = memory();
@@ -476,7 +645,10 @@ for (const backend of BACKENDS) {
       assert.ok(growthMb < RSS_BOUND_MB, `RSS grew by ${growthMb.toFixed(0)} MB after the first ${warmupCases} cases (bound ${RSS_BOUND_MB} MB)`);
       const heapGrowthMb = (memAfter.heap - memBefore.heap) / 2 ** 20;
       assert.ok(heapGrowthMb < HEAP_BOUND_MB, `the main thread's heap grew by ${heapGrowthMb.toFixed(0)} MB (bound ${HEAP_BOUND_MB} MB)`);
-      const top = [...stats.codes].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
+      const top = [...stats.codes]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
       console.log(
         `# fuzz (${backend}): ${stats.cases} cases in ${seconds.toFixed(1)} s (seed ${SEED}, ${CONCURRENCY} workers): ` +
           `${stats.success} successes, ${stats.toolError} tool errors, ${stats.transport} transport errors, ${stats.mcp} via MCP; ` +

@@ -92,10 +92,10 @@ for (const backend of backends()) {
         assert.equal(changes.length, 1, 'exactly one changeset');
         assert.equal(changes[0].changesetId, mv.changesetId);
         assert.equal(changes[0].tool, 'move');
-        assert.deepEqual(
-          changes[0].entries.map((e: any) => [e.path, e.op, e.fromVersion, e.toVersion]).sort(),
-          [['/m/a.txt', 'move', 2, 3], ['/m/b.txt', 'move', null, 1]],
-        );
+        assert.deepEqual(changes[0].entries.map((e: any) => [e.path, e.op, e.fromVersion, e.toVersion]).sort(), [
+          ['/m/a.txt', 'move', 2, 3],
+          ['/m/b.txt', 'move', null, 1],
+        ]);
 
         const versions = await allVersions(key, '/m/b.txt');
         const brief = versions.map((v) => `${v.path}@${v.version}:${v.op}`);
@@ -116,7 +116,13 @@ for (const backend of backends()) {
         const mv = await s.ok(key, 'move', { from: '/src', to: '/archive/dst' });
         assert.deepEqual(
           mv.entries.map((e: any) => `${e.from}>${e.to}`).sort(),
-          ['/src>/archive/dst', '/src/empty>/archive/dst/empty', '/src/sub/y.txt>/archive/dst/sub/y.txt', '/src/sub>/archive/dst/sub', '/src/x.txt>/archive/dst/x.txt'].sort(),
+          [
+            '/src>/archive/dst',
+            '/src/empty>/archive/dst/empty',
+            '/src/sub/y.txt>/archive/dst/sub/y.txt',
+            '/src/sub>/archive/dst/sub',
+            '/src/x.txt>/archive/dst/x.txt',
+          ].sort(),
         );
         const listed = (await s.ok(key, 'list', { path: '/archive/dst', recursive: true })).entries.map((e: any) => e.path);
         assert.deepEqual(listed, ['/archive/dst/empty', '/archive/dst/sub', '/archive/dst/sub/y.txt', '/archive/dst/x.txt']);
@@ -189,7 +195,10 @@ for (const backend of backends()) {
         assert.equal(st.contentHash, w.contentHash);
         assert.equal(st.versionCount, 1);
         const versions = await allVersions(key, '/c/copy.txt');
-        assert.deepEqual(versions.map((v) => [v.path, v.version, v.op]), [['/c/copy.txt', 1, 'create']]);
+        assert.deepEqual(
+          versions.map((v) => [v.path, v.version, v.op]),
+          [['/c/copy.txt', 1, 'create']],
+        );
         assert.equal((await s.ok(key, 'stat', { path: '/c/src.txt' })).version, 2);
         assert.equal(await usage(key), used, 'content is deduplicated, a copy adds no bytes');
         // Changing the copy does not change the source.
@@ -268,7 +277,10 @@ for (const backend of backends()) {
 
         // before as a version number of the path.
         const older = await s.ok(key, 'list_versions', { path: '/lv/f.txt', before: 4, limit: 10 });
-        assert.deepEqual(older.versions.map((v: any) => v.version), [3, 2, 1]);
+        assert.deepEqual(
+          older.versions.map((v: any) => v.version),
+          [3, 2, 1],
+        );
         assert.equal(older.nextBefore, null);
         await s.fail(key, 'list_versions', { path: '/lv/f.txt', before: 'garbage' }, 'INVALID_INPUT');
         await s.fail(key, 'list_versions', { path: '/lv/f.txt', before: 99 }, 'VERSION_NOT_FOUND');
@@ -351,7 +363,14 @@ for (const backend of backends()) {
         assert.equal(r.restoredFrom, 1);
         assert.equal(r.undeleted, false);
         assert.equal(await text(key, '/r.txt'), 'good\n');
-        assert.deepEqual((await allVersions(key, '/r.txt')).map((v) => [v.version, v.op]), [[3, 'restore'], [2, 'update'], [1, 'create']]);
+        assert.deepEqual(
+          (await allVersions(key, '/r.txt')).map((v) => [v.version, v.op]),
+          [
+            [3, 'restore'],
+            [2, 'update'],
+            [1, 'create'],
+          ],
+        );
         assert.equal((await s.ok(key, 'read', { path: '/r.txt', version: 2 })).content, 'bad\n');
 
         const same = await s.fail(key, 'restore', { path: '/r.txt', version: 1 }, 'NO_CHANGE');
@@ -395,20 +414,35 @@ for (const backend of backends()) {
         ids.push((await s.ok(key, 'write', { path: '/other.txt', content: 'o' })).changesetId);
 
         const first = await s.ok(key, 'list_changes', { limit: 3 });
-        assert.deepEqual(first.changesets.map((c: any) => c.changesetId), ids.slice(-3).reverse());
-        assert.deepEqual(first.changesets.map((c: any) => c.seq), [8, 7, 6]);
+        assert.deepEqual(
+          first.changesets.map((c: any) => c.changesetId),
+          ids.slice(-3).reverse(),
+        );
+        assert.deepEqual(
+          first.changesets.map((c: any) => c.seq),
+          [8, 7, 6],
+        );
         const second = await s.ok(key, 'list_changes', { limit: 3, before: first.nextBefore });
-        assert.deepEqual(second.changesets.map((c: any) => c.seq), [5, 4, 3]);
+        assert.deepEqual(
+          second.changesets.map((c: any) => c.seq),
+          [5, 4, 3],
+        );
         const c0 = first.changesets[0];
         assert.equal(c0.tool, 'write');
         assert.equal(c0.by.label, 'default');
         assert.match(c0.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
         const filtered = await s.ok(key, 'list_changes', { path: '/lc/a' });
-        assert.deepEqual(filtered.changesets.map((c: any) => c.changesetId), ids.slice(0, 6).reverse());
+        assert.deepEqual(
+          filtered.changesets.map((c: any) => c.changesetId),
+          ids.slice(0, 6).reverse(),
+        );
         // The first write also created /lc and /lc/a: the filter keeps only the entries below /lc/a.
         const oldest = filtered.changesets[filtered.changesets.length - 1];
-        assert.deepEqual(oldest.entries.map((e: any) => e.path), ['/lc/a', '/lc/a/f0.txt']);
+        assert.deepEqual(
+          oldest.entries.map((e: any) => e.path),
+          ['/lc/a', '/lc/a/f0.txt'],
+        );
         assert.equal(oldest.partial, true);
         assert.equal(filtered.nextBefore, null);
         const lc = await s.ok(key, 'list_changes', { path: '/lc' });
@@ -424,7 +458,11 @@ for (const backend of backends()) {
         for (let round = 0; round < 10; round++) {
           const page = await s.ok(key, 'list_changes', { since, limit: 5 });
           const seqs = page.changesets.map((c: any) => c.seq);
-          assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'oldest first');
+          assert.deepEqual(
+            seqs,
+            [...seqs].sort((a, b) => a - b),
+            'oldest first',
+          );
           seen.push(...seqs);
           if (seqs.length) assert.equal(page.nextSince, seqs[seqs.length - 1]);
           else assert.equal(page.nextSince, since);
@@ -432,7 +470,10 @@ for (const backend of backends()) {
           if (round === 1) await s.ok(key, 'write', { path: '/feed/late.txt', content: 'late' });
           if (seqs.length === 0) break;
         }
-        assert.deepEqual(seen, Array.from({ length: 13 }, (_, i) => i + 1));
+        assert.deepEqual(
+          seen,
+          Array.from({ length: 13 }, (_, i) => i + 1),
+        );
         // With a path filter, since still advances over changesets it skips.
         const filtered = await s.ok(key, 'list_changes', { since: 0, path: '/feed/late.txt' });
         assert.equal(filtered.changesets.length, 1);
@@ -546,7 +587,10 @@ for (const backend of backends()) {
         await s.ok(key, 'delete', { path: '/elsewhere/z.txt' });
 
         const all = await s.ok(key, 'list_deleted', { path: '/ld' });
-        assert.deepEqual(all.deleted.map((d: any) => d.path), ['/ld/a.txt', '/ld/b.txt', '/ld/c.txt']);
+        assert.deepEqual(
+          all.deleted.map((d: any) => d.path),
+          ['/ld/a.txt', '/ld/b.txt', '/ld/c.txt'],
+        );
         for (const d of all.deleted) {
           assert.equal(d.version, 3);
           assert.equal(d.lastVersion, 2);
@@ -556,20 +600,32 @@ for (const backend of backends()) {
         }
         assert.equal(all.nextCursor, null);
         const root = await s.ok(key, 'list_deleted', {});
-        assert.deepEqual(root.deleted.map((d: any) => d.path), ['/elsewhere/z.txt', '/ld/a.txt', '/ld/b.txt', '/ld/c.txt']);
+        assert.deepEqual(
+          root.deleted.map((d: any) => d.path),
+          ['/elsewhere/z.txt', '/ld/a.txt', '/ld/b.txt', '/ld/c.txt'],
+        );
 
         const p1 = await s.ok(key, 'list_deleted', { path: '/ld', limit: 2 });
-        assert.deepEqual(p1.deleted.map((d: any) => d.path), ['/ld/a.txt', '/ld/b.txt']);
+        assert.deepEqual(
+          p1.deleted.map((d: any) => d.path),
+          ['/ld/a.txt', '/ld/b.txt'],
+        );
         assert.ok(p1.nextCursor);
         const p2 = await s.ok(key, 'list_deleted', { path: '/ld', limit: 2, cursor: p1.nextCursor });
-        assert.deepEqual(p2.deleted.map((d: any) => d.path), ['/ld/c.txt']);
+        assert.deepEqual(
+          p2.deleted.map((d: any) => d.path),
+          ['/ld/c.txt'],
+        );
         assert.equal(p2.nextCursor, null);
 
         // lastVersion is what restore takes.
         await s.ok(key, 'restore', { path: '/ld/b.txt', version: all.deleted[1].lastVersion });
         assert.equal(await text(key, '/ld/b.txt'), 'bb');
         const after = await s.ok(key, 'list_deleted', { path: '/ld' });
-        assert.deepEqual(after.deleted.map((d: any) => d.path), ['/ld/a.txt', '/ld/c.txt']);
+        assert.deepEqual(
+          after.deleted.map((d: any) => d.path),
+          ['/ld/a.txt', '/ld/c.txt'],
+        );
       });
     });
 
@@ -623,7 +679,10 @@ for (const backend of backends()) {
         assert.equal(again.created, true);
         assert.equal(again.version, 4, 'version numbers are never reused');
         const versions = await allVersions(key, '/s/secret.txt');
-        assert.deepEqual(versions.map((v) => v.version), [4]);
+        assert.deepEqual(
+          versions.map((v) => v.version),
+          [4],
+        );
 
         const p2 = await s.ok(key, 'purge', { path: '/s/other.txt', confirm: true });
         assert.equal(p2.bytesFreed, A.length);
@@ -650,10 +709,16 @@ for (const backend of backends()) {
         await s.ok(key, 'delete', { path: '/pd/gone.txt' });
         await s.ok(key, 'write', { path: '/solo.txt', content: 'solo' });
         await s.ok(key, 'delete', { path: '/solo.txt' });
-        assert.deepEqual((await s.ok(key, 'list_deleted', {})).deleted.map((d: any) => d.path), ['/pd/gone.txt', '/solo.txt']);
+        assert.deepEqual(
+          (await s.ok(key, 'list_deleted', {})).deleted.map((d: any) => d.path),
+          ['/pd/gone.txt', '/solo.txt'],
+        );
 
         await s.ok(key, 'purge', { path: '/solo.txt', confirm: true });
-        assert.deepEqual((await s.ok(key, 'list_deleted', {})).deleted.map((d: any) => d.path), ['/pd/gone.txt']);
+        assert.deepEqual(
+          (await s.ok(key, 'list_deleted', {})).deleted.map((d: any) => d.path),
+          ['/pd/gone.txt'],
+        );
         await s.fail(key, 'restore', { path: '/solo.txt', version: 1 }, 'NOT_FOUND');
 
         const p = await s.ok(key, 'purge', { path: '/pd', confirm: true });

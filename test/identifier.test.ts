@@ -18,22 +18,77 @@ import { parseRfc3339 } from '../src/core/time.js';
 
 /** Pieces of ordinary text: each is fine anywhere, next to any other. */
 const PIECES = [
-  'a', 'Z', '0', '9', ' ', '-', '_', '.', '!', '@', 'é', 'ß', 'Ø', 'ñ', 'ç', 'İ', 'Ω', 'ж', 'Я', '日', '本', '語', 'ー', 'の', '한', '글',
-  'م', 'ر', 'ح', 'ب', 'ا', 'ש', 'ל', 'ו', 'ם', 'क', '्', 'ष', 'ก', '่', '🙂', '👍🏽', '👩‍💻', '❤️', '🏳️‍🌈', '1️⃣', '€', '£', '✓', '™', '\u00a0',
-  'می‌خ', 'क्‍ष', '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}', '葛\u{E0100}',
+  'a',
+  'Z',
+  '0',
+  '9',
+  ' ',
+  '-',
+  '_',
+  '.',
+  '!',
+  '@',
+  'é',
+  'ß',
+  'Ø',
+  'ñ',
+  'ç',
+  'İ',
+  'Ω',
+  'ж',
+  'Я',
+  '日',
+  '本',
+  '語',
+  'ー',
+  'の',
+  '한',
+  '글',
+  'م',
+  'ر',
+  'ح',
+  'ب',
+  'ا',
+  'ש',
+  'ל',
+  'ו',
+  'ם',
+  'क',
+  '्',
+  'ष',
+  'ก',
+  '่',
+  '🙂',
+  '👍🏽',
+  '👩‍💻',
+  '❤️',
+  '🏳️‍🌈',
+  '1️⃣',
+  '€',
+  '£',
+  '✓',
+  '™',
+  '\u00a0',
+  'می‌خ',
+  'क्‍ष',
+  '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}',
+  '葛\u{E0100}',
 ];
 const ordinary = fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((parts) => parts.join(''));
 
 /** Refused wherever they stand. */
 const ALWAYS_REFUSED = [
-  0x00, 0x01, 0x1b, 0x7f, 0x85, 0x9f, 0xad, 0x061c, 0x115f, 0x180e, 0x200b, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
-  0x2028, 0x2029, 0x2060, 0x2061, 0x2064, 0x2066, 0x2067, 0x2068, 0x2069, 0x206f, 0x3164, 0xfeff, 0xffa0, 0xfff9, 0xfffb, 0x1d173,
-  0xe0001, 0xd800, 0xdbff, 0xdc00, 0xdfff,
+  0x00, 0x01, 0x1b, 0x7f, 0x85, 0x9f, 0xad, 0x061c, 0x115f, 0x180e, 0x200b, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2028, 0x2029,
+  0x2060, 0x2061, 0x2064, 0x2066, 0x2067, 0x2068, 0x2069, 0x206f, 0x3164, 0xfeff, 0xffa0, 0xfff9, 0xfffb, 0x1d173, 0xe0001, 0xd800, 0xdbff, 0xdc00,
+  0xdfff,
 ];
 
 describe('identifierProblem', () => {
   it('ordinary text of any script, emoji sequences included, passes', () => {
-    fc.assert(fc.property(ordinary, (text) => identifierProblem(text) === null), { numRuns: 2000 });
+    fc.assert(
+      fc.property(ordinary, (text) => identifierProblem(text) === null),
+      { numRuns: 2000 },
+    );
   });
 
   it('a refused code point inserted anywhere is reported, with its code point and position', () => {
@@ -62,9 +117,19 @@ describe('identifierProblem', () => {
   it('joiners and variation selectors: kept where visible, refused where invisible', () => {
     for (const ok of ['👩‍💻', '👨🏽‍🚀', '❤️‍🔥', 'می‌خواهم', 'क्‍ष', 'क्‌ष', '1️⃣', '✌︎']) assert.equal(identifierProblem(ok), null, ok);
     const refused: Array<[string, string, number]> = [
-      ['\u200d', 'U+200D', 0], ['a\u200d', 'U+200D', 1], ['\u200db', 'U+200D', 0], ['a\u200db', 'U+200D', 1], ['a\u200cb', 'U+200C', 1],
-      ['ж\u200dж', 'U+200D', 1], ['👩\u200d', 'U+200D', 2], ['\u200d\u200d', 'U+200D', 0], ['\ufe0f', 'U+FE0F', 0], [' \ufe0f', 'U+FE0F', 1],
-      ['\u{E0067}', 'U+E0067', 0], ['a\u{E0067}', 'U+E0067', 1], ['ok\u200b', 'U+200B', 2],
+      ['\u200d', 'U+200D', 0],
+      ['a\u200d', 'U+200D', 1],
+      ['\u200db', 'U+200D', 0],
+      ['a\u200db', 'U+200D', 1],
+      ['a\u200cb', 'U+200C', 1],
+      ['ж\u200dж', 'U+200D', 1],
+      ['👩\u200d', 'U+200D', 2],
+      ['\u200d\u200d', 'U+200D', 0],
+      ['\ufe0f', 'U+FE0F', 0],
+      [' \ufe0f', 'U+FE0F', 1],
+      ['\u{E0067}', 'U+E0067', 0],
+      ['a\u{E0067}', 'U+E0067', 1],
+      ['ok\u200b', 'U+200B', 2],
     ];
     for (const [text, cp, index] of refused) {
       const p = identifierProblem(text);
@@ -92,13 +157,24 @@ describe('parseRfc3339', () => {
     const two = (n: number) => String(n).padStart(2, '0');
     fc.assert(
       fc.property(
-        fc.integer({ min: 1000, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }),
-        fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 1000, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 24 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 60 }),
         (y, mo, d, h, mi, s) => {
           const text = `${y}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:${two(s)}Z`;
           const ref = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-          const real = mo >= 1 && mo <= 12 && ref.getUTCFullYear() === y && ref.getUTCMonth() === mo - 1 && ref.getUTCDate() === d &&
-            ref.getUTCHours() === h && ref.getUTCMinutes() === mi && ref.getUTCSeconds() === s;
+          const real =
+            mo >= 1 &&
+            mo <= 12 &&
+            ref.getUTCFullYear() === y &&
+            ref.getUTCMonth() === mo - 1 &&
+            ref.getUTCDate() === d &&
+            ref.getUTCHours() === h &&
+            ref.getUTCMinutes() === mi &&
+            ref.getUTCSeconds() === s;
           const ms = parseRfc3339(text);
           assert.equal(!Number.isNaN(ms), real, text);
           if (real) assert.equal(ms, ref.getTime());

@@ -40,7 +40,11 @@ const EXPECTED_PRESETS: Record<string, string[]> = {
  * Keys hold every scope of their preset, but outputs show only the scopes some tool needs (the
  * others have no tool yet): the scopes the registry's tools declare, full-access tools aside.
  */
-const IN_USE = new Set<string>(buildRegistry().all().flatMap((t) => (t.fullAccess ? [] : t.scopes)));
+const IN_USE = new Set<string>(
+  buildRegistry()
+    .all()
+    .flatMap((t) => (t.fullAccess ? [] : t.scopes)),
+);
 const shown = (scopes: string[]) => scopes.filter((x) => IN_USE.has(x));
 
 /** Calls a tool, asserts HTTP 200 with the success envelope, returns the inner result. */
@@ -171,17 +175,32 @@ for (const backend of backends()) {
       }
       const previews = new Set(r.inner.keys.map((k: any) => k.preview));
       for (const k of minted) assert.ok(previews.has(`${k.slice(0, 7)}…${k.slice(-4)}`));
-      assert.deepEqual(r.inner.keys.filter((k: any) => k.current).map((k: any) => k.keyId), [a.keyId]);
+      assert.deepEqual(
+        r.inner.keys.filter((k: any) => k.current).map((k: any) => k.keyId),
+        [a.keyId],
+      );
     });
 
     it('create_key with scopes: family names expand, duplicates fold, canonical order', async () => {
       const a = await agent(s);
       const cases: Array<[string[], string[]]> = [
         [['files'], ['files:read', 'files:write', 'files:delete']],
-        [['agents:read', 'files:read', 'files:read'], ['files:read', 'agents:read']],
-        [['shares', 'search', 'files:write'], ['files:write', 'shares:read', 'shares:write', 'search']],
-        [['community', 'social'], ['community:read', 'community:write', 'social:read', 'social:write']],
-        [['agents', 'agents:read'], ['agents:read', 'agents:write']],
+        [
+          ['agents:read', 'files:read', 'files:read'],
+          ['files:read', 'agents:read'],
+        ],
+        [
+          ['shares', 'search', 'files:write'],
+          ['files:write', 'shares:read', 'shares:write', 'search'],
+        ],
+        [
+          ['community', 'social'],
+          ['community:read', 'community:write', 'social:read', 'social:write'],
+        ],
+        [
+          ['agents', 'agents:read'],
+          ['agents:read', 'agents:write'],
+        ],
         [[], []],
       ];
       for (const [input, want] of cases) {
@@ -273,7 +292,7 @@ for (const backend of backends()) {
       await fail(s, subMint.apiKey, 'create_key', { label: 'up', scopes: ['files:read'], folder: '/a' }, 'INSUFFICIENT_SCOPE');
     });
 
-    it('subset rule, expiry: no later than the caller; no expiry inherits the caller\'s expiry and folder', async () => {
+    it("subset rule, expiry: no later than the caller; no expiry inherits the caller's expiry and folder", async () => {
       const a = await agent(s);
       const hour = await mint(s, a.key, { label: '1h', scopes: ['files', 'agents'], folder: '/e', expiresIn: 3600 });
       const err = await fail(s, hour.apiKey, 'create_key', { label: 'day', scopes: ['files:read'], expiresIn: 86400 }, 'INSUFFICIENT_SCOPE');
@@ -308,7 +327,12 @@ for (const backend of backends()) {
         ['unknown family', { label: 'x', scopes: ['everything'] }, 'INVALID_INPUT', /everything/],
         ['unknown preset', { label: 'x', preset: 'admin' }, 'INVALID_INPUT', /preset/],
         ['scopes not a list', { label: 'x', scopes: 'files:read' }, 'INVALID_INPUT', /scopes/],
-        ['expiresAt in the past', { label: 'x', preset: 'files-read', expiresAt: new Date(Date.now() - 60_000).toISOString() }, 'INVALID_INPUT', /past/],
+        [
+          'expiresAt in the past',
+          { label: 'x', preset: 'files-read', expiresAt: new Date(Date.now() - 60_000).toISOString() },
+          'INVALID_INPUT',
+          /past/,
+        ],
         ['expiresAt not a timestamp', { label: 'x', preset: 'files-read', expiresAt: 'tomorrow' }, 'INVALID_INPUT', /expiresAt/],
         ['expiresIn and expiresAt', { label: 'x', preset: 'files-read', expiresIn: 3600, expiresAt: future }, 'INVALID_INPUT', /expiresIn|expiresAt/],
         ['expiresIn below 60 s', { label: 'x', preset: 'files-read', expiresIn: 59 }, 'INVALID_INPUT', /expiresIn/],
@@ -333,7 +357,7 @@ for (const backend of backends()) {
       assert.equal((await ok(s, a.key, 'list_keys')).keys.length, before, 'no key was created by a failed call');
     });
 
-    it('list_keys: the full key sees all the agent\'s keys; a minted key itself and what it minted (transitively)', async () => {
+    it("list_keys: the full key sees all the agent's keys; a minted key itself and what it minted (transitively)", async () => {
       const a = await agent(s);
       const other = await agent(s);
       const otherChild = await mint(s, other.key, { label: 'other child', preset: 'full' });

@@ -24,7 +24,10 @@ for (const backend of backends()) {
         assert.equal(r.headers.get('x-ratelimit-limit'), '5');
         remaining.push(Number(r.headers.get('x-ratelimit-remaining')));
         // get_key_info reports the same window, this call included.
-        assert.deepEqual({ ...r.inner.usage.rate, resetAt: undefined }, { limit: 5, used: i + 1, remaining: 4 - i, resetAt: undefined, per: 'agent' });
+        assert.deepEqual(
+          { ...r.inner.usage.rate, resetAt: undefined },
+          { limit: 5, used: i + 1, remaining: 4 - i, resetAt: undefined, per: 'agent' },
+        );
         assert.ok(Number(r.headers.get('x-ratelimit-reset')) * 1000 > Date.now());
       }
       assert.deepEqual(remaining, [4, 3, 2, 1, 0]);
@@ -85,7 +88,13 @@ for (const backend of backends()) {
         await store.hitCounter('agent:agt_busy', windowStart, windowStart + 120_000, 15);
         const decisions = await Promise.all(Array.from({ length: 30 }, () => limiter.check('agt_busy', now)));
         assert.equal(decisions.filter((d) => d.allowed).length, 5);
-        assert.deepEqual(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort(), [0, 1, 2, 3, 4]);
+        assert.deepEqual(
+          decisions
+            .filter((d) => d.allowed)
+            .map((d) => d.remaining)
+            .sort(),
+          [0, 1, 2, 3, 4],
+        );
         await limiter.flush();
         assert.equal(await store.hitCounter('agent:agt_busy', windowStart, windowStart + 120_000, 0), 20, 'the shared count is exact');
       } finally {
@@ -123,28 +132,32 @@ for (const backend of backends()) {
 }
 
 describe('the rate limit is shared by instances on one PostgreSQL database', () => {
-  it('two servers admit about the limit in total', { skip: !backends().includes('postgres') && 'PostgreSQL not selected (TEST_BACKENDS)' }, async () => {
-    const db = await createTestDatabase('postgres');
-    const [pa, pb] = [await freePort(), await freePort()];
-    const a = await spawnServer({ ...db.env, RATE_LIMIT_PER_MINUTE: '20' }, pa);
-    const b = await spawnServer({ ...db.env, RATE_LIMIT_PER_MINUTE: '20' }, pb);
-    try {
-      const { apiKey } = await a.register('Shared');
-      // The limit is per one-minute window: start the calls well inside one (they take ~3 s).
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 10_000) await new Promise((r) => setTimeout(r, left + 100));
-      // The budget is the agent's: instance B is called with another key of the same agent.
-      const second = (await a.ok(apiKey, 'create_key', { label: 'on b', preset: 'read-only' })).apiKey as string;
-      let admitted = 1;
-      for (let i = 0; i < 15; i++) if ((await a.call(apiKey, 'get_key_info')).status === 200) admitted++;
-      await new Promise((r) => setTimeout(r, 1500)); // several flush intervals, even on a loaded machine
-      for (let i = 0; i < 15; i++) if ((await b.call(second, 'get_key_info')).status === 200) admitted++;
-      // Without sharing B would admit 15 more (30 in all). Counts travel every 200 ms, so an
-      // instance may admit one request the other already counted: the overshoot is bounded.
-      assert.ok(admitted >= 20 && admitted <= 21, `instance B knew what A had admitted (${admitted} admitted, limit 20)`);
-    } finally {
-      await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
-      await db.drop();
-    }
-  });
+  it(
+    'two servers admit about the limit in total',
+    { skip: !backends().includes('postgres') && 'PostgreSQL not selected (TEST_BACKENDS)' },
+    async () => {
+      const db = await createTestDatabase('postgres');
+      const [pa, pb] = [await freePort(), await freePort()];
+      const a = await spawnServer({ ...db.env, RATE_LIMIT_PER_MINUTE: '20' }, pa);
+      const b = await spawnServer({ ...db.env, RATE_LIMIT_PER_MINUTE: '20' }, pb);
+      try {
+        const { apiKey } = await a.register('Shared');
+        // The limit is per one-minute window: start the calls well inside one (they take ~3 s).
+        const left = 60_000 - (Date.now() % 60_000);
+        if (left < 10_000) await new Promise((r) => setTimeout(r, left + 100));
+        // The budget is the agent's: instance B is called with another key of the same agent.
+        const second = (await a.ok(apiKey, 'create_key', { label: 'on b', preset: 'read-only' })).apiKey as string;
+        let admitted = 1;
+        for (let i = 0; i < 15; i++) if ((await a.call(apiKey, 'get_key_info')).status === 200) admitted++;
+        await new Promise((r) => setTimeout(r, 1500)); // several flush intervals, even on a loaded machine
+        for (let i = 0; i < 15; i++) if ((await b.call(second, 'get_key_info')).status === 200) admitted++;
+        // Without sharing B would admit 15 more (30 in all). Counts travel every 200 ms, so an
+        // instance may admit one request the other already counted: the overshoot is bounded.
+        assert.ok(admitted >= 20 && admitted <= 21, `instance B knew what A had admitted (${admitted} admitted, limit 20)`);
+      } finally {
+        await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
+        await db.drop();
+      }
+    },
+  );
 });

@@ -19,7 +19,18 @@ const SERVER_JS = fileURLToPath(new URL('../src/server.js', import.meta.url));
 
 describe('log formatter (pure)', () => {
   it('a request line reads "time METHOD url status ms"', () => {
-    const line = JSON.stringify({ level: 30, time: Date.now(), pid: 1, hostname: 'h', reqId: 'r', method: 'POST', url: '/api/tools/read', status: 200, ms: 3.1, msg: 'request completed' });
+    const line = JSON.stringify({
+      level: 30,
+      time: Date.now(),
+      pid: 1,
+      hostname: 'h',
+      reqId: 'r',
+      method: 'POST',
+      url: '/api/tools/read',
+      status: 200,
+      ms: 3.1,
+      msg: 'request completed',
+    });
     const out = formatLogLine(line);
     const [time, ...rest] = out.split(' ');
     assert.match(time!, CLOCK);
@@ -27,9 +38,18 @@ describe('log formatter (pure)', () => {
   });
 
   it('other lines read "time LEVEL message key=value", an error with its stack below', () => {
-    const out = formatLogLine(JSON.stringify({ level: 40, time: 0, pid: 1, hostname: 'h', msg: 'slow store', store: 'sqlite', waited: 12, note: 'two words' }));
+    const out = formatLogLine(
+      JSON.stringify({ level: 40, time: 0, pid: 1, hostname: 'h', msg: 'slow store', store: 'sqlite', waited: 12, note: 'two words' }),
+    );
     assert.match(out, /^\d\d:\d\d:\d\d\.\d{3} WARN {2}slow store store=sqlite waited=12 note="two words"$/);
-    const err = formatLogLine(JSON.stringify({ level: 50, time: 0, msg: 'internal error', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at f (a.js:1:1)\n    at g (b.js:2:2)' } }));
+    const err = formatLogLine(
+      JSON.stringify({
+        level: 50,
+        time: 0,
+        msg: 'internal error',
+        err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at f (a.js:1:1)\n    at g (b.js:2:2)' },
+      }),
+    );
     const lines = err.split('\n');
     assert.match(lines[0]!, /ERROR internal error err="Error: boom"$/);
     assert.deepEqual(lines.slice(1), ['    at f (a.js:1:1)', '    at g (b.js:2:2)']);
@@ -90,13 +110,19 @@ describe('log formatter (pure)', () => {
     assert.match(text, /agent-file-service 1\.2\.3 listening on http:\/\/127\.0\.0\.1:3000/);
     assert.match(text, /store: SQLite · data: \/srv\/afs\/data\/afs\.sqlite/);
     assert.ok(text.includes('curl -s http://127.0.0.1:3000/skill.md'));
-    assert.ok(text.includes(`curl -s -X POST http://127.0.0.1:3000/api/users/register -H 'Content-Type: application/json' -d '{"name": "my-agent"}'`));
+    assert.ok(
+      text.includes(`curl -s -X POST http://127.0.0.1:3000/api/users/register -H 'Content-Type: application/json' -d '{"name": "my-agent"}'`),
+    );
   });
 });
 
 /** Registers and calls with the key in the header and in a query string; returns the key. */
 async function exercise(url: string): Promise<string> {
-  const reg = await fetch(`${url}/api/users/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": "Logged"}' });
+  const reg = await fetch(`${url}/api/users/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"name": "Logged"}',
+  });
   const { apiKey } = (await reg.json()) as { apiKey: string };
   await fetch(`${url}/api/tools/get_key_info?key=${apiKey}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
   await fetch(`${url}/api/tools/get_key_info`, { method: 'POST', headers: { authorization: apiKey } });
@@ -121,7 +147,10 @@ for (const backend of backends()) {
         const ready = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'agent-file-service ready');
         assert.equal(ready.store, backend);
         assert.equal(typeof ready.data, 'string');
-        assert.ok(lines.some((l) => JSON.parse(l).url === '/api/tools/get_key_info?key=mk_…'), 'the query-string key is scrubbed');
+        assert.ok(
+          lines.some((l) => JSON.parse(l).url === '/api/tools/get_key_info?key=mk_…'),
+          'the query-string key is scrubbed',
+        );
         assert.ok(!server.output().includes(key.slice(3, 9)), 'no part of the key is logged');
         assert.doesNotMatch(server.output(), /Try:/);
       } finally {
@@ -131,7 +160,14 @@ for (const backend of backends()) {
 
     it('stdout a terminal: a banner and one readable line per request; no JSON, no key', async () => {
       const port = await freePort();
-      const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', REGISTRATIONS_PER_IP_PER_HOUR: '0', ...db.env };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+        REGISTRATIONS_PER_IP_PER_HOUR: '0',
+        ...db.env,
+      };
       delete env.LOG_FORMAT;
       // `script` runs the server under a pseudo-terminal: its stdout is a TTY, as in `npm start`.
       const child = spawn('script', ['-qfec', `${process.execPath} ${SERVER_JS}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -115,7 +115,11 @@ describe('canonical host', () => {
     const get = await onHost('example.com', '/skill.md?x=1');
     assert.equal(get.status, 308);
     assert.equal(get.location, 'https://www.example.com/skill.md?x=1');
-    const post = await onHost('example.com', '/api/tools/read', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: 'Bearer mk_x' } });
+    const post = await onHost('example.com', '/api/tools/read', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer mk_x' },
+    });
     assert.equal(post.status, 308);
     assert.equal(post.location, 'https://www.example.com/api/tools/read');
     const www = await onHost('www.example.com', '/healthz');

@@ -24,7 +24,10 @@ const registry = buildRegistry();
 /** Parses a result with its tool's schema; the assertion message lists the zod issues. */
 function conforms(tool: string, result: unknown): void {
   const parsed = registry.get(tool)!.output.safeParse(result);
-  assert.ok(parsed.success, `${tool} result does not match its schema: ${parsed.success ? '' : z.prettifyError(parsed.error)}\n${JSON.stringify(result).slice(0, 500)}`);
+  assert.ok(
+    parsed.success,
+    `${tool} result does not match its schema: ${parsed.success ? '' : z.prettifyError(parsed.error)}\n${JSON.stringify(result).slice(0, 500)}`,
+  );
 }
 
 async function connect(url: string, key: string): Promise<McpClient> {
@@ -51,7 +54,8 @@ for (const backend of backends()) {
         for (const ex of tool.examples) {
           // As the examples runner does: cs_EXAMPLE is the latest changeset, key_EXAMPLE the newest other key.
           let text = JSON.stringify(ex.input);
-          if (text.includes('cs_EXAMPLE')) text = text.replaceAll('cs_EXAMPLE', (await s.ok(key, 'list_changes', { limit: 1 })).changesets[0].changesetId);
+          if (text.includes('cs_EXAMPLE'))
+            text = text.replaceAll('cs_EXAMPLE', (await s.ok(key, 'list_changes', { limit: 1 })).changesets[0].changesetId);
           if (text.includes('key_EXAMPLE')) {
             const keys = (await s.ok(key, 'list_keys')).keys.filter((k: any) => !k.current);
             text = text.replaceAll('key_EXAMPLE', keys[keys.length - 1].keyId);
@@ -63,7 +67,10 @@ for (const backend of backends()) {
           checked++;
         }
       }
-      assert.equal(checked, registry.all().reduce((n, t) => n + t.examples.length, 0));
+      assert.equal(
+        checked,
+        registry.all().reduce((n, t) => n + t.examples.length, 0),
+      );
     });
 
     it('the success variants examples do not reach match their schemas too', async () => {
@@ -89,7 +96,13 @@ for (const backend of backends()) {
       assert.equal((await ok('mkdir', { path: '/v' })).created, false);
       await ok('mkdir', { path: '/v/d/e' });
       assert.equal((await ok('edit', { path: '/v/a.txt', old_string: 'two', new_string: '2', dryRun: true })).applied, false);
-      await ok('edit', { path: '/v/a.txt', edits: [{ old_string: 'one', new_string: '1' }, { old_string: 'three', new_string: '3' }] });
+      await ok('edit', {
+        path: '/v/a.txt',
+        edits: [
+          { old_string: 'one', new_string: '1' },
+          { old_string: 'three', new_string: '3' },
+        ],
+      });
       await ok('diff', { path: '/v/a.txt', from: 1 });
       await ok('write', { path: '/v/bin', content: Buffer.from([0, 9]).toString('base64'), encoding: 'base64' });
       assert.equal((await ok('diff', { path: '/v/bin', from: 1 })).binary, true);
@@ -151,7 +164,7 @@ for (const backend of backends()) {
       await client.close();
     });
 
-    it('OpenAPI documents each tool\'s result schema and the error envelope; skill.md lists the result fields', async () => {
+    it("OpenAPI documents each tool's result schema and the error envelope; skill.md lists the result fields", async () => {
       const api = (await s.raw('/openapi.json')).body;
       const md: string = (await s.raw('/skill.md')).body;
       for (const tool of registry.all()) {
@@ -162,7 +175,8 @@ for (const backend of backends()) {
         assert.deepEqual(api.components.schemas[`${tool.name}_result`], outputSchema(tool));
         const section = md.slice(md.indexOf(`### \`${tool.name}\``)).split('\n### ')[0]!;
         assert.ok(section.includes('Result fields'), tool.name);
-        for (const field of Object.keys(tool.output.shape).filter((f) => f !== 'success')) assert.ok(section.includes(`- \`${field}\``), `${tool.name}.${field}`);
+        for (const field of Object.keys(tool.output.shape).filter((f) => f !== 'success'))
+          assert.ok(section.includes(`- \`${field}\``), `${tool.name}.${field}`);
       }
       assert.deepEqual(api.components.schemas.ToolErrorEnvelope.properties.isError, { const: true });
       assert.equal(api.components.schemas.ToolError.properties.error.required.join(), 'code,message');
@@ -174,9 +188,17 @@ for (const backend of backends()) {
 describe('VALIDATE_OUTPUTS catches a result its schema does not describe', () => {
   // A tool whose handler returns a mistyped field and an undeclared one.
   const wrong = defineTool({
-    name: 'zz_wrong', family: 'files', scopes: [], summary: 'probe', description: 'probe',
-    input: z.strictObject({}), output: z.strictObject({ success: z.literal(true), count: z.number().int() }),
-    mutating: false, annotations: { readOnly: true, destructive: false, idempotent: true }, errors: [], examples: [],
+    name: 'zz_wrong',
+    family: 'files',
+    scopes: [],
+    summary: 'probe',
+    description: 'probe',
+    input: z.strictObject({}),
+    output: z.strictObject({ success: z.literal(true), count: z.number().int() }),
+    mutating: false,
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+    errors: [],
+    examples: [],
     // The compiler accepts this (count is a number); run time catches the fraction and `extra` (wrongly typed on purpose).
     handler: async () => ({ success: true, count: 1.5, ...({ extra: 'undeclared' } as object) }),
   });
@@ -209,7 +231,10 @@ describe('VALIDATE_OUTPUTS catches a result its schema does not describe', () =>
       assert.deepEqual(issues.map((i) => i.code).sort(), ['invalid_type', 'unrecognized_keys']);
       assert.ok(issues.some((i) => i.path === 'count'));
       assert.match(r.inner.error.message, /extra/);
-      assert.ok(s.logs.some((l) => l.includes('does not match its output schema') && l.includes('unrecognized_keys')), s.logs.join(''));
+      assert.ok(
+        s.logs.some((l) => l.includes('does not match its output schema') && l.includes('unrecognized_keys')),
+        s.logs.join(''),
+      );
 
       const mcp = await connect(s.client.url, s.apiKey);
       const m = await mcp.callTool({ name: 'zz_wrong', arguments: {} });

@@ -288,7 +288,10 @@ for (const backend of backends()) {
       assert.equal(st.type, 'directory');
       const l = await s.ok(key, 'list', { path: '/norm//b/../b' });
       assert.equal(l.path, '/norm/b');
-      assert.deepEqual(l.entries.map((e: any) => e.path), ['/norm/b/file.txt']);
+      assert.deepEqual(
+        l.entries.map((e: any) => e.path),
+        ['/norm/b/file.txt'],
+      );
       const m = await s.ok(key, 'mkdir', { path: '/norm/c/./d/' });
       assert.equal(m.path, '/norm/c/d');
       const d = await s.ok(key, 'delete', { path: '/norm/c/d/../d' });
@@ -314,7 +317,10 @@ for (const backend of backends()) {
       assert.equal(again.unchanged, true);
       assert.equal(again.version, 1);
       const l = await s.ok(key, 'list', { path: '/unicode' });
-      assert.deepEqual(l.entries.map((e: any) => e.name), ['caf\u00e9.txt']);
+      assert.deepEqual(
+        l.entries.map((e: any) => e.name),
+        ['caf\u00e9.txt'],
+      );
     });
 
     it('byte limits accept the longest valid multibyte names and paths over HTTP', async () => {

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { normalizeExample, renderReference } from '../src/docs/reference.js';
 import { buildRegistry } from '../src/tools/index.js';
-import { defineTool, type AnyTool } from '../src/tools/registry.js';
+import { defineTool } from '../src/tools/registry.js';
 import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -47,7 +47,18 @@ for (const backend of backends()) {
       const front = /^---\nname: (.+)\nversion: (.+)\ndescription: (.+)\nhomepage: (.+)\nmetadata: (.+)\n---\n/.exec(md);
       assert.ok(front, 'YAML front matter');
       assert.equal(JSON.parse(front[5]!).api_base, `${s.config.baseUrl}/api`);
-      for (const heading of ['## Base URL', '## Register', '## Authenticate', '## The response envelope', '## Scopes', '## Paths and versions', '## Tools', '## Errors', '## Limits', '## Heartbeat']) {
+      for (const heading of [
+        '## Base URL',
+        '## Register',
+        '## Authenticate',
+        '## The response envelope',
+        '## Scopes',
+        '## Paths and versions',
+        '## Tools',
+        '## Errors',
+        '## Limits',
+        '## Heartbeat',
+      ]) {
         assert.ok(md.includes(heading), heading);
       }
       assert.match(md, /Never send your API key to any other host/);
@@ -125,9 +136,18 @@ describe('reference versioning', () => {
       const a = renderReference(registry, config, new Map());
       const extended = buildRegistry().register(
         defineTool({
-          name: 'zz_probe', family: 'files', scopes: ['files:read'], summary: 'probe', description: 'probe',
-          input: z.strictObject({}), output: z.strictObject({ success: z.literal(true) }), mutating: false, annotations: { readOnly: true, destructive: false, idempotent: true },
-          errors: [], examples: [{ title: 'probe', input: {} }], handler: async () => ({ success: true }),
+          name: 'zz_probe',
+          family: 'files',
+          scopes: ['files:read'],
+          summary: 'probe',
+          description: 'probe',
+          input: z.strictObject({}),
+          output: z.strictObject({ success: z.literal(true) }),
+          mutating: false,
+          annotations: { readOnly: true, destructive: false, idempotent: true },
+          errors: [],
+          examples: [{ title: 'probe', input: {} }],
+          handler: async () => ({ success: true }),
         }),
       );
       const b = renderReference(extended, config, new Map());

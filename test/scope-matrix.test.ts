@@ -103,7 +103,9 @@ for (const backend of backends()) {
           const code = r.isError ? r.inner.error.code : null;
           if (covers(granted, tool.scopes)) {
             if (code === 'INSUFFICIENT_SCOPE') {
-              problems.push(`${where}: covered by the key, yet INSUFFICIENT_SCOPE: ${r.inner.error.message} ${JSON.stringify(r.inner.error.details)}`);
+              problems.push(
+                `${where}: covered by the key, yet INSUFFICIENT_SCOPE: ${r.inner.error.message} ${JSON.stringify(r.inner.error.details)}`,
+              );
             }
           } else if (code !== 'INSUFFICIENT_SCOPE') {
             problems.push(`${where}: expected INSUFFICIENT_SCOPE, got ${code ?? 'success'}`);
@@ -118,7 +120,10 @@ for (const backend of backends()) {
               } else {
                 assert.deepEqual(d.required, tool.scopes);
                 assert.deepEqual(d.granted, shown(granted));
-                assert.deepEqual(d.missing, tool.scopes.filter((x) => !granted.includes(x)));
+                assert.deepEqual(
+                  d.missing,
+                  tool.scopes.filter((x) => !granted.includes(x)),
+                );
                 for (const m of d.missing) assert.ok(r.inner.error.message.includes(m), `message names ${m}`);
               }
             } catch (err) {
@@ -146,15 +151,30 @@ for (const backend of backends()) {
         for (const input of inputs) {
           const r = await s.call(ro, tool.name, input);
           assert.equal(r.status, 200, tool.name);
-          assert.equal(r.inner?.error?.code, 'INSUFFICIENT_SCOPE', `${tool.name} ${JSON.stringify(input).slice(0, 100)}: ${JSON.stringify(r.body).slice(0, 300)}`);
-          assert.deepEqual(r.inner.error.details.required, tool.fullAccess ? { fullAccess: true, folder: null, expiresAt: null } : tool.scopes, tool.name);
+          assert.equal(
+            r.inner?.error?.code,
+            'INSUFFICIENT_SCOPE',
+            `${tool.name} ${JSON.stringify(input).slice(0, 100)}: ${JSON.stringify(r.body).slice(0, 300)}`,
+          );
+          assert.deepEqual(
+            r.inner.error.details.required,
+            tool.fullAccess ? { fullAccess: true, folder: null, expiresAt: null } : tool.scopes,
+            tool.name,
+          );
         }
       }
       // With an idempotencyKey the call goes through the same check.
       await s.fail(ro, 'write', { path: '/m/x.txt', content: 'x', idempotencyKey: 'ro-1' }, 'INSUFFICIENT_SCOPE');
       // bash needs only files:read; commands that would change files fail like on a read-only filesystem.
       if (registry.get('bash')) {
-        for (const command of ['mkdir /m/ro', 'touch /m/new.txt', 'echo x > /m/ro.txt', 'rm /m/a.txt', 'mv /m/a.txt /m/b.txt', 'cp /m/a.txt /m/c.txt']) {
+        for (const command of [
+          'mkdir /m/ro',
+          'touch /m/new.txt',
+          'echo x > /m/ro.txt',
+          'rm /m/a.txt',
+          'mv /m/a.txt /m/b.txt',
+          'cp /m/a.txt /m/c.txt',
+        ]) {
           const r = await s.ok(ro, 'bash', { command });
           assert.notEqual(r.exitCode, 0, `${command}: ${JSON.stringify(r)}`);
           assert.ok(r.stderr.length > 0, `${command}: says why on stderr`);

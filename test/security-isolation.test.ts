@@ -270,7 +270,12 @@ for (const backend of backends()) {
       const files: Record<string, unknown> = {};
       for (const e of tree) {
         const versions = (await s.ok(key, 'list_versions', { path: e.path, limit: 200 })).versions;
-        files[e.path] = { type: e.type, version: e.version, versions, content: e.type === 'file' ? (await s.ok(key, 'read', { path: e.path })).content : null };
+        files[e.path] = {
+          type: e.type,
+          version: e.version,
+          versions,
+          content: e.type === 'file' ? (await s.ok(key, 'read', { path: e.path })).content : null,
+        };
       }
       const deleted = (await s.ok(key, 'list_deleted', {})).deleted;
       const changes = (await s.ok(key, 'list_changes', { limit: 200 })).changesets;
@@ -278,7 +283,11 @@ for (const backend of backends()) {
       return { files, deleted, changes, keys };
     }
 
-    const keysOfA = () => [['full', aFull], ['folder', aFolder]] as const;
+    const keysOfA = () =>
+      [
+        ['full', aFull],
+        ['folder', aFolder],
+      ] as const;
 
     before(async () => {
       s = await startServer(backend, { BASH_MAX_CONCURRENT_PER_AGENT: '16' });
@@ -342,7 +351,8 @@ for (const backend of backends()) {
 
     it('every registered tool has isolation probes', () => {
       for (const tool of registry.names()) {
-        const probes = COVERED.has(tool) || OWN_NAMESPACE_TOOLS.has(tool) ? 1 : fallbackProbes(tool, B_REFS, { csIds: ['cs_x'], keyIds: ['key_x'] }).length;
+        const probes =
+          COVERED.has(tool) || OWN_NAMESPACE_TOOLS.has(tool) ? 1 : fallbackProbes(tool, B_REFS, { csIds: ['cs_x'], keyIds: ['key_x'] }).length;
         // A tool with neither dedicated probes nor an example naming a path or an id needs probes here.
         assert.ok(probes > 0, `${tool} has no isolation probe and no example to derive one from`);
       }
@@ -405,7 +415,10 @@ for (const backend of backends()) {
       }
       // B's keys all still work as before (A's revoke/rotate attempts did nothing).
       const bKeys = (await s.ok(bKey, 'list_keys')).keys.map((k: any) => [k.keyId, k.revokedAt]);
-      assert.deepEqual(bKeys, (bSnapshot as any).keys.map((k: any) => [k[0], k[1]]));
+      assert.deepEqual(
+        bKeys,
+        (bSnapshot as any).keys.map((k: any) => [k[0], k[1]]),
+      );
       await s.ok(bKey, 'read', { path: B_REFS.secret });
       console.log(`# isolation (${backend}): ${compared} real-vs-never-issued id pairs identical`);
     });
@@ -413,7 +426,11 @@ for (const backend of backends()) {
     it('the MCP endpoint answers A exactly like REST and reveals nothing of B', async () => {
       let n = 0;
       for (const [kind, key] of keysOfA()) {
-        for (const p of [...pathProbes(B_REFS).filter((_, i) => i % 7 === 0), ...GLOBAL_PROBES.filter((x) => x.tool !== 'get_key_info' && x.tool !== 'list_keys'), ...idProbes(bCsIds.slice(0, 2), bKeyIds.slice(0, 2))]) {
+        for (const p of [
+          ...pathProbes(B_REFS).filter((_, i) => i % 7 === 0),
+          ...GLOBAL_PROBES.filter((x) => x.tool !== 'get_key_info' && x.tool !== 'list_keys'),
+          ...idProbes(bCsIds.slice(0, 2), bKeyIds.slice(0, 2)),
+        ]) {
           const m = await s.raw('/mcp', {
             method: 'POST',
             headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -510,7 +527,9 @@ for (const backend of backends()) {
       }
       assert.ok(compared >= registry.names().length / 2, `${compared} example-derived pairs`);
       assert.deepEqual(await snapshotOf(bKey), bSnapshot, "B's data after A ran every example against B's names");
-      console.log(`# isolation (${backend}): ${compared} example-derived pairs over ${registry.names().length} tools (${uncovered.length} without dedicated probes${uncovered.length ? ': ' + uncovered.join(', ') : ''})`);
+      console.log(
+        `# isolation (${backend}): ${compared} example-derived pairs over ${registry.names().length} tools (${uncovered.length} without dedicated probes${uncovered.length ? ': ' + uncovered.join(', ') : ''})`,
+      );
     });
   });
 }

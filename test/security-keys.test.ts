@@ -31,7 +31,7 @@ for (const backend of backends()) {
     });
     after(() => s.close());
 
-    it('(a) a read-only folder key sending the full key\'s request runs it itself: no replay of the secret', async () => {
+    it("(a) a read-only folder key sending the full key's request runs it itself: no replay of the secret", async () => {
       const input = { command: 'cat /secret/pw.txt', idempotencyKey: 'read-1' };
       const first = await s.ok(full, 'bash', input);
       assert.equal(first.stdout, 'hunter2\n');
@@ -46,14 +46,14 @@ for (const backend of backends()) {
       assert.equal(again.stdout, 'hunter2\n');
     });
 
-    it('(b) a read-only key using job-42 first does not stop the full key\'s job-42 from writing', async () => {
+    it("(b) a read-only key using job-42 first does not stop the full key's job-42 from writing", async () => {
       const reader = await s.addKey(agentId, { scopes: ['files:read'], label: 'reader' });
       const input = { command: 'echo made > /proj/out.txt', idempotencyKey: 'job-42' };
       const denied = await s.ok(reader, 'bash', input);
       assert.notEqual(denied.exitCode, 0);
       assert.match(denied.stderr, /read-only|Permission denied/i);
       const r = await s.ok(full, 'bash', input);
-      assert.equal(r.replayed, undefined, 'the full key\'s call ran');
+      assert.equal(r.replayed, undefined, "the full key's call ran");
       assert.equal(r.exitCode, 0);
       assert.equal((await s.ok(full, 'read', { path: '/proj/out.txt' })).content, 'made\n');
     });
@@ -108,14 +108,19 @@ for (const backend of backends()) {
       await s.ok(a.apiKey, 'write', { path: '/p/leak.txt', content: 'secret\n' });
       const withFolder = (await s.ok(a.apiKey, 'create_key', { label: 'full in /p', preset: 'full', folder: '/p' })).apiKey;
       const expiring = (await s.ok(a.apiKey, 'create_key', { label: 'full 1h', preset: 'full', expiresIn: 3600 })).apiKey;
-      for (const [key, why] of [[withFolder, /restricted to \/p/], [expiring, /expires at/]] as const) {
+      for (const [key, why] of [
+        [withFolder, /restricted to \/p/],
+        [expiring, /expires at/],
+      ] as const) {
         assert.equal((await s.ok(key, 'get_key_info')).fullAccess, false);
         const err = await s.fail(key, 'purge', { path: '/p/leak.txt', confirm: true }, 'INSUFFICIENT_SCOPE');
         assert.match(err.message, /full-access key/);
         assert.match(err.message, why);
         assert.equal(err.details.required.fullAccess, true);
         const mcp = new McpClient({ name: 't', version: '1' });
-        await mcp.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+        await mcp.connect(
+          new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+        );
         const names = (await mcp.listTools()).tools.map((t) => t.name);
         await mcp.close();
         assert.ok(names.includes('write') && !names.includes('purge'), 'tools/list leaves purge out');
@@ -164,7 +169,11 @@ for (const backend of backends()) {
         assert.ok(r.inner.error.details.valid.includes('agents:write'));
       }
       // Families still expand.
-      assert.deepEqual((await s.ok(a.apiKey, 'create_key', { label: 'fam', scopes: ['files'] })).scopes, ['files:read', 'files:write', 'files:delete']);
+      assert.deepEqual((await s.ok(a.apiKey, 'create_key', { label: 'fam', scopes: ['files'] })).scopes, [
+        'files:read',
+        'files:write',
+        'files:delete',
+      ]);
     });
 
     it('bash options looked up in tables refuse Object.prototype names like GNU does', async () => {
@@ -188,14 +197,26 @@ for (const backend of backends()) {
     it('expiresAt: impossible calendar dates and times are refused; more than ten years ahead is refused like expiresIn', async () => {
       const a = await s.register('Expiry');
       const next = new Date().getUTCFullYear() + 1;
-      for (const at of [`${next}-02-31T00:00:00Z`, `${next}-04-31T12:00:00Z`, `${next}-06-15T24:00:00Z`, `${next}-06-15T23:60:00Z`, `${next}-13-01T00:00:00Z`, `${next}-06-15T10:00:00+25:00`]) {
+      for (const at of [
+        `${next}-02-31T00:00:00Z`,
+        `${next}-04-31T12:00:00Z`,
+        `${next}-06-15T24:00:00Z`,
+        `${next}-06-15T23:60:00Z`,
+        `${next}-13-01T00:00:00Z`,
+        `${next}-06-15T10:00:00+25:00`,
+      ]) {
         const err = await s.fail(a.apiKey, 'create_key', { label: 'x', preset: 'files-read', expiresAt: at }, 'INVALID_INPUT');
         assert.equal(err.details.field, 'expiresAt', at);
         assert.match(err.message, /real date/, at);
       }
       const far = await s.fail(a.apiKey, 'create_key', { label: 'x', preset: 'files-read', expiresAt: '9999-12-31T23:59:59Z' }, 'INVALID_INPUT');
       assert.match(far.message, /ten years/);
-      await s.fail(a.apiKey, 'create_key', { label: 'x', preset: 'files-read', expiresAt: new Date(Date.now() + 10 * YEAR_MS + 86400_000).toISOString() }, 'INVALID_INPUT');
+      await s.fail(
+        a.apiKey,
+        'create_key',
+        { label: 'x', preset: 'files-read', expiresAt: new Date(Date.now() + 10 * YEAR_MS + 86400_000).toISOString() },
+        'INVALID_INPUT',
+      );
       // Leap day, and nine years ahead, are fine.
       let leap = next;
       while (!(leap % 4 === 0 && (leap % 100 !== 0 || leap % 400 === 0))) leap++;

@@ -25,7 +25,12 @@ function mcp(s: TestServer, key: string, body: unknown) {
   });
 }
 
-const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 const text = (m: any) => JSON.parse(m.result.content[0].text);
 
 for (const backend of backends()) {
@@ -75,7 +80,11 @@ for (const backend of backends()) {
       const info = await s.ok(apiKey, 'get_key_info');
       assert.equal(info.usage.rate.used, 4);
       // A batch over the transport's 100 messages is refused whole (400) and counts one.
-      const huge = await mcp(s, apiKey, Array.from({ length: 101 }, (_, i) => call(i + 1, 'get_key_info')));
+      const huge = await mcp(
+        s,
+        apiKey,
+        Array.from({ length: 101 }, (_, i) => call(i + 1, 'get_key_info')),
+      );
       assert.equal(huge.status, 400);
       assert.equal((await s.ok(apiKey, 'get_key_info')).usage.rate.used, 6);
       const flood = await mcp(s, apiKey, [call(1, 'get_key_info'), ...Array.from({ length: 10 }, (_, i) => list(i + 2))]);
@@ -113,7 +122,9 @@ for (const backend of backends()) {
         assert.deepEqual(err.details, { quota: 'keys', liveKeys: 3, limit: 3 });
         assert.match(err.message, /revoke/i);
         // Concurrent attempts cannot overshoot on one instance.
-        const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => fresh.call(a.apiKey, 'create_key', { label: `burst ${i}`, preset: 'files' })));
+        const burst = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => fresh.call(a.apiKey, 'create_key', { label: `burst ${i}`, preset: 'files' })),
+        );
         assert.ok(burst.every((r) => r.inner.error?.code === 'QUOTA_EXCEEDED'));
         await fresh.ok(a.apiKey, 'revoke_key', { keyId: k2.keyId });
         const k4 = await fresh.ok(a.apiKey, 'create_key', { label: 'four', preset: 'files' });

@@ -61,7 +61,11 @@ for (const backend of backends()) {
 
     it('registration refuses hostile names with 400 INVALID_INPUT naming the code point', async () => {
       for (const [name, cp] of HOSTILE) {
-        const r = await s.raw('/api/users/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+        const r = await s.raw('/api/users/register', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name }),
+        });
         assert.equal(r.status, 400, `${JSON.stringify(name)}: ${r.status} ${JSON.stringify(r.body)}`);
         assert.equal(r.inner.error.code, 'INVALID_INPUT');
         assert.ok(r.inner.error.message.includes(cp), `${JSON.stringify(name)}: ${r.inner.error.message}`);
@@ -154,7 +158,10 @@ for (const backend of backends()) {
     });
 
     it('existing files with such names stay readable, deletable and movable to a valid name; writing them is refused', async () => {
-      await plant(s, key, [['/old\u200Bname.txt', 'file', 'legacy\n'], ['/rlo\u202Etxt.exe', 'file', 'legacy 2\n']]);
+      await plant(s, key, [
+        ['/old\u200Bname.txt', 'file', 'legacy\n'],
+        ['/rlo\u202Etxt.exe', 'file', 'legacy 2\n'],
+      ]);
       assert.equal((await s.ok(key, 'read', { path: '/old\u200Bname.txt' })).content, 'legacy\n');
       await s.fail(key, 'write', { path: '/old\u200Bname.txt', content: 'more' }, 'INVALID_PATH');
       assert.equal((await s.ok(key, 'move', { from: '/old\u200Bname.txt', to: '/oldname.txt' })).to, '/oldname.txt');
@@ -192,9 +199,16 @@ for (const backend of backends()) {
 
     it('files an agent already has under /dev stay readable, deletable and movable out; restoring or reverting into /dev is refused', async () => {
       const k = (await s.register('Dev Owner')).apiKey;
-      await plant(s, k, [['/dev', 'dir'], ['/dev/null', 'file', 'old null\n'], ['/dev/keep.txt', 'file', 'keep\n']]);
+      await plant(s, k, [
+        ['/dev', 'dir'],
+        ['/dev/null', 'file', 'old null\n'],
+        ['/dev/keep.txt', 'file', 'keep\n'],
+      ]);
       assert.equal((await s.ok(k, 'read', { path: '/dev/null' })).content, 'old null\n');
-      assert.deepEqual((await s.ok(k, 'list', { path: '/dev' })).entries.map((e: any) => e.name), ['keep.txt', 'null']);
+      assert.deepEqual(
+        (await s.ok(k, 'list', { path: '/dev' })).entries.map((e: any) => e.name),
+        ['keep.txt', 'null'],
+      );
       await s.fail(k, 'write', { path: '/dev/keep.txt', content: 'changed\n' }, 'INVALID_PATH');
       const moved = await s.ok(k, 'move', { from: '/dev/keep.txt', to: '/kept.txt' });
       assert.equal((await s.ok(k, 'read', { path: '/kept.txt' })).content, 'keep\n');

@@ -69,42 +69,152 @@ const namesRefused = (err: any, ...paths: Array<string | undefined>) =>
 const E2 = '\u00e9'; // 2 bytes in UTF-8
 const CORPUS: string[] = [
   // '..' sequences
-  `${F}/../y/a.txt`, `${F}/../x/a.txt`, `${F}/a/../../x/b.txt`, `${F}/..`, `${F}/../..`, `${F}/../../..`, `${F}/../../../etc/passwd`,
-  `/../projects/x/a.txt`, `/..`, `${F}/./././a.txt`, `${F}/a/b/c/../../../../../etc/passwd`, `${F}/a/b/c/../../../d.txt`,
-  `${F}/....`, `${F}/..a`, `${F}/ ../a`, `${F}/../x../a`, `${F}/../xy/a`, `${F}/../x/../x/../x/c.txt`,
-  `${F}/` + 'a/..'.repeat(300) + '/deep.txt', `/projects/./x/../x/./e.txt`, `${F}/.hidden/../.env`,
+  `${F}/../y/a.txt`,
+  `${F}/../x/a.txt`,
+  `${F}/a/../../x/b.txt`,
+  `${F}/..`,
+  `${F}/../..`,
+  `${F}/../../..`,
+  `${F}/../../../etc/passwd`,
+  `/../projects/x/a.txt`,
+  `/..`,
+  `${F}/./././a.txt`,
+  `${F}/a/b/c/../../../../../etc/passwd`,
+  `${F}/a/b/c/../../../d.txt`,
+  `${F}/....`,
+  `${F}/..a`,
+  `${F}/ ../a`,
+  `${F}/../x../a`,
+  `${F}/../xy/a`,
+  `${F}/../x/../x/../x/c.txt`,
+  `${F}/` + 'a/..'.repeat(300) + '/deep.txt',
+  `/projects/./x/../x/./e.txt`,
+  `${F}/.hidden/../.env`,
   // URL-encoded and double-encoded forms: literal names, never decoded
-  `${F}/%2e%2e%2f%2e%2e%2fsecret`, `${F}/%2e%2e/%2e%2e/etc`, `${F}/%252e%252e%252f`, `%2fprojects%2fx%2fa`, `${F}/..%2f..%2fetc`,
-  `${F}/%c0%ae%c0%ae/`, `${F}/%00`, `/projects%2fx/a`, `${F}%2f..%2f..%2fa`, `${F}/%2E%2E%5C%2E%2E%5Cwin`,
-  `${F}/..%c0%af..%c0%afetc`, `/%2e%2e/%2e%2e/projects/x/a`,
+  `${F}/%2e%2e%2f%2e%2e%2fsecret`,
+  `${F}/%2e%2e/%2e%2e/etc`,
+  `${F}/%252e%252e%252f`,
+  `%2fprojects%2fx%2fa`,
+  `${F}/..%2f..%2fetc`,
+  `${F}/%c0%ae%c0%ae/`,
+  `${F}/%00`,
+  `/projects%2fx/a`,
+  `${F}%2f..%2f..%2fa`,
+  `${F}/%2E%2E%5C%2E%2E%5Cwin`,
+  `${F}/..%c0%af..%c0%afetc`,
+  `/%2e%2e/%2e%2e/projects/x/a`,
   // NUL and control characters
-  `${F}/a\u0000.txt`, `${F}/\u0000`, `${F}/a\n`, `${F}/a\r\nb`, `${F}/\u001b[31mred`, `${F}/\u007f`, `${F}/\u0085`,
-  `\u0000/projects/x`, `${F}/a\u0000/../../../etc`, `${F}/line\u2028sep`,
+  `${F}/a\u0000.txt`,
+  `${F}/\u0000`,
+  `${F}/a\n`,
+  `${F}/a\r\nb`,
+  `${F}/\u001b[31mred`,
+  `${F}/\u007f`,
+  `${F}/\u0085`,
+  `\u0000/projects/x`,
+  `${F}/a\u0000/../../../etc`,
+  `${F}/line\u2028sep`,
   // overlong segments and paths (bytes, not characters)
-  `${F}/` + 'a'.repeat(255), `${F}/` + 'a'.repeat(256), `${F}/` + E2.repeat(127), `${F}/` + E2.repeat(128), `${F}/` + '\u20ac'.repeat(86),
-  `${F}/` + 'a'.repeat(300) + '/..', `${F}` + ('/' + 'b'.repeat(200)).repeat(5), (`${F}` + ('/' + 'c'.repeat(250)).repeat(4)).slice(0, 1024),
-  `${F}/` + 'd/'.repeat(600), `${F}/` + 'e\u0301'.repeat(120), `${F}/` + 'e\u0301'.repeat(200),
+  `${F}/` + 'a'.repeat(255),
+  `${F}/` + 'a'.repeat(256),
+  `${F}/` + E2.repeat(127),
+  `${F}/` + E2.repeat(128),
+  `${F}/` + '\u20ac'.repeat(86),
+  `${F}/` + 'a'.repeat(300) + '/..',
+  `${F}` + ('/' + 'b'.repeat(200)).repeat(5),
+  (`${F}` + ('/' + 'c'.repeat(250)).repeat(4)).slice(0, 1024),
+  `${F}/` + 'd/'.repeat(600),
+  `${F}/` + 'e\u0301'.repeat(120),
+  `${F}/` + 'e\u0301'.repeat(200),
   // unicode lookalikes (literal characters, not separators or dots)
-  `${F}\u2215..\u2215..\u2215etc`, `${F}/..\u2215..\u2215a`, `/projects\uff0fx/a`, `${F}/\uff0e\uff0e/a`, `${F}\u2044a`,
-  `${F}/a\u200b`, `${F}\u200b/a`, `${F}\u00a0/a`, `/projects/X/a`, `${F}/\ufeffbom`, `${F}/\u202eexe.txt`, `/projects/\u0445/a`,
-  `${F}/\ufe52\ufe52/a`, `${F}/\uff3c..\uff3cwin`,
+  `${F}\u2215..\u2215..\u2215etc`,
+  `${F}/..\u2215..\u2215a`,
+  `/projects\uff0fx/a`,
+  `${F}/\uff0e\uff0e/a`,
+  `${F}\u2044a`,
+  `${F}/a\u200b`,
+  `${F}\u200b/a`,
+  `${F}\u00a0/a`,
+  `/projects/X/a`,
+  `${F}/\ufeffbom`,
+  `${F}/\u202eexe.txt`,
+  `/projects/\u0445/a`,
+  `${F}/\ufe52\ufe52/a`,
+  `${F}/\uff3c..\uff3cwin`,
   // NFD vs NFC and other canonical equivalents
-  `${F}/cafe\u0301.txt`, `${F}/caf\u00e9.txt`, `${F}/\u212b.txt`, `${F}/\u00c5.txt`, `${F}/A\u030a.txt`, `${F}/\u2126`, `${F}/\u1100\u1161`,
+  `${F}/cafe\u0301.txt`,
+  `${F}/caf\u00e9.txt`,
+  `${F}/\u212b.txt`,
+  `${F}/\u00c5.txt`,
+  `${F}/A\u030a.txt`,
+  `${F}/\u2126`,
+  `${F}/\u1100\u1161`,
   // lone surrogates (not Unicode text, so not UTF-8)
-  `${F}/a\ud800b`, `${F}/\udc00`, `${F}/ok\ud83d`,
+  `${F}/a\ud800b`,
+  `${F}/\udc00`,
+  `${F}/ok\ud83d`,
   // '/a' vs '/ab' prefix tricks against the folder key
-  `/projects/xy/a`, `/projects/x-evil/a`, `/projects/x.bak`, `/projects/x /a`, `/projects/x./a`, `${F}/`, `${F}`, `/projects`, `/projects/`, `/`,
-  `//projects//x//a`, `/projects//x/a`, `/projects/./x/a`, `${F}y`, `${F}/../x`, '/projectsx/a', `${F}0`,
+  `/projects/xy/a`,
+  `/projects/x-evil/a`,
+  `/projects/x.bak`,
+  `/projects/x /a`,
+  `/projects/x./a`,
+  `${F}/`,
+  `${F}`,
+  `/projects`,
+  `/projects/`,
+  `/`,
+  `//projects//x//a`,
+  `/projects//x/a`,
+  `/projects/./x/a`,
+  `${F}y`,
+  `${F}/../x`,
+  '/projectsx/a',
+  `${F}0`,
   // '~'
-  '~', '~/a', `~agent${F}`, `${F}/~`, `${F}/~/a`, `~/../projects/x/a`,
+  '~',
+  '~/a',
+  `~agent${F}`,
+  `${F}/~`,
+  `${F}/~/a`,
+  `~/../projects/x/a`,
   // backslashes
-  `${F}\\..\\..\\etc`, '\\projects\\x\\a', `${F}/a\\b`, `${F}/..\\..\\y`, `${F}/\\`,
+  `${F}\\..\\..\\etc`,
+  '\\projects\\x\\a',
+  `${F}/a\\b`,
+  `${F}/..\\..\\y`,
+  `${F}/\\`,
   // empty, whitespace and relative
-  '', ' ', 'projects/x/a', './projects/x/a', '../projects/x/a', 'a', '.', '..', '/.', '/./', ` ${F}/a`, 'file:///projects/x/a', 'C:\\projects',
+  '',
+  ' ',
+  'projects/x/a',
+  './projects/x/a',
+  '../projects/x/a',
+  'a',
+  '.',
+  '..',
+  '/.',
+  '/./',
+  ` ${F}/a`,
+  'file:///projects/x/a',
+  'C:\\projects',
   // the reserved /shared mount, and /dev (bash's devices): no new names there
-  '/shared', '/shared/x', `${F}/../../shared/a`, '/shared/../projects/x/s', '/dev/null', '/dev', '/dev/stdout', `${F}/dev/null`, `${F}/../../dev/x`,
+  '/shared',
+  '/shared/x',
+  `${F}/../../shared/a`,
+  '/shared/../projects/x/s',
+  '/dev/null',
+  '/dev',
+  '/dev/stdout',
+  `${F}/dev/null`,
+  `${F}/../../dev/x`,
   // other odd but legal names
-  `${F}/a:b`, `${F}/%`, `${F}/ `, `${F}/a b/c d`, `${F}/'; rm -rf /; '`, `${F}/$(id)`,
+  `${F}/a:b`,
+  `${F}/%`,
+  `${F}/ `,
+  `${F}/a b/c d`,
+  `${F}/'; rm -rf /; '`,
+  `${F}/$(id)`,
 ];
 
 // ---- tools and fields --------------------------------------------------------------------------
@@ -168,8 +278,16 @@ const TOOL_CASES: ToolCase[] = [
 
 /** Tool-level outcomes a legitimate (allowed) path may meet, depending on what exists there. */
 const SEMANTIC = new Set([
-  'NOT_FOUND', 'ALREADY_EXISTS', 'IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'DIRECTORY_NOT_EMPTY', 'VERSION_NOT_FOUND',
-  'NO_MATCH', 'NO_CHANGE', 'EDIT_CONFLICT', 'INVALID_INPUT',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'IS_A_DIRECTORY',
+  'NOT_A_DIRECTORY',
+  'DIRECTORY_NOT_EMPTY',
+  'VERSION_NOT_FOUND',
+  'NO_MATCH',
+  'NO_CHANGE',
+  'EDIT_CONFLICT',
+  'INVALID_INPUT',
 ]);
 
 async function pool<T>(items: T[], n: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
@@ -217,7 +335,16 @@ for (const backend of backends()) {
       folderAgentsKey = await s.addKey(agentId, { scopes: ['files', 'agents'], folder: F, label: 'folder files+agents' });
       for (const k of [folderKey, folderAgentsKey]) folderKeyIds.add((await s.ok(k, 'get_key_info')).keyId);
       // Files outside the folder (the prefix-trick neighbours included) and inside it.
-      for (const p of ['/keep.txt', '/etc/passwd', '/projects/keep.txt', '/projects/xy/a', '/projects/x-evil/a', '/projects/x.bak', '/y/a.txt', '/projects/y/a.txt']) {
+      for (const p of [
+        '/keep.txt',
+        '/etc/passwd',
+        '/projects/keep.txt',
+        '/projects/xy/a',
+        '/projects/x-evil/a',
+        '/projects/x.bak',
+        '/y/a.txt',
+        '/projects/y/a.txt',
+      ]) {
         await s.ok(full, 'write', { path: p, content: `outside ${p}\n` });
       }
       await s.ok(full, 'write', { path: '/projects/gone.txt', content: 'deleted outside\n' });
@@ -259,7 +386,10 @@ for (const backend of backends()) {
       if (!m.ok) {
         assert.equal(err?.code, 'INVALID_PATH', `${where}: expected INVALID_PATH, got ${got}`);
         assert.equal(err.details.path, raw, `${where}: details.path is the raw input`);
-        assert.ok(m.reasons.some((re) => re.test(err.details.reason)), `${where}: reason ${JSON.stringify(err.details.reason)} is none of ${m.reasons.join(' ')}`);
+        assert.ok(
+          m.reasons.some((re) => re.test(err.details.reason)),
+          `${where}: reason ${JSON.stringify(err.details.reason)} is none of ${m.reasons.join(' ')}`,
+        );
         return;
       }
       const n = m.path;
@@ -291,7 +421,10 @@ for (const backend of backends()) {
         }
         if (typeof err.details?.path === 'string' && err.code !== 'INVALID_INPUT') {
           const p = err.details.path as string;
-          assert.ok(p === n || p === other || (other !== undefined && within(p, n)), `${where}: details.path ${JSON.stringify(p)} is neither ${n} nor ${other}`);
+          assert.ok(
+            p === n || p === other || (other !== undefined && within(p, n)),
+            `${where}: details.path ${JSON.stringify(p)} is neither ${n} nor ${other}`,
+          );
         }
         return;
       }
@@ -330,7 +463,7 @@ for (const backend of backends()) {
           // Nothing outside the folder changed, and nothing the folder keys did lies outside it.
           assert.deepEqual(await outside(), outsideBefore, 'the folder key changed something outside its folder');
           let changesets = 0;
-          for (let before: number | null | undefined = undefined; ; ) {
+          for (let before: number | null | undefined = undefined; ;) {
             const page: any = await s.ok(full, 'list_changes', { limit: 200, ...(before ? { before } : {}) });
             for (const c of page.changesets) {
               if (!folderKeyIds.has(c.by.keyId)) continue;
@@ -365,7 +498,10 @@ for (const backend of backends()) {
     });
 
     it('NFD and NFC (and other canonical equivalents) address the same file, with both keys', async () => {
-      for (const [kind, key] of [['full', full], ['folder', folderKey]] as const) {
+      for (const [kind, key] of [
+        ['full', full],
+        ['folder', folderKey],
+      ] as const) {
         const nfd = `${F}/nf-${kind}/re\u0301sume\u0301.txt`;
         const nfc = nfd.normalize('NFC');
         assert.notEqual(nfd, nfc);
@@ -407,8 +543,22 @@ for (const backend of backends()) {
 
     it('tool names in the URL: traversal and encodings never reach another route or a tool', async () => {
       const names = [
-        '..%2Fread', '%2e%2e/%2e%2e/healthz', 'read%2F..%2Fwrite', 'read%00', 'READ', '__proto__', 'constructor', 'toString',
-        'hasOwnProperty', '%72ead', 'read%20', 'r%C3%A9ad', '..', '.', 'read;write', 'read%0d%0aX-Injected:%201',
+        '..%2Fread',
+        '%2e%2e/%2e%2e/healthz',
+        'read%2F..%2Fwrite',
+        'read%00',
+        'READ',
+        '__proto__',
+        'constructor',
+        'toString',
+        'hasOwnProperty',
+        '%72ead',
+        'read%20',
+        'r%C3%A9ad',
+        '..',
+        '.',
+        'read;write',
+        'read%0d%0aX-Injected:%201',
       ];
       for (const name of names) {
         const r = await s.raw(`/api/tools/${name}`, {
@@ -442,7 +592,11 @@ for (const backend of backends()) {
         const m = model(p);
         return !m.ok || m.path !== p;
       });
-      assert.deepEqual(bad.map((p: string) => JSON.stringify(p).slice(0, 80)), [], 'bash stored paths that the file tools cannot address');
+      assert.deepEqual(
+        bad.map((p: string) => JSON.stringify(p).slice(0, 80)),
+        [],
+        'bash stored paths that the file tools cannot address',
+      );
       // A name bash was given in NFD is the NFC file for every other tool.
       assert.equal((await s.ok(full, 'read', { path: '/bp/nfd-\u00e9.txt' })).content, 'nfd\n');
       assert.equal((await s.ok(full, 'read', { path: '/bp/dir-\u00e9/sub/f.txt' })).content, 'x\n');

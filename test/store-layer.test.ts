@@ -59,12 +59,17 @@ function sqliteSchema(file: string): Schema {
     for (const t of tables) {
       const info = db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string; type: string; notnull: number; pk: number }>;
       for (const c of info) columns.push(`${t}.${c.name} ${sqliteType(c.type)}${c.pk ? '' : c.notnull ? ' not null' : ''}`);
-      const pk = info.filter((c) => c.pk).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+      const pk = info
+        .filter((c) => c.pk)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name);
       indexes.push(`${t} primary key (${pk.join(', ')})`);
       for (const ix of db.prepare(`PRAGMA index_list(${t})`).all() as Array<{ name: string; unique: number; origin: string }>) {
         if (ix.origin === 'pk') continue;
         const cols = (db.prepare(`PRAGMA index_info(${ix.name})`).all() as Array<{ name: string }>).map((c) => c.name);
-        indexes.push(ix.origin === 'u' ? `${t} unique (${cols.join(', ')})` : `${t} index ${ix.name}${ix.unique ? ' unique' : ''} (${cols.join(', ')})`);
+        indexes.push(
+          ix.origin === 'u' ? `${t} unique (${cols.join(', ')})` : `${t} index ${ix.name}${ix.unique ? ' unique' : ''} (${cols.join(', ')})`,
+        );
       }
     }
     return { columns: columns.sort(), indexes: indexes.sort() };
@@ -102,7 +107,11 @@ async function pgSchema(url: string): Promise<Schema> {
       const cols = /\((.*)\)$/.exec(r.indexdef)![1]!;
       const unique = r.indexdef.startsWith('CREATE UNIQUE');
       // Unique constraints (TEXT UNIQUE) are named <table>_<column>_key; SQLite keeps them as autoindexes.
-      indexes.push(unique && r.indexname.endsWith('_key') ? `${r.tablename} unique (${cols})` : `${r.tablename} index ${r.indexname}${unique ? ' unique' : ''} (${cols})`);
+      indexes.push(
+        unique && r.indexname.endsWith('_key')
+          ? `${r.tablename} unique (${cols})`
+          : `${r.tablename} index ${r.indexname}${unique ? ' unique' : ''} (${cols})`,
+      );
     }
     return { columns: columns.sort(), indexes: indexes.sort() };
   } finally {
@@ -148,8 +157,18 @@ for (const backend of backends()) {
       await store.createAgent(
         { id, name: id, slug: id.replace('_', '-').toLowerCase(), createdAtMs: Date.now(), storageBytes: 0 },
         {
-          id: `key_${id}`, agentId: id, hash: `hash_${id}`, label: 'k', scopes: [], folder: null, preview: 'p',
-          createdAtMs: Date.now(), lastUsedAtMs: null, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+          id: `key_${id}`,
+          agentId: id,
+          hash: `hash_${id}`,
+          label: 'k',
+          scopes: [],
+          folder: null,
+          preview: 'p',
+          createdAtMs: Date.now(),
+          lastUsedAtMs: null,
+          expiresAtMs: null,
+          revokedAtMs: null,
+          createdByKeyId: null,
         },
       );
       return id;
@@ -168,7 +187,11 @@ for (const backend of backends()) {
     it("purge deletes the agent's idempotency rows (a response may echo purged content), and no other agent's", async () => {
       const [a, b] = [await agent(), await agent()];
       await store.commit({
-        agentId: a, keyId: 'k', keyLabel: 'k', tool: 'test', quotaBytes: 1e9,
+        agentId: a,
+        keyId: 'k',
+        keyLabel: 'k',
+        tool: 'test',
+        quotaBytes: 1e9,
         changes: [{ path: '/s.txt', expectVersion: 0, op: 'create', state: { kind: 'file', blob: blob('secret'), lines: 1, fileId: 'f1' } }],
         idempotency: { key: 'k:write-1', requestHash: 'h', respond: (cs) => ({ changesetId: cs.id, echo: 'secret' }) },
       });

@@ -6,14 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { contentHash } from '../src/core/text.js';
 import { openStore } from '../src/store/open.js';
-import {
-  ENTRY_INLINE,
-  StoreConflict,
-  StoreIdempotencyTaken,
-  StoreQuotaExceeded,
-  type PlannedChange,
-  type Store,
-} from '../src/store/types.js';
+import { ENTRY_INLINE, StoreConflict, StoreIdempotencyTaken, StoreQuotaExceeded, type PlannedChange, type Store } from '../src/store/types.js';
 import { backends, createTestDatabase, testConfig, type TestDatabase } from './helpers/backends.js';
 
 const blob = (text: string) => {
@@ -37,8 +30,18 @@ for (const backend of backends()) {
       await store.createAgent(
         { id, name: id, slug: id.replace('_', '-').toLowerCase(), createdAtMs: Date.now(), storageBytes: 0 },
         {
-          id: `key_${id}`, agentId: id, hash: `hash_${id}`, label: 'k', scopes: [], folder: null, preview: 'p',
-          createdAtMs: Date.now(), lastUsedAtMs: null, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+          id: `key_${id}`,
+          agentId: id,
+          hash: `hash_${id}`,
+          label: 'k',
+          scopes: [],
+          folder: null,
+          preview: 'p',
+          createdAtMs: Date.now(),
+          lastUsedAtMs: null,
+          expiresAtMs: null,
+          revokedAtMs: null,
+          createdByKeyId: null,
         },
       );
       return id;
@@ -61,7 +64,10 @@ for (const backend of backends()) {
       const a = await agent();
       const first = await commit(a, [file('/x.txt', 'one')]);
       assert.equal(first.seq, 1);
-      assert.deepEqual(first.entries.map((e) => [e.path, e.op, e.fromVersion, e.toVersion]), [['/x.txt', 'create', null, 1]]);
+      assert.deepEqual(
+        first.entries.map((e) => [e.path, e.op, e.fromVersion, e.toVersion]),
+        [['/x.txt', 'create', null, 1]],
+      );
       const times: number[] = [first.entries[0]!.updatedAtMs];
       for (let v = 1; v < 20; v++) {
         const cs = await commit(a, [file('/x.txt', `v${v}`, v)]);
@@ -108,7 +114,9 @@ for (const backend of backends()) {
 
     it('quota under concurrency: many writers at once never push usage past the limit', async () => {
       const a = await agent();
-      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => commit(a, [file(`/c${i}.txt`, `${String(i).padStart(3, '0')}`)], 10)));
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => commit(a, [file(`/c${i}.txt`, `${String(i).padStart(3, '0')}`)], 10)),
+      );
       const ok = results.filter((r) => r.status === 'fulfilled').length;
       assert.equal(ok, 3, 'three 3-byte files fit in 10 bytes, the fourth does not');
       for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof StoreQuotaExceeded);
@@ -136,11 +144,18 @@ for (const backend of backends()) {
         commit(a, [file('/m/big.txt', 'x'.repeat(500))], before + 20),
         commit(a, [file('/m/ok2.txt', 'second ok')]),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+      );
       assert.ok((results[1] as PromiseRejectedResult).reason instanceof StoreConflict);
       assert.ok((results[2] as PromiseRejectedResult).reason instanceof StoreQuotaExceeded);
       const seqs = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ seq: number }>).value.seq);
-      assert.deepEqual(seqs.sort((x, y) => x - y), [2, 3], 'refused commits take no changeset number');
+      assert.deepEqual(
+        seqs.sort((x, y) => x - y),
+        [2, 3],
+        'refused commits take no changeset number',
+      );
       const half = await store.readNode(a, '/m/a.txt');
       assert.equal(half?.version, 1);
       assert.equal(half?.content?.toString(), 'a1', 'the half-applied path is rolled back');
@@ -153,7 +168,12 @@ for (const backend of backends()) {
     it('idempotency: the response is saved with the commit; a second commit with the key is refused', async () => {
       const a = await agent();
       const cs = await store.commit({
-        agentId: a, keyId: 'k', keyLabel: 'l', tool: 'write', changes: [file('/i.txt', 'x')], quotaBytes: 1e9,
+        agentId: a,
+        keyId: 'k',
+        keyLabel: 'l',
+        tool: 'write',
+        changes: [file('/i.txt', 'x')],
+        quotaBytes: 1e9,
         idempotency: { key: 'idem-1', requestHash: 'h1', respond: (c) => ({ changesetId: c.id }) },
       });
       const saved = await store.getIdempotent(a, 'idem-1');
@@ -161,7 +181,12 @@ for (const backend of backends()) {
       assert.equal(saved?.requestHash, 'h1');
       await assert.rejects(
         store.commit({
-          agentId: a, keyId: 'k', keyLabel: 'l', tool: 'write', changes: [file('/i.txt', 'y', 1)], quotaBytes: 1e9,
+          agentId: a,
+          keyId: 'k',
+          keyLabel: 'l',
+          tool: 'write',
+          changes: [file('/i.txt', 'y', 1)],
+          quotaBytes: 1e9,
           idempotency: { key: 'idem-1', requestHash: 'h1', respond: () => ({}) },
         }),
         StoreIdempotencyTaken,
@@ -179,9 +204,15 @@ for (const backend of backends()) {
       }
       await commit(b, [file('/d/b-secret.txt', 'secret')]);
       const children = await store.listChildren(a, '/d', 100, null);
-      assert.deepEqual(children.nodes.map((x) => x.path), ['/d/Z.txt', '/d/a.txt', '/d/b.txt', '/d/sub', '/d/é.txt']);
+      assert.deepEqual(
+        children.nodes.map((x) => x.path),
+        ['/d/Z.txt', '/d/a.txt', '/d/b.txt', '/d/sub', '/d/é.txt'],
+      );
       const subtree = await store.listSubtree(a, '/d', 100, null);
-      assert.deepEqual(subtree.nodes.map((x) => x.path), ['/d/Z.txt', '/d/a.txt', '/d/b.txt', '/d/sub', '/d/sub/x.txt', '/d/é.txt']);
+      assert.deepEqual(
+        subtree.nodes.map((x) => x.path),
+        ['/d/Z.txt', '/d/a.txt', '/d/b.txt', '/d/sub', '/d/sub/x.txt', '/d/é.txt'],
+      );
       const page1 = await store.listSubtree(a, '/d', 2, null);
       assert.equal(page1.nextAfter, '/d/a.txt');
       const page2 = await store.listSubtree(a, '/d', 10, page1.nextAfter);
@@ -197,7 +228,10 @@ for (const backend of backends()) {
       await commit(a, [file('/other.txt', 'keep')]);
       await commit(a, [{ path: '/p.txt', expectVersion: 2, op: 'delete', state: { kind: 'deleted', was: 'file' } }]);
       const deleted = await store.listDeleted(a, '/', 10, null);
-      assert.deepEqual(deleted.nodes.map((x) => [x.path, x.version]), [['/p.txt', 3]]);
+      assert.deepEqual(
+        deleted.nodes.map((x) => [x.path, x.version]),
+        [['/p.txt', 3]],
+      );
       const before = (await store.getAgent(a))!.storageBytes;
       const r = await store.purge(a, ['/p.txt']);
       assert.equal(r.versions, 3);
@@ -219,20 +253,29 @@ for (const backend of backends()) {
       await commit(a, [{ path: '/s/e', expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: 'fd' } }]);
       await commit(a, [{ path: '/s/b/d.txt', expectVersion: 1, op: 'delete', state: { kind: 'deleted', was: 'file' } }]);
       await commit(b, [file('/s/secret.txt', 'b')]);
-      const full = (await store.listSubtree(a, '/s', 100, null)).nodes.map((n) => ({ path: n.path, kind: n.kind, size: n.size, updatedAtMs: n.updatedAtMs, blobHash: n.blobHash }));
+      const full = (await store.listSubtree(a, '/s', 100, null)).nodes.map((n) => ({
+        path: n.path,
+        kind: n.kind,
+        size: n.size,
+        updatedAtMs: n.updatedAtMs,
+        blobHash: n.blobHash,
+      }));
       const paged: unknown[] = [];
-      for (let after: string | null = null; ; ) {
+      for (let after: string | null = null; ;) {
         const page: { nodes: unknown[]; nextAfter: string | null } = await store.listSubtreeSummary(a, '/s', 2, after);
         paged.push(...page.nodes);
         if (!page.nextAfter) break;
         after = page.nextAfter;
       }
       assert.deepEqual(paged, full);
-      assert.deepEqual(full.map((n) => n.path), ['/s/a.txt', '/s/b/c.txt', '/s/e']);
+      assert.deepEqual(
+        full.map((n) => n.path),
+        ['/s/a.txt', '/s/b/c.txt', '/s/e'],
+      );
       assert.equal((await store.listSubtreeSummary(a, '/', 100, null)).nodes.length, 6);
     });
 
-    it('getBlobs returns the agent\'s contents by hash, leaves out unknown hashes and other agents\' blobs', async () => {
+    it("getBlobs returns the agent's contents by hash, leaves out unknown hashes and other agents' blobs", async () => {
       const a = await agent();
       const b = await agent();
       await commit(a, [file('/x.txt', 'x content')]);
@@ -252,10 +295,17 @@ for (const backend of backends()) {
       for (let i = 0; i < big.length; i++) big[i] = (i * 31 + (i >> 20)) & 0xff;
       const exact = Buffer.alloc(1024 * 1024, 7);
       const plan = (path: string, bytes: Buffer): PlannedChange => ({
-        path, expectVersion: 0, op: 'create', state: { kind: 'file', blob: { hash: contentHash(bytes), size: bytes.length, bytes }, lines: 1, fileId: `f_${path}` },
+        path,
+        expectVersion: 0,
+        op: 'create',
+        state: { kind: 'file', blob: { hash: contentHash(bytes), size: bytes.length, bytes }, lines: 1, fileId: `f_${path}` },
       });
       await commit(a, [plan('/big.bin', big), plan('/exact.bin', exact), file('/small.txt', 'small')]);
-      for (const [path, want] of [['/big.bin', big], ['/exact.bin', exact], ['/small.txt', Buffer.from('small')]] as const) {
+      for (const [path, want] of [
+        ['/big.bin', big],
+        ['/exact.bin', exact],
+        ['/small.txt', Buffer.from('small')],
+      ] as const) {
         const node = await store.readNode(a, path);
         assert.ok(node?.content && node.content.equals(want), `readNode ${path}`);
         const again = await store.getBlob(a, node.blobHash!);
@@ -263,9 +313,17 @@ for (const backend of backends()) {
       }
     });
 
-    const dir = (path: string, expectVersion = 0): PlannedChange => ({ path, expectVersion, op: 'create', state: { kind: 'dir', fileId: `f_${path}` } });
+    const dir = (path: string, expectVersion = 0): PlannedChange => ({
+      path,
+      expectVersion,
+      op: 'create',
+      state: { kind: 'dir', fileId: `f_${path}` },
+    });
     const del = (path: string, expectVersion: number, was: 'file' | 'dir' = 'file'): PlannedChange => ({
-      path, expectVersion, op: 'delete', state: { kind: 'deleted', was },
+      path,
+      expectVersion,
+      op: 'delete',
+      state: { kind: 'deleted', was },
     });
 
     it('a commit of thousands of changes (SQLite: the writer thread) is all or nothing: a conflict at its last path writes nothing', async () => {
@@ -275,7 +333,10 @@ for (const backend of backends()) {
       const nodes = (await store.getAgent(a))!.nodeCount;
       const changes = Array.from({ length: 3000 }, (_, i) => file(`/bulk/f${String(i).padStart(4, '0')}.txt`, `c${i}`));
       changes.push(file('/bulk/zz-last.txt', 'stale', 7)); // sorts last, and its head is at version 1
-      await assert.rejects(commit(a, changes), (err) => err instanceof StoreConflict && err.path === '/bulk/zz-last.txt' && err.current?.version === 1);
+      await assert.rejects(
+        commit(a, changes),
+        (err) => err instanceof StoreConflict && err.path === '/bulk/zz-last.txt' && err.current?.version === 1,
+      );
       assert.equal(await store.getNode(a, '/bulk/f0000.txt'), null, 'the first path of the commit is rolled back');
       assert.equal(await store.countVersions(a, '/bulk/f2999.txt'), 0);
       assert.equal((await store.listChangesets(a, { limit: 1 }))[0]!.seq, seq, 'no changeset');
@@ -320,7 +381,10 @@ for (const backend of backends()) {
       await store.purge(a, ['/q/c.txt', '/q/b.txt']);
       assert.equal((await store.getAgent(a))!.nodeCount, 2);
       // A store without a file quota (fileQuota absent) does not count against one.
-      await commit(a, Array.from({ length: 5 }, (_, i) => file(`/free/${i}.txt`, `${i}`)));
+      await commit(
+        a,
+        Array.from({ length: 5 }, (_, i) => file(`/free/${i}.txt`, `${i}`)),
+      );
       assert.equal((await store.getAgent(a))!.nodeCount, 7);
     });
 
@@ -337,7 +401,7 @@ for (const backend of backends()) {
       const expected = cs.entries.map((e) => e.path).sort((x, y) => Buffer.compare(bytes(x), bytes(y)));
       const page = async (within: string | null, limit: number) => {
         const out: string[] = [];
-        for (let after: string | null = null; ; ) {
+        for (let after: string | null = null; ;) {
           const r = await store.listChangesetEntries(a, cs.id, { after, within, limit });
           assert.ok(r.entries.length <= limit);
           out.push(...r.entries.map((e) => e.path));
@@ -346,12 +410,18 @@ for (const backend of backends()) {
         }
       };
       assert.deepEqual(await page(null, 170), expected);
-      assert.deepEqual(await page('/t/a', 33), expected.filter((p) => p === '/t/a' || p.startsWith('/t/a/')));
+      assert.deepEqual(
+        await page('/t/a', 33),
+        expected.filter((p) => p === '/t/a' || p.startsWith('/t/a/')),
+      );
       assert.deepEqual(await page('/t/a-x007', 10), ['/t/a-x007']);
       assert.deepEqual(await page('/t/none', 10), []);
       const read = (await store.getChangeset(a, cs.id))!;
       assert.equal(read.root, '/t');
-      assert.deepEqual(read.entries.map((e) => e.path), expected.slice(0, ENTRY_INLINE));
+      assert.deepEqual(
+        read.entries.map((e) => e.path),
+        expected.slice(0, ENTRY_INLINE),
+      );
       assert.equal(read.entries[0]!.op, 'create');
     });
 
@@ -375,8 +445,18 @@ if (backends().includes('sqlite')) {
         await store.createAgent(
           { id: agentId, name: agentId, slug: 'agt-ckpt', createdAtMs: Date.now(), storageBytes: 0 },
           {
-            id: 'key_ckpt', agentId, hash: 'hash_ckpt', label: 'k', scopes: [], folder: null, preview: 'p',
-            createdAtMs: Date.now(), lastUsedAtMs: null, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+            id: 'key_ckpt',
+            agentId,
+            hash: 'hash_ckpt',
+            label: 'k',
+            scopes: [],
+            folder: null,
+            preview: 'p',
+            createdAtMs: Date.now(),
+            lastUsedAtMs: null,
+            expiresAtMs: null,
+            revokedAtMs: null,
+            createdByKeyId: null,
           },
         );
         const { statSync } = await import('node:fs');
@@ -385,7 +465,14 @@ if (backends().includes('sqlite')) {
         const before = size();
         // ~120 commits, ~1,000 pages: far below the 4,000-page threshold at which the committer would checkpoint itself.
         for (let i = 0; i < 120; i++) {
-          await store.commit({ agentId, keyId: 'k', keyLabel: 'k', tool: 'test', quotaBytes: 1e9, changes: [file(`/f${i}.txt`, `${i}`.padEnd(3000, 'x'))] });
+          await store.commit({
+            agentId,
+            keyId: 'k',
+            keyLabel: 'k',
+            tool: 'test',
+            quotaBytes: 1e9,
+            changes: [file(`/f${i}.txt`, `${i}`.padEnd(3000, 'x'))],
+          });
         }
         const deadline = Date.now() + 3000;
         while (size() < before + 360_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -189,7 +189,13 @@ describe('slug', () => {
     for (const word of ['www', 'api', 'admin', 'shared', 'WWW', 'Api', ' admin ', 'Shared!']) {
       const slug = baseSlug(word);
       assertSlug(slug, word);
-      assert.notEqual(slug, word.trim().toLowerCase().replace(/[^a-z]/g, ''));
+      assert.notEqual(
+        slug,
+        word
+          .trim()
+          .toLowerCase()
+          .replace(/[^a-z]/g, ''),
+      );
     }
     for (const word of RESERVED_SLUGS) assertSlug(baseSlug(word), word);
   });
@@ -587,7 +593,10 @@ describe('echoing client input: at most ~100 characters, and how long it was', (
       (err: unknown) => {
         assert.ok(err instanceof ToolError);
         assert.ok(err.message.length < 400, err.message);
-        assert.match(err.message, new RegExp(`^Unknown field\\(s\\) '${'q'.repeat(100)}…' \\(1000 characters\\), 'b', 'c', 'd', 'e', and 1 more in 'edits\\[0\\]'`));
+        assert.match(
+          err.message,
+          new RegExp(`^Unknown field\\(s\\) '${'q'.repeat(100)}…' \\(1000 characters\\), 'b', 'c', 'd', 'e', and 1 more in 'edits\\[0\\]'`),
+        );
         return true;
       },
     );

@@ -152,7 +152,8 @@ export function diffCommand(): CustomCommand {
       if (k === 'u') context = 3;
       else if (k === 'U' || k === 'unified') {
         const n = v === undefined ? 3 : Number(v);
-        if (!Number.isInteger(n) || n < 0) return { stdout: '', stderr: `diff: invalid context length '${v}'\ndiff: Try 'diff --help' for more information.\n`, exitCode: 2 };
+        if (!Number.isInteger(n) || n < 0)
+          return { stdout: '', stderr: `diff: invalid context length '${v}'\ndiff: Try 'diff --help' for more information.\n`, exitCode: 2 };
         context = n;
       } else if (k === 'q') brief = true;
       else if (k === 's') reportSame = true;

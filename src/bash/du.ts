@@ -18,11 +18,32 @@ type Ctx = Parameters<Command['execute']>[1];
 const TRY = "Try 'du --help' for more information.\n";
 
 const LONGS: LongOpt[] = [
-  ['null', '0'], ['all', 'a'], ['apparent-size', 'apparent'], ['block-size', 'B', 'required'], ['bytes', 'b'], ['total', 'c'],
-  ['dereference-args', 'D'], ['max-depth', 'd', 'required'], ['files0-from', 'files0-from', 'required'], ['human-readable', 'h'],
-  ['inodes', 'inodes'], ['si', 'si'], ['kibibytes', 'k'], ['count-links', 'l'], ['dereference', 'L'], ['no-dereference', 'P'],
-  ['separate-dirs', 'S'], ['summarize', 's'], ['threshold', 't', 'required'], ['time', 'time', 'optional'], ['time-style', 'time-style', 'required'],
-  ['exclude-from', 'X', 'required'], ['exclude', 'exclude', 'required'], ['one-file-system', 'x'], ['help', 'help'], ['version', 'version'],
+  ['null', '0'],
+  ['all', 'a'],
+  ['apparent-size', 'apparent'],
+  ['block-size', 'B', 'required'],
+  ['bytes', 'b'],
+  ['total', 'c'],
+  ['dereference-args', 'D'],
+  ['max-depth', 'd', 'required'],
+  ['files0-from', 'files0-from', 'required'],
+  ['human-readable', 'h'],
+  ['inodes', 'inodes'],
+  ['si', 'si'],
+  ['kibibytes', 'k'],
+  ['count-links', 'l'],
+  ['dereference', 'L'],
+  ['no-dereference', 'P'],
+  ['separate-dirs', 'S'],
+  ['summarize', 's'],
+  ['threshold', 't', 'required'],
+  ['time', 'time', 'optional'],
+  ['time-style', 'time-style', 'required'],
+  ['exclude-from', 'X', 'required'],
+  ['exclude', 'exclude', 'required'],
+  ['one-file-system', 'x'],
+  ['help', 'help'],
+  ['version', 'version'],
 ].map(([name, key, arg]) => ({ name: name!, key: key!, arg: (arg ?? 'none') as LongOpt['arg'] }));
 
 /** Parses a --block-size / -B value: `K`, `1M`, `KB`, `1024`… into bytes (null if invalid). */
@@ -53,14 +74,34 @@ export function duCommand(): CustomCommand {
     const exclude: string[] = [];
     for (const [k, v] of p.opts) {
       switch (k) {
-        case 'a': all = true; break;
-        case 's': summarize = true; break;
-        case 'c': total = true; break;
-        case 'h': human = true; break;
-        case 'k': human = false; unit = 1024; break;
-        case 'm': human = false; unit = 1024 * 1024; break;
-        case 'b': apparent = true; human = false; unit = 1; break;
-        case 'apparent': apparent = true; break;
+        case 'a':
+          all = true;
+          break;
+        case 's':
+          summarize = true;
+          break;
+        case 'c':
+          total = true;
+          break;
+        case 'h':
+          human = true;
+          break;
+        case 'k':
+          human = false;
+          unit = 1024;
+          break;
+        case 'm':
+          human = false;
+          unit = 1024 * 1024;
+          break;
+        case 'b':
+          apparent = true;
+          human = false;
+          unit = 1;
+          break;
+        case 'apparent':
+          apparent = true;
+          break;
         case 'B': {
           const b = blockSize(v!);
           if (b === null) return { stdout: '', stderr: `du: invalid --block-size argument '${v}'\n`, exitCode: 1 };
@@ -73,18 +114,31 @@ export function duCommand(): CustomCommand {
           maxDepth = Number(v);
           break;
         }
-        case 'S': separate = true; break;
-        case '0': eol = '\0'; break;
+        case 'S':
+          separate = true;
+          break;
+        case '0':
+          eol = '\0';
+          break;
         case 't': {
           const m = /^(-?\d+)([KMGTPEZY]?)$/i.exec(v!);
           if (!m) return { stdout: '', stderr: `du: invalid --threshold argument '${v}'\n`, exitCode: 1 };
           threshold = Number(m[1]) * 1024 ** (m[2] ? 'KMGTPEZY'.indexOf(m[2].toUpperCase()) + 1 : 0);
           break;
         }
-        case 'exclude': exclude.push(v!); break;
-        case 'help': return { stdout: 'Usage: du [OPTION]... [FILE]...\nSummarize device usage of the set of FILEs, recursively for directories.\n', stderr: '', exitCode: 0 };
-        case 'version': return { stdout: 'du (GNU coreutils) 9.1\n', stderr: '', exitCode: 0 };
-        default: break;
+        case 'exclude':
+          exclude.push(v!);
+          break;
+        case 'help':
+          return {
+            stdout: 'Usage: du [OPTION]... [FILE]...\nSummarize device usage of the set of FILEs, recursively for directories.\n',
+            stderr: '',
+            exitCode: 0,
+          };
+        case 'version':
+          return { stdout: 'du (GNU coreutils) 9.1\n', stderr: '', exitCode: 0 };
+        default:
+          break;
       }
     }
     if (summarize && all) return { stdout: '', stderr: `du: cannot both summarize and show all entries\n${TRY}`, exitCode: 1 };

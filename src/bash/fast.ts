@@ -31,13 +31,7 @@ export interface FastOutcome {
   exitCode: number;
 }
 
-export async function tryFastCat(
-  store: Store,
-  access: FsAccess,
-  command: string,
-  cwd: string,
-  maxOutputBytes: number,
-): Promise<FastOutcome | null> {
+export async function tryFastCat(store: Store, access: FsAccess, command: string, cwd: string, maxOutputBytes: number): Promise<FastOutcome | null> {
   const operands = plainCatOperands(command);
   if (!operands) return null;
   const fs = new StoreFs(store, access);

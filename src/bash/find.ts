@@ -333,7 +333,7 @@ class Parser {
       const inner = this.parseExpr();
       if (this.peek() !== ')') throw new FindError("invalid expression; I was expecting to find a ')' somewhere but did not see one.");
       this.i++;
-      if (!inner) throw new FindError("invalid expression; empty parentheses are not allowed.");
+      if (!inner) throw new FindError('invalid expression; empty parentheses are not allowed.');
       return inner;
     }
     if (t === ')') throw new FindError("invalid expression; you have too many ')'");
@@ -353,7 +353,12 @@ class Parser {
 
   primary(t: string): Node | null {
     const f = this.f;
-    const T = (fn: (e: Entry, f: Finder) => boolean | Promise<boolean>, o: { stat?: boolean; action?: boolean } = {}): Node => ({ k: 'test', fn, name: t, ...o });
+    const T = (fn: (e: Entry, f: Finder) => boolean | Promise<boolean>, o: { stat?: boolean; action?: boolean } = {}): Node => ({
+      k: 'test',
+      fn,
+      name: t,
+      ...o,
+    });
     switch (t) {
       // ---- global options (true, like GNU) ----
       case '-maxdepth':
@@ -691,7 +696,7 @@ async function printf(fmt: string, e: Entry, f: Finder): Promise<string> {
         v = e.path;
         break;
       case 'f':
-        v = e.depth === 0 ? (e.path.replace(/\/+$/, '').split('/').pop() || '/') : e.name;
+        v = e.depth === 0 ? e.path.replace(/\/+$/, '').split('/').pop() || '/' : e.name;
         break;
       case 'h':
         v = slash === -1 ? '.' : slash === 0 ? '/' : e.path.slice(0, slash);
@@ -909,4 +914,3 @@ export function findCommand(direct?: () => IFileSystem): Command {
     },
   };
 }
-

@@ -192,7 +192,8 @@ export class StoreFs implements IFileSystem {
     if (p === '/dev') return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 0, mtime: new Date(0) };
     const e = await this.lookup(p);
     if (!e) throw fsError('ENOENT', 'stat', p);
-    if (e.kind === 'dir') return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 4096, mtime: new Date(e.mtimeMs), identity: p };
+    if (e.kind === 'dir')
+      return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 4096, mtime: new Date(e.mtimeMs), identity: p };
     const o = this.overlay.get(p);
     const size = o?.kind === 'file' ? o.bytes.length : (this.base.get(p)?.size ?? this.summaries.get(p)?.size ?? 0);
     return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o100644, size, mtime: new Date(e.mtimeMs), identity: p };
@@ -206,7 +207,7 @@ export class StoreFs implements IFileSystem {
     let list = this.listed.get(dir);
     if (!list) {
       const nodes: NodeRecord[] = [];
-      for (let after: string | null = null; ; ) {
+      for (let after: string | null = null; ;) {
         const page = await this.io(() => this.store.listChildren(this.access.agentId, dir, 1000, after));
         nodes.push(...page.nodes);
         if (!page.nextAfter) break;
@@ -284,7 +285,7 @@ export class StoreFs implements IFileSystem {
     }
     // Mostly new to this worker: one range scan over the subtree beats a lookup per hash.
     let loaded = 0;
-    for (let after: string | null = null; loaded < maxBytes; ) {
+    for (let after: string | null = null; loaded < maxBytes;) {
       const page: { nodes: Array<NodeRecord & { content: Buffer | null }>; nextAfter: string | null } = await this.io(() =>
         this.store.readSubtree(agentId, p, 500, after),
       );
@@ -311,7 +312,7 @@ export class StoreFs implements IFileSystem {
     const byParent = new Map<string, Listed[]>();
     const dirs: string[] = [p];
     let count = 0;
-    for (let after: string | null = null; count < maxEntries; ) {
+    for (let after: string | null = null; count < maxEntries;) {
       const page: { nodes: NodeSummary[]; nextAfter: string | null } = await this.io(() =>
         this.store.listSubtreeSummary(this.access.agentId, p, 2000, after),
       );

@@ -26,5 +26,21 @@ import { systemCommands } from './sysutils.js';
  * copies every buffer it returns. They never keep one across commands.
  */
 export function installGnuCommands(fs?: () => IFileSystem): CustomCommand[] {
-  return [...grepCommands(fs), lsCommand(), statCommand(), duCommand(), rmCommand(), ...textCommands(), findCommand(fs), treeCommand(), ...writerCommands(), xargsCommand(), diffCommand(), ...lineCommands(), awkCommand(), odCommand(), ...systemCommands()];
+  return [
+    ...grepCommands(fs),
+    lsCommand(),
+    statCommand(),
+    duCommand(),
+    rmCommand(),
+    ...textCommands(),
+    findCommand(fs),
+    treeCommand(),
+    ...writerCommands(),
+    xargsCommand(),
+    diffCommand(),
+    ...lineCommands(),
+    awkCommand(),
+    odCommand(),
+    ...systemCommands(),
+  ];
 }

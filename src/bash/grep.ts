@@ -216,19 +216,32 @@ const BADBYTES = '\\u{dc80}-\\u{dcff}';
 function posixClass(name: string, icase: boolean): string | null {
   const graph = `[[^\\p{Cc}\\p{Cn}\\p{Cs}${BADBYTES}]--[${SPACE_SET}]]`;
   switch (icase && (name === 'upper' || name === 'lower') ? 'alpha' : name) {
-    case 'alpha': return `[${alpha()}]`;
-    case 'alnum': return `[${alpha()}0-9]`;
-    case 'digit': return '[0-9]';
-    case 'xdigit': return '[0-9A-Fa-f]';
-    case 'upper': return '[\\p{Uppercase}\\p{Lt}]';
-    case 'lower': return '[\\p{Lowercase}\\u{1c5}\\u{1c8}\\u{1cb}\\u{1f2}\\u{295}]';
-    case 'space': return `[${SPACE_SET}]`;
-    case 'blank': return '[\\t \\u{1680}\\u{2000}-\\u{2006}\\u{2008}-\\u{200a}\\u{205f}\\u{3000}]';
-    case 'cntrl': return '[\\p{Cc}\\u{2028}\\u{2029}]';
-    case 'graph': return graph;
-    case 'print': return `[[^\\p{Cc}\\p{Cn}\\p{Cs}${BADBYTES}]--[\\t-\\r\\u{2028}\\u{2029}]]`;
-    case 'punct': return `[${graph}--[${alpha()}0-9]]`;
-    default: return null;
+    case 'alpha':
+      return `[${alpha()}]`;
+    case 'alnum':
+      return `[${alpha()}0-9]`;
+    case 'digit':
+      return '[0-9]';
+    case 'xdigit':
+      return '[0-9A-Fa-f]';
+    case 'upper':
+      return '[\\p{Uppercase}\\p{Lt}]';
+    case 'lower':
+      return '[\\p{Lowercase}\\u{1c5}\\u{1c8}\\u{1cb}\\u{1f2}\\u{295}]';
+    case 'space':
+      return `[${SPACE_SET}]`;
+    case 'blank':
+      return '[\\t \\u{1680}\\u{2000}-\\u{2006}\\u{2008}-\\u{200a}\\u{205f}\\u{3000}]';
+    case 'cntrl':
+      return '[\\p{Cc}\\u{2028}\\u{2029}]';
+    case 'graph':
+      return graph;
+    case 'print':
+      return `[[^\\p{Cc}\\p{Cn}\\p{Cs}${BADBYTES}]--[\\t-\\r\\u{2028}\\u{2029}]]`;
+    case 'punct':
+      return `[${graph}--[${alpha()}0-9]]`;
+    default:
+      return null;
   }
 }
 function wordClass(): string {
@@ -244,8 +257,25 @@ class PatternError {
 }
 
 const enum T {
-  CHAR, ALT, BACKREF, ANCHOR, WORD, NOTWORD, SPACE, NOTSPACE, OPEN, CLOSE, STAR, PLUS, QMARK,
-  OPEN_DUP, CLOSE_DUP, BRACKET, PERIOD, BACKSLASH, END,
+  CHAR,
+  ALT,
+  BACKREF,
+  ANCHOR,
+  WORD,
+  NOTWORD,
+  SPACE,
+  NOTSPACE,
+  OPEN,
+  CLOSE,
+  STAR,
+  PLUS,
+  QMARK,
+  OPEN_DUP,
+  CLOSE_DUP,
+  BRACKET,
+  PERIOD,
+  BACKSLASH,
+  END,
 }
 interface Tok {
   t: T;
@@ -349,36 +379,71 @@ class PosixTranslator {
       const c2 = cs[i + 1]!;
       const tok = (t: T): Tok => ({ t, c: c2, len: 2 });
       switch (c2) {
-        case '|': return tok(this.ere ? T.CHAR : T.ALT);
-        case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+        case '|':
+          return tok(this.ere ? T.CHAR : T.ALT);
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+        case '5':
+        case '6':
+        case '7':
+        case '8':
+        case '9':
           return tok(T.BACKREF);
-        case '<': case '>': case 'b': case 'B': case '`': case "'":
+        case '<':
+        case '>':
+        case 'b':
+        case 'B':
+        case '`':
+        case "'":
           return tok(T.ANCHOR);
-        case 'w': return tok(T.WORD);
-        case 'W': return tok(T.NOTWORD);
-        case 's': return tok(T.SPACE);
-        case 'S': return tok(T.NOTSPACE);
-        case '(': return tok(this.ere ? T.CHAR : T.OPEN);
-        case ')': return tok(this.ere ? T.CHAR : T.CLOSE);
-        case '+': return tok(this.ere ? T.CHAR : T.PLUS);
-        case '?': return tok(this.ere ? T.CHAR : T.QMARK);
-        case '{': return tok(this.ere ? T.CHAR : T.OPEN_DUP);
-        case '}': return tok(this.ere ? T.CHAR : T.CLOSE_DUP);
-        default: return tok(T.CHAR);
+        case 'w':
+          return tok(T.WORD);
+        case 'W':
+          return tok(T.NOTWORD);
+        case 's':
+          return tok(T.SPACE);
+        case 'S':
+          return tok(T.NOTSPACE);
+        case '(':
+          return tok(this.ere ? T.CHAR : T.OPEN);
+        case ')':
+          return tok(this.ere ? T.CHAR : T.CLOSE);
+        case '+':
+          return tok(this.ere ? T.CHAR : T.PLUS);
+        case '?':
+          return tok(this.ere ? T.CHAR : T.QMARK);
+        case '{':
+          return tok(this.ere ? T.CHAR : T.OPEN_DUP);
+        case '}':
+          return tok(this.ere ? T.CHAR : T.CLOSE_DUP);
+        default:
+          return tok(T.CHAR);
       }
     }
     const tok = (t: T): Tok => ({ t, c, len: 1 });
     switch (c) {
-      case '|': return tok(this.ere ? T.ALT : T.CHAR);
-      case '*': return tok(T.STAR);
-      case '+': return tok(this.ere ? T.PLUS : T.CHAR);
-      case '?': return tok(this.ere ? T.QMARK : T.CHAR);
-      case '{': return tok(this.ere ? T.OPEN_DUP : T.CHAR);
-      case '}': return tok(this.ere ? T.CLOSE_DUP : T.CHAR);
-      case '(': return tok(this.ere ? T.OPEN : T.CHAR);
-      case ')': return tok(this.ere ? T.CLOSE : T.CHAR);
-      case '[': return tok(T.BRACKET);
-      case '.': return tok(T.PERIOD);
+      case '|':
+        return tok(this.ere ? T.ALT : T.CHAR);
+      case '*':
+        return tok(T.STAR);
+      case '+':
+        return tok(this.ere ? T.PLUS : T.CHAR);
+      case '?':
+        return tok(this.ere ? T.QMARK : T.CHAR);
+      case '{':
+        return tok(this.ere ? T.OPEN_DUP : T.CHAR);
+      case '}':
+        return tok(this.ere ? T.CLOSE_DUP : T.CHAR);
+      case '(':
+        return tok(this.ere ? T.OPEN : T.CHAR);
+      case ')':
+        return tok(this.ere ? T.CLOSE : T.CHAR);
+      case '[':
+        return tok(T.BRACKET);
+      case '.':
+        return tok(T.PERIOD);
       case '^':
         if (!this.ere && i !== 0 && !caretHere) return tok(T.CHAR);
         return tok(T.ANCHOR);
@@ -457,12 +522,20 @@ class PosixTranslator {
     const W = wordClass();
     const E = esc(this.eol);
     switch (c) {
-      case '^': case '`': return `(?<=^|${E})`;
-      case '$': case "'": return `(?=${E}|$)`;
-      case '<': return `(?<!${W})(?=${W})`;
-      case '>': return `(?<=${W})(?!${W})`;
-      case 'b': return `(?:(?<!${W})(?=${W})|(?<=${W})(?!${W}))`;
-      default: return `(?:(?<=${W})(?=${W})|(?<!${W})(?!${W}))`;
+      case '^':
+      case '`':
+        return `(?<=^|${E})`;
+      case '$':
+      case "'":
+        return `(?=${E}|$)`;
+      case '<':
+        return `(?<!${W})(?=${W})`;
+      case '>':
+        return `(?<=${W})(?!${W})`;
+      case 'b':
+        return `(?:(?<!${W})(?=${W})|(?<=${W})(?!${W}))`;
+      default:
+        return `(?:(?<=${W})(?=${W})|(?<!${W})(?!${W}))`;
     }
   }
 
@@ -538,10 +611,10 @@ class PosixTranslator {
         this.fetch();
         break;
       case T.ANCHOR: {
-        if (!'^$`\''.includes(tok.c)) this.unsupported = true;
+        if (!"^$`'".includes(tok.c)) this.unsupported = true;
         // glibc makes a repetition after an anchor literal (BRE) or ignores it (ERE); the DFA,
         // which decides what matches, repeats the anchor unless the BRE is at its start.
-        let src = this.superset && !'^$`\''.includes(tok.c) ? '' : this.anchorSrc(tok.c);
+        let src = this.superset && !"^$`'".includes(tok.c) ? '' : this.anchorSrc(tok.c);
         this.fetch();
         if (this.glibc) return { src, single: false, lit: null };
         while (this.isDup(this.tok.t) && !(!this.ere && this.laststart)) {
@@ -565,10 +638,13 @@ class PosixTranslator {
         this.laststart = false;
         const E = esc(this.eol);
         const src =
-          tok.t === T.WORD ? wordClass()
-          : tok.t === T.NOTWORD ? `[^${alpha()}0-9_${E}${BADBYTES}]`
-          : tok.t === T.SPACE ? `[[${SPACE_SET}]--[${E}]]`
-          : `[^${SPACE_SET}${E}${BADBYTES}]`;
+          tok.t === T.WORD
+            ? wordClass()
+            : tok.t === T.NOTWORD
+              ? `[^${alpha()}0-9_${E}${BADBYTES}]`
+              : tok.t === T.SPACE
+                ? `[[${SPACE_SET}]--[${E}]]`
+                : `[^${SPACE_SET}${E}${BADBYTES}]`;
         atom = this.superset ? this.relaxedAtom() : { src, single: true, lit: null };
         this.fetch();
         break;
@@ -868,9 +944,20 @@ class PosixTranslator {
 // ---------------------------------------------------------------------------------------
 
 const PCRE_CLASSES: Record<string, string> = {
-  alpha: 'A-Za-z', digit: '0-9', alnum: 'A-Za-z0-9', upper: 'A-Z', lower: 'a-z', space: '\\t-\\r\\u{20}',
-  blank: '\\t\\u{20}', punct: '\\u{21}-\\u{2f}\\u{3a}-\\u{40}\\u{5b}-\\u{60}\\u{7b}-\\u{7e}', xdigit: '0-9A-Fa-f',
-  word: 'A-Za-z0-9_', cntrl: '\\u{0}-\\u{1f}\\u{7f}', graph: '\\u{21}-\\u{7e}', print: '\\u{20}-\\u{7e}', ascii: '\\u{0}-\\u{7f}',
+  alpha: 'A-Za-z',
+  digit: '0-9',
+  alnum: 'A-Za-z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: '\\t-\\r\\u{20}',
+  blank: '\\t\\u{20}',
+  punct: '\\u{21}-\\u{2f}\\u{3a}-\\u{40}\\u{5b}-\\u{60}\\u{7b}-\\u{7e}',
+  xdigit: '0-9A-Fa-f',
+  word: 'A-Za-z0-9_',
+  cntrl: '\\u{0}-\\u{1f}\\u{7f}',
+  graph: '\\u{21}-\\u{7e}',
+  print: '\\u{20}-\\u{7e}',
+  ascii: '\\u{0}-\\u{7f}',
 };
 
 function translatePerl(pattern: string, eol: string): { src: string; icase: boolean } {
@@ -885,20 +972,35 @@ function translatePerl(pattern: string, eol: string): { src: string; icase: bool
   }
   const escapeChar = (d: string, inClass: boolean): string => {
     switch (d) {
-      case 'd': case 'w': return `\\${d}`;
-      case 'D': return inClass ? '\\D' : `[^0-9${E}]`;
-      case 'W': return inClass ? '\\W' : `[^A-Za-z0-9_${E}]`;
-      case 's': return '\\t\\u{b}\\f\\r\\u{20}';
-      case 'S': return inClass ? '\\S' : `[^\\t\\n\\u{b}\\f\\r ${E}]`;
-      case 'h': return '\\t\\u{20}\\u{a0}\\u{1680}\\u{180e}\\u{2000}-\\u{200a}\\u{202f}\\u{205f}\\u{3000}';
-      case 'v': return '\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}';
-      case 'n': return '\\n';
-      case 't': return '\\t';
-      case 'r': return '\\r';
-      case 'f': return '\\f';
-      case 'e': return '\\u{1b}';
-      case 'a': return '\\u{7}';
-      default: return '';
+      case 'd':
+      case 'w':
+        return `\\${d}`;
+      case 'D':
+        return inClass ? '\\D' : `[^0-9${E}]`;
+      case 'W':
+        return inClass ? '\\W' : `[^A-Za-z0-9_${E}]`;
+      case 's':
+        return '\\t\\u{b}\\f\\r\\u{20}';
+      case 'S':
+        return inClass ? '\\S' : `[^\\t\\n\\u{b}\\f\\r ${E}]`;
+      case 'h':
+        return '\\t\\u{20}\\u{a0}\\u{1680}\\u{180e}\\u{2000}-\\u{200a}\\u{202f}\\u{205f}\\u{3000}';
+      case 'v':
+        return '\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}';
+      case 'n':
+        return '\\n';
+      case 't':
+        return '\\t';
+      case 'r':
+        return '\\r';
+      case 'f':
+        return '\\f';
+      case 'e':
+        return '\\u{1b}';
+      case 'a':
+        return '\\u{7}';
+      default:
+        return '';
     }
   };
   while (i < cs.length) {
@@ -908,21 +1010,42 @@ function translatePerl(pattern: string, eol: string): { src: string; icase: bool
       if (d === undefined) throw new PatternError('\\ at end of pattern');
       i += 2;
       switch (d) {
-        case 's': out += `[${escapeChar('s', false)}]`; continue;
-        case 'h': out += `[${escapeChar('h', false)}]`; continue;
-        case 'v': out += `[${escapeChar('v', false)}]`; continue;
-        case 'H': out += `[^${escapeChar('h', false)}${E}]`; continue;
-        case 'V': out += `[^${escapeChar('v', false)}${E}]`; continue;
-        case 'N': out += `[^${E}]`; continue;
-        case 'R': out += '[\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}]'; continue;
-        case 'A': case 'G': out += `(?<=^|${E})`; continue;
-        case 'Z': case 'z': out += `(?=${E}|$)`; continue;
+        case 's':
+          out += `[${escapeChar('s', false)}]`;
+          continue;
+        case 'h':
+          out += `[${escapeChar('h', false)}]`;
+          continue;
+        case 'v':
+          out += `[${escapeChar('v', false)}]`;
+          continue;
+        case 'H':
+          out += `[^${escapeChar('h', false)}${E}]`;
+          continue;
+        case 'V':
+          out += `[^${escapeChar('v', false)}${E}]`;
+          continue;
+        case 'N':
+          out += `[^${E}]`;
+          continue;
+        case 'R':
+          out += '[\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}]';
+          continue;
+        case 'A':
+        case 'G':
+          out += `(?<=^|${E})`;
+          continue;
+        case 'Z':
+        case 'z':
+          out += `(?=${E}|$)`;
+          continue;
         case 'Q': {
           while (i < cs.length && !(cs[i] === '\\' && cs[i + 1] === 'E')) out += esc(cs[i++]!);
           if (i < cs.length) i += 2;
           continue;
         }
-        case 'E': continue;
+        case 'E':
+          continue;
         case 'x': {
           let h = '';
           if (cs[i] === '{') {
@@ -969,7 +1092,8 @@ function translatePerl(pattern: string, eol: string): { src: string; icase: bool
           i = close + 1;
           continue;
         }
-        case 'p': case 'P': {
+        case 'p':
+        case 'P': {
           if (cs[i] === '{') {
             const close = cs.indexOf('}', i);
             let name = cs.slice(i + 1, close).join('');
@@ -1159,7 +1283,14 @@ function translatePerl(pattern: string, eol: string): { src: string; icase: bool
           i += 4;
           continue;
         }
-        if (/^[a-zA-Z-]+\)/.test(cs.slice(i + 2).join('').slice(0, 12))) {
+        if (
+          /^[a-zA-Z-]+\)/.test(
+            cs
+              .slice(i + 2)
+              .join('')
+              .slice(0, 12),
+          )
+        ) {
           // Inline option settings other than a leading (?i): only (?i) can be honoured.
           const close = cs.indexOf(')', i);
           const flags = cs.slice(i + 2, close).join('');
@@ -1361,7 +1492,8 @@ function asciiEngine(m: Matcher): Engine {
     const src = asciiSource(m.src, m.icase);
     const oSrc = m.oSrc === m.src ? src : asciiSource(m.oSrc, m.icase);
     m.ascii = buildEngine(src, oSrc, m.icase ? 'i' : '', m.lit !== null && !m.pure, m.eol);
-    if (m.filter !== null) m.ascii.filterRe = new RegExp(`[^${m.eol === '\n' ? '\\n' : '\\x00'}]*?(?:${asciiSource(m.filter, m.icase)})`, `y${m.icase ? 'i' : ''}`);
+    if (m.filter !== null)
+      m.ascii.filterRe = new RegExp(`[^${m.eol === '\n' ? '\\n' : '\\x00'}]*?(?:${asciiSource(m.filter, m.icase)})`, `y${m.icase ? 'i' : ''}`);
   }
   return m.ascii;
 }
@@ -1489,18 +1621,56 @@ class ExcludeList {
 
 type ArgKind = 0 | 1 | 2; // none, required, optional
 const LONG_OPTIONS: Array<[string, ArgKind, string]> = [
-  ['basic-regexp', 0, 'G'], ['extended-regexp', 0, 'E'], ['fixed-regexp', 0, 'F'], ['fixed-strings', 0, 'F'],
-  ['perl-regexp', 0, 'P'], ['after-context', 1, 'A'], ['before-context', 1, 'B'], ['binary-files', 1, 'binary-files'],
-  ['byte-offset', 0, 'b'], ['context', 1, 'C'], ['color', 2, 'color'], ['colour', 2, 'color'], ['count', 0, 'c'],
-  ['devices', 1, 'D'], ['directories', 1, 'd'], ['exclude', 1, 'exclude'], ['exclude-from', 1, 'exclude-from'],
-  ['exclude-dir', 1, 'exclude-dir'], ['file', 1, 'f'], ['files-with-matches', 0, 'l'], ['files-without-match', 0, 'L'],
-  ['group-separator', 1, 'group-separator'], ['help', 0, 'help'], ['include', 1, 'include'], ['ignore-case', 0, 'i'],
-  ['no-ignore-case', 0, 'no-ignore-case'], ['initial-tab', 0, 'T'], ['label', 1, 'label'], ['line-buffered', 0, 'line-buffered'],
-  ['line-number', 0, 'n'], ['line-regexp', 0, 'x'], ['max-count', 1, 'm'], ['no-filename', 0, 'h'],
-  ['no-group-separator', 0, 'no-group-separator'], ['no-messages', 0, 's'], ['null', 0, 'Z'], ['null-data', 0, 'z'],
-  ['only-matching', 0, 'o'], ['quiet', 0, 'q'], ['recursive', 0, 'r'], ['dereference-recursive', 0, 'R'], ['regexp', 1, 'e'],
-  ['invert-match', 0, 'v'], ['silent', 0, 'q'], ['text', 0, 'a'], ['binary', 0, 'U'], ['unix-byte-offsets', 0, 'u'],
-  ['version', 0, 'V'], ['with-filename', 0, 'H'], ['word-regexp', 0, 'w'],
+  ['basic-regexp', 0, 'G'],
+  ['extended-regexp', 0, 'E'],
+  ['fixed-regexp', 0, 'F'],
+  ['fixed-strings', 0, 'F'],
+  ['perl-regexp', 0, 'P'],
+  ['after-context', 1, 'A'],
+  ['before-context', 1, 'B'],
+  ['binary-files', 1, 'binary-files'],
+  ['byte-offset', 0, 'b'],
+  ['context', 1, 'C'],
+  ['color', 2, 'color'],
+  ['colour', 2, 'color'],
+  ['count', 0, 'c'],
+  ['devices', 1, 'D'],
+  ['directories', 1, 'd'],
+  ['exclude', 1, 'exclude'],
+  ['exclude-from', 1, 'exclude-from'],
+  ['exclude-dir', 1, 'exclude-dir'],
+  ['file', 1, 'f'],
+  ['files-with-matches', 0, 'l'],
+  ['files-without-match', 0, 'L'],
+  ['group-separator', 1, 'group-separator'],
+  ['help', 0, 'help'],
+  ['include', 1, 'include'],
+  ['ignore-case', 0, 'i'],
+  ['no-ignore-case', 0, 'no-ignore-case'],
+  ['initial-tab', 0, 'T'],
+  ['label', 1, 'label'],
+  ['line-buffered', 0, 'line-buffered'],
+  ['line-number', 0, 'n'],
+  ['line-regexp', 0, 'x'],
+  ['max-count', 1, 'm'],
+  ['no-filename', 0, 'h'],
+  ['no-group-separator', 0, 'no-group-separator'],
+  ['no-messages', 0, 's'],
+  ['null', 0, 'Z'],
+  ['null-data', 0, 'z'],
+  ['only-matching', 0, 'o'],
+  ['quiet', 0, 'q'],
+  ['recursive', 0, 'r'],
+  ['dereference-recursive', 0, 'R'],
+  ['regexp', 1, 'e'],
+  ['invert-match', 0, 'v'],
+  ['silent', 0, 'q'],
+  ['text', 0, 'a'],
+  ['binary', 0, 'U'],
+  ['unix-byte-offsets', 0, 'u'],
+  ['version', 0, 'V'],
+  ['with-filename', 0, 'H'],
+  ['word-regexp', 0, 'w'],
 ];
 const SHORT_OPTIONS = '0123456789A:B:C:D:EFGHIPTUVX:abcd:e:f:hiLlm:noqRrsuvwxyZz';
 
@@ -1719,11 +1889,36 @@ class Grep {
 
   private async parseArgs(argv: string[]): Promise<{ o: Options; operands: string[] }> {
     const o: Options = {
-      matcher: null, keys: null, after: -1, before: -1, context: -1, icase: false, words: false, lines: false,
-      invert: false, count: false, list: 0, lineNumbers: false, byteOffset: false, onlyMatching: false, quiet: false,
-      suppress: false, filenameOpt: 0, binaryFiles: 'binary', directories: 'read', deref: false, lastRecursive: false,
-      maxCount: Infinity, nullName: false, nullData: false, label: null, groupSeparator: '--', color: false,
-      alignTabs: false, files: [new ExcludeList(true), new ExcludeList(false)], dirs: [new ExcludeList(true), new ExcludeList(false)],
+      matcher: null,
+      keys: null,
+      after: -1,
+      before: -1,
+      context: -1,
+      icase: false,
+      words: false,
+      lines: false,
+      invert: false,
+      count: false,
+      list: 0,
+      lineNumbers: false,
+      byteOffset: false,
+      onlyMatching: false,
+      quiet: false,
+      suppress: false,
+      filenameOpt: 0,
+      binaryFiles: 'binary',
+      directories: 'read',
+      deref: false,
+      lastRecursive: false,
+      maxCount: Infinity,
+      nullName: false,
+      nullData: false,
+      label: null,
+      groupSeparator: '--',
+      color: false,
+      alignTabs: false,
+      files: [new ExcludeList(true), new ExcludeList(false)],
+      dirs: [new ExcludeList(true), new ExcludeList(false)],
     };
     this.o = o;
     const operands: string[] = [];
@@ -1767,19 +1962,33 @@ class Grep {
     const apply = async (key: string, arg: string | undefined): Promise<void> => {
       if (key !== 'digit') flushDigits();
       switch (key) {
-        case 'A': o.after = ctxArg(arg!); break;
-        case 'B': o.before = ctxArg(arg!); break;
-        case 'C': o.context = ctxArg(arg!); break;
+        case 'A':
+          o.after = ctxArg(arg!);
+          break;
+        case 'B':
+          o.before = ctxArg(arg!);
+          break;
+        case 'C':
+          o.context = ctxArg(arg!);
+          break;
         case 'D':
           if (arg !== 'read' && arg !== 'skip') {
             this.error('unknown devices method');
             throw new GrepExit(2);
           }
           break;
-        case 'E': setMatcher('E'); break;
-        case 'F': setMatcher('F'); break;
-        case 'P': setMatcher('P'); break;
-        case 'G': setMatcher('G'); break;
+        case 'E':
+          setMatcher('E');
+          break;
+        case 'F':
+          setMatcher('F');
+          break;
+        case 'P':
+          setMatcher('P');
+          break;
+        case 'G':
+          setMatcher('G');
+          break;
         case 'X': {
           const map: Record<string, 'G' | 'E' | 'F' | 'P'> = { grep: 'G', egrep: 'E', fgrep: 'F', perl: 'P' };
           const m = Object.hasOwn(map, arg!) ? map[arg!] : undefined;
@@ -1790,15 +1999,32 @@ class Grep {
           setMatcher(m);
           break;
         }
-        case 'H': o.filenameOpt = 1; break;
-        case 'I': o.binaryFiles = 'without-match'; break;
-        case 'T': o.alignTabs = true; break;
-        case 'U': break;
-        case 'u': this.error('warning: --unix-byte-offsets (-u) is obsolete'); break;
-        case 'V': showVersion = true; break;
-        case 'a': o.binaryFiles = 'text'; break;
-        case 'b': o.byteOffset = true; break;
-        case 'c': o.count = true; break;
+        case 'H':
+          o.filenameOpt = 1;
+          break;
+        case 'I':
+          o.binaryFiles = 'without-match';
+          break;
+        case 'T':
+          o.alignTabs = true;
+          break;
+        case 'U':
+          break;
+        case 'u':
+          this.error('warning: --unix-byte-offsets (-u) is obsolete');
+          break;
+        case 'V':
+          showVersion = true;
+          break;
+        case 'a':
+          o.binaryFiles = 'text';
+          break;
+        case 'b':
+          o.byteOffset = true;
+          break;
+        case 'c':
+          o.count = true;
+          break;
         case 'd': {
           const v = arg!;
           const choices = ['read', 'recurse', 'skip'];
@@ -1814,7 +2040,9 @@ class Grep {
           if (pick === 'recurse') o.lastRecursive = true;
           break;
         }
-        case 'e': addKeys(arg! + '\n', ''); break;
+        case 'e':
+          addKeys(arg! + '\n', '');
+          break;
         case 'f': {
           let content: string;
           if (arg === '-') {
@@ -1841,11 +2069,21 @@ class Grep {
           if (o.keys === null) o.keys = [];
           break;
         }
-        case 'h': o.filenameOpt = -1; break;
-        case 'i': o.icase = true; break;
-        case 'no-ignore-case': o.icase = false; break;
-        case 'L': o.list = 2; break;
-        case 'l': o.list = 1; break;
+        case 'h':
+          o.filenameOpt = -1;
+          break;
+        case 'i':
+          o.icase = true;
+          break;
+        case 'no-ignore-case':
+          o.icase = false;
+          break;
+        case 'L':
+          o.list = 2;
+          break;
+        case 'l':
+          o.list = 1;
+          break;
         case 'm': {
           const v = parseCount(arg!);
           if (v === null) {
@@ -1855,18 +2093,45 @@ class Grep {
           o.maxCount = v;
           break;
         }
-        case 'n': o.lineNumbers = true; break;
-        case 'o': o.onlyMatching = true; break;
-        case 'q': o.quiet = true; break;
-        case 'R': o.deref = true; o.directories = 'recurse'; o.lastRecursive = true; break;
-        case 'r': o.directories = 'recurse'; o.lastRecursive = true; break;
-        case 's': o.suppress = true; break;
-        case 'v': o.invert = true; break;
-        case 'w': o.words = true; break;
-        case 'x': o.lines = true; break;
-        case 'y': o.icase = true; break;
-        case 'Z': o.nullName = true; break;
-        case 'z': o.nullData = true; break;
+        case 'n':
+          o.lineNumbers = true;
+          break;
+        case 'o':
+          o.onlyMatching = true;
+          break;
+        case 'q':
+          o.quiet = true;
+          break;
+        case 'R':
+          o.deref = true;
+          o.directories = 'recurse';
+          o.lastRecursive = true;
+          break;
+        case 'r':
+          o.directories = 'recurse';
+          o.lastRecursive = true;
+          break;
+        case 's':
+          o.suppress = true;
+          break;
+        case 'v':
+          o.invert = true;
+          break;
+        case 'w':
+          o.words = true;
+          break;
+        case 'x':
+          o.lines = true;
+          break;
+        case 'y':
+          o.icase = true;
+          break;
+        case 'Z':
+          o.nullName = true;
+          break;
+        case 'z':
+          o.nullData = true;
+          break;
         case 'binary-files':
           if (arg === 'binary' || arg === 'text' || arg === 'without-match') o.binaryFiles = arg;
           else {
@@ -1880,7 +2145,8 @@ class Grep {
           else if (/^(never|no|none|auto|tty|if-tty)$/i.test(arg)) o.color = false;
           else showHelp = true;
           break;
-        case 'exclude': case 'include':
+        case 'exclude':
+        case 'include':
           o.files[0]!.add(arg!, key === 'include');
           o.files[1]!.add(arg!, key === 'include');
           break;
@@ -1906,11 +2172,20 @@ class Grep {
           o.dirs[1]!.add(v, false);
           break;
         }
-        case 'group-separator': o.groupSeparator = arg!; break;
-        case 'no-group-separator': o.groupSeparator = null; break;
-        case 'line-buffered': break;
-        case 'label': o.label = arg!; break;
-        case 'help': showHelp = true; break;
+        case 'group-separator':
+          o.groupSeparator = arg!;
+          break;
+        case 'no-group-separator':
+          o.groupSeparator = null;
+          break;
+        case 'line-buffered':
+          break;
+        case 'label':
+          o.label = arg!;
+          break;
+        case 'help':
+          showHelp = true;
+          break;
       }
     };
 
@@ -2757,7 +3032,6 @@ class Grep {
       e = b + r[0].length;
     }
   }
-
 }
 
 // ---------------------------------------------------------------------------------------

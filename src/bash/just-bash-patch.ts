@@ -9,13 +9,32 @@ const EXPAND = /async expand\((\w+)\)\{if\(this\.globstar\)\{/;
 // Opening a redirection target: `catch(a){if(!s)throw a;return{error:L("",`bash: ${t}: cannot open redirect target\n`,1)}}`
 const REDIRECT_CATCH = /catch\((\w+)\)\{if\(!(\w+)\)throw \1;return\{error:(\w+)\("",`bash: \$\{(\w+)\}: cannot open redirect target\n`,1\)\}\}/;
 // Brace ranges: `var dr=1e4,Mi={maxResults:dr,…};function Jr(e,t,n,r){if(e.length>=n.maxResults)return!1;…throw new x(`brace expansion string limit…`
-const BRACE_LIMITS = /var ([\w$]+)=1e4,([\w$]+)=\{maxResults:\1,maxStringBytes:10\*1024\*1024\};function ([\w$]+)\(([\w$]+),([\w$]+),([\w$]+),([\w$]+)\)\{if\(\4\.length>=\6\.maxResults\)return!1;let [\w$]+=[\w$]+\(\5\);if\([^)]*\)throw new ([\w$]+)\(`brace expansion string limit/;
+const BRACE_LIMITS =
+  /var ([\w$]+)=1e4,([\w$]+)=\{maxResults:\1,maxStringBytes:10\*1024\*1024\};function ([\w$]+)\(([\w$]+),([\w$]+),([\w$]+),([\w$]+)\)\{if\(\4\.length>=\6\.maxResults\)return!1;let [\w$]+=[\w$]+\(\5\);if\([^)]*\)throw new ([\w$]+)\(`brace expansion string limit/;
 // `bash: ${t}: command not available in browser environments. Exclude '${t}' from your commands or use the Node.js bundle.`
 const UNAVAILABLE = /: command not available in browser environments\. Exclude '\$\{[\w$]+\}' from your commands or use the Node\.js bundle\./g;
 // help's list: `function Zh(){let e=[];e.push("just-bash shell builtins")` … `n=Wu.slice()`.
 const HELP_LIST = /(function [\w$]+\(\)\{let ([\w$]+)=\[\];\2\.push\()"just-bash shell builtins"(\)[^}]*?,[\w$]+=)([\w$]+)\.slice\(\)/;
 /** Builtins just-bash's `help` lists but its interpreter does not run ("command not found"). */
-const MISSING_BUILTINS = ['alias', 'bg', 'caller', 'disown', 'enable', 'fc', 'fg', 'history', 'jobs', 'kill', 'logout', 'suspend', 'times', 'trap', 'ulimit', 'umask', 'unalias'];
+const MISSING_BUILTINS = [
+  'alias',
+  'bg',
+  'caller',
+  'disown',
+  'enable',
+  'fc',
+  'fg',
+  'history',
+  'jobs',
+  'kill',
+  'logout',
+  'suspend',
+  'times',
+  'trap',
+  'ulimit',
+  'umask',
+  'unalias',
+];
 const ERRNO_TEXT = {
   ENOENT: 'No such file or directory',
   ENOTDIR: 'Not a directory',
@@ -31,7 +50,8 @@ const ERRNO_TEXT = {
 export const PATCHED_FILE_NAME = 'just-bash.patched.mjs';
 
 /** First line of a patched bundle: names the original it was made from. */
-export const sourceTag = (source: string): string => `// patched just-bash bundle, source sha256 ${createHash('sha256').update(source).digest('hex')}\n`;
+export const sourceTag = (source: string): string =>
+  `// patched just-bash bundle, source sha256 ${createHash('sha256').update(source).digest('hex')}\n`;
 
 /**
  * The bundle source with the fixes, or null when the expected text is not there:
@@ -74,17 +94,16 @@ export function patchBundle(source: string, bundleUrl: string): string | null {
   );
   const ranges = braceRanges(withRedirect, brace);
   if (ranges === null) return null;
-  const withRanges = ranges.replace(UNAVAILABLE, ': command not found').replace(
-    HELP_LIST,
-    (_m, head: string, _lines: string, rest: string, list: string) =>
-      `${head}"GNU bash, version 5.1.0(1)-release"${rest}${list}.filter(n=>!${JSON.stringify(MISSING_BUILTINS)}.includes(n))`,
-  );
+  const withRanges = ranges
+    .replace(UNAVAILABLE, ': command not found')
+    .replace(
+      HELP_LIST,
+      (_m, head: string, _lines: string, rest: string, list: string) =>
+        `${head}"GNU bash, version 5.1.0(1)-release"${rest}${list}.filter(n=>!${JSON.stringify(MISSING_BUILTINS)}.includes(n))`,
+    );
   // Relative imports and import.meta.url made absolute: the patched copy lives elsewhere.
   const dir = bundleUrl.slice(0, bundleUrl.lastIndexOf('/') + 1);
-  return (
-    sourceTag(source) +
-    withRanges.replaceAll('"./chunks/', `"${dir}chunks/`).replaceAll('import.meta.url', JSON.stringify(bundleUrl))
-  );
+  return sourceTag(source) + withRanges.replaceAll('"./chunks/', `"${dir}chunks/`).replaceAll('import.meta.url', JSON.stringify(bundleUrl));
 }
 
 /** Fix 3: the range loops lose their silent 10,000 cap, and reaching maxResults throws instead of stopping. */

@@ -36,8 +36,39 @@ const DIGITS: Record<string, Record<number, number>> = {
   d: { 1: 4, 2: 6, 4: 11, 8: 20 },
 };
 const NAMES = [
-  'nul', 'soh', 'stx', 'etx', 'eot', 'enq', 'ack', 'bel', 'bs', 'ht', 'nl', 'vt', 'ff', 'cr', 'so', 'si',
-  'dle', 'dc1', 'dc2', 'dc3', 'dc4', 'nak', 'syn', 'etb', 'can', 'em', 'sub', 'esc', 'fs', 'gs', 'rs', 'us', 'sp',
+  'nul',
+  'soh',
+  'stx',
+  'etx',
+  'eot',
+  'enq',
+  'ack',
+  'bel',
+  'bs',
+  'ht',
+  'nl',
+  'vt',
+  'ff',
+  'cr',
+  'so',
+  'si',
+  'dle',
+  'dc1',
+  'dc2',
+  'dc3',
+  'dc4',
+  'nak',
+  'syn',
+  'etb',
+  'can',
+  'em',
+  'sub',
+  'esc',
+  'fs',
+  'gs',
+  'rs',
+  'us',
+  'sp',
 ];
 const C_ESCAPES: Record<number, string> = { 0: '\\0', 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
 
@@ -51,7 +82,7 @@ function parseType(arg: string): Spec[] | string {
       out.push({ kind, size: 1, width: 3, pad: 0 });
       continue;
     }
-    if (kind === 'f') return "od: floating-point formats (-t f, -f) are not supported here; use -t x or -t d";
+    if (kind === 'f') return 'od: floating-point formats (-t f, -f) are not supported here; use -t x or -t d';
     if (!'doux'.includes(kind)) return `od: invalid character '${kind}' in type string '${arg}'`;
     let size = 4;
     const m = /^(\d+|[CSIL])/.exec(arg.slice(i));
@@ -70,8 +101,24 @@ function parseType(arg: string): Spec[] | string {
 function parseCount(text: string): number | null {
   const m = /^(0x[0-9a-f]+|0[0-7]*|[1-9]\d*)(b|kB|k|K|KiB|MB|M|MiB|GB|G|GiB)?$/i.exec(text);
   if (!m) return null;
-  const base = m[1]!.toLowerCase().startsWith('0x') ? parseInt(m[1]!.slice(2), 16) : m[1]!.length > 1 && m[1]!.startsWith('0') ? parseInt(m[1]!, 8) : Number(m[1]);
-  const mult: Record<string, number> = { b: 512, kB: 1000, k: 1024, K: 1024, KiB: 1024, MB: 1e6, M: 1 << 20, MiB: 1 << 20, GB: 1e9, G: 1 << 30, GiB: 1 << 30 };
+  const base = m[1]!.toLowerCase().startsWith('0x')
+    ? parseInt(m[1]!.slice(2), 16)
+    : m[1]!.length > 1 && m[1]!.startsWith('0')
+      ? parseInt(m[1]!, 8)
+      : Number(m[1]);
+  const mult: Record<string, number> = {
+    b: 512,
+    kB: 1000,
+    k: 1024,
+    K: 1024,
+    KiB: 1024,
+    MB: 1e6,
+    M: 1 << 20,
+    MiB: 1 << 20,
+    GB: 1e9,
+    G: 1 << 30,
+    GiB: 1 << 30,
+  };
   return base * (m[2] ? mult[m[2]]! : 1);
 }
 
@@ -117,7 +164,12 @@ interface Options {
 
 function parseOptions(args: string[]): { opts: Options; files: string[]; warning: string } | string {
   // -w takes an optional attached argument (-w, -w8), which getopt's short options cannot say.
-  const p = getopt('od', args.map((a) => (/^-w\d*$/.test(a) ? (a === '-w' ? '--width' : `--width=${a.slice(2)}`) : a)), 'A:j:N:t:vabcdilosx', LONGS);
+  const p = getopt(
+    'od',
+    args.map((a) => (/^-w\d*$/.test(a) ? (a === '-w' ? '--width' : `--width=${a.slice(2)}`) : a)),
+    'A:j:N:t:vabcdilosx',
+    LONGS,
+  );
   if ('error' in p) return p.error.replace(/\n$/, '');
   const opts: Options = { radix: 'o', specs: [], skip: 0, limit: null, width: 16, all: false };
   for (const [k, v] of p.opts) {

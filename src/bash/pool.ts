@@ -57,7 +57,9 @@ export class BashPool {
 
   private spawn(): Slot {
     const searches = new Int32Array(new SharedArrayBuffer(8));
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer } });
+    const worker = new Worker(new URL('./worker.js', import.meta.url), {
+      workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer },
+    });
     const slot: Slot = { worker, job: null, searches, seen: null };
     worker.on('message', (outcome: BashOutcome) => {
       const current = slot.job;

@@ -49,7 +49,9 @@ export function rmCommand(): CustomCommand {
       } else operands.push(a);
     }
     if (operands.length === 0) {
-      return force ? { stdout: '', stderr: '', exitCode: 0 } : { stdout: '', stderr: "rm: missing operand\nTry 'rm --help' for more information.\n", exitCode: 1 };
+      return force
+        ? { stdout: '', stderr: '', exitCode: 0 }
+        : { stdout: '', stderr: "rm: missing operand\nTry 'rm --help' for more information.\n", exitCode: 1 };
     }
     let stdout = '';
     let stderr = '';

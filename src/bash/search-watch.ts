@@ -48,6 +48,7 @@ export function stoppedSearch(kind: number, budgetMs: number): { stderr: string;
   const why =
     `ran over ${budgetMs} ms on one input and was stopped (backtracking: nested repetition such as (a+)+ takes exponential time, ` +
     'repetition over a very long line quadratic); the whole command was stopped and nothing it did was saved.';
-  if (kind === SEARCH.findRegex) return { stderr: `find: -regex: the pattern ${why} Simplify the pattern (e.g. (a+)+ to a+), or use -name or -path.\n`, exitCode: 1 };
+  if (kind === SEARCH.findRegex)
+    return { stderr: `find: -regex: the pattern ${why} Simplify the pattern (e.g. (a+)+ to a+), or use -name or -path.\n`, exitCode: 1 };
   return { stderr: `grep: the pattern ${why} Simplify the pattern (e.g. (a+)+ to a+), or use -F for fixed strings.\n`, exitCode: 2 };
 }

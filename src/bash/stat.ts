@@ -12,7 +12,23 @@
  * -L/--dereference, --cached are accepted (there are no symbolic links); -f is not supported.
  */
 import { defineCommand, type Command, type CustomCommand, type FsStat } from './just-bash.js';
-import { GID, GROUP, OWNER, UID, epochSeconds, fullTime, getopt, inode, shellQuote, isDevice, kib, linkCount, modeString, permBits, type LongOpt } from './ls.js';
+import {
+  GID,
+  GROUP,
+  OWNER,
+  UID,
+  epochSeconds,
+  fullTime,
+  getopt,
+  inode,
+  shellQuote,
+  isDevice,
+  kib,
+  linkCount,
+  modeString,
+  permBits,
+  type LongOpt,
+} from './ls.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 
@@ -59,7 +75,19 @@ function escapes(s: string): string {
   return s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/gs, (_, e: string) => {
     if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8) & 0xff);
-    const map: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"', "'": "'" };
+    const map: Record<string, string> = {
+      a: '\x07',
+      b: '\b',
+      e: '\x1b',
+      f: '\f',
+      n: '\n',
+      r: '\r',
+      t: '\t',
+      v: '\v',
+      '\\': '\\',
+      '"': '"',
+      "'": "'",
+    };
     return map[e] ?? '\\' + e;
   });
 }
@@ -84,74 +112,108 @@ interface Info {
 
 function expand(format: string, f: Info): string {
   const st = f.st;
-  return format.replace(/%([-#0 +']*)(\d*)(?:\.(\d*))?([HL]?)(.)|%$/g, (m, flags: string, width: string, prec: string | undefined, hl: string, d: string) => {
-    if (m === '%') return '%';
-    const num = (n: number | string) => {
-      let s = String(n);
-      if (prec !== undefined && prec !== '') s = s.padStart(Number(prec), '0');
-      if (flags.includes('+') && !s.startsWith('-')) s = '+' + s;
-      else if (flags.includes(' ') && !s.startsWith('-')) s = ' ' + s;
-      return pad(s, flags, width, true);
-    };
-    const str = (s: string) => pad(prec !== undefined ? s.slice(0, Number(prec || 0)) : s, flags, width, false);
-    const time = (t: Date | null) => {
-      if (!t) return str('-');
-      let s = fullTime(t);
-      if (prec !== undefined) {
-        const digits = prec === '' ? 0 : Math.min(9, Number(prec));
-        s = s.replace(/\.(\d{9})/, (_, ns: string) => (digits ? '.' + ns.slice(0, digits) : ''));
+  return format.replace(
+    /%([-#0 +']*)(\d*)(?:\.(\d*))?([HL]?)(.)|%$/g,
+    (m, flags: string, width: string, prec: string | undefined, hl: string, d: string) => {
+      if (m === '%') return '%';
+      const num = (n: number | string) => {
+        let s = String(n);
+        if (prec !== undefined && prec !== '') s = s.padStart(Number(prec), '0');
+        if (flags.includes('+') && !s.startsWith('-')) s = '+' + s;
+        else if (flags.includes(' ') && !s.startsWith('-')) s = ' ' + s;
+        return pad(s, flags, width, true);
+      };
+      const str = (s: string) => pad(prec !== undefined ? s.slice(0, Number(prec || 0)) : s, flags, width, false);
+      const time = (t: Date | null) => {
+        if (!t) return str('-');
+        let s = fullTime(t);
+        if (prec !== undefined) {
+          const digits = prec === '' ? 0 : Math.min(9, Number(prec));
+          s = s.replace(/\.(\d{9})/, (_, ns: string) => (digits ? '.' + ns.slice(0, digits) : ''));
+        }
+        return str(s);
+      };
+      const secs = (t: Date | null) => {
+        if (!t) return num(0);
+        if (prec === undefined) return num(epochSeconds(t));
+        const ms = ((t.getTime() % 1000) + 1000) % 1000;
+        const frac = (String(ms).padStart(3, '0') + '000000').slice(0, prec === '' ? 9 : Math.min(9, Number(prec)));
+        return pad(`${epochSeconds(t)}${frac ? '.' + frac : ''}`, flags, width, true);
+      };
+      switch (d) {
+        case '%':
+          return '%';
+        case 'a': {
+          const o = permBits(st).toString(8);
+          return flags.includes('#') ? pad('0' + o, flags, width, true) : num(o);
+        }
+        case 'A':
+          return str(modeString(st));
+        case 'b':
+          return num(kib(st) * 2);
+        case 'B':
+          return num(512);
+        case 'C':
+          return str('?');
+        case 'd':
+          if (hl === 'H') return num(DEV_MAJOR);
+          if (hl === 'L') return num(DEV_MINOR);
+          return num(DEV_MAJOR * 256 + DEV_MINOR);
+        case 'D':
+          return str((DEV_MAJOR * 256 + DEV_MINOR).toString(16));
+        case 'f':
+          return str(st.mode.toString(16));
+        case 'F':
+          return str(fileType(st));
+        case 'g':
+          return num(GID);
+        case 'G':
+          return str(GROUP);
+        case 'h':
+          return num(f.links);
+        case 'i':
+          return num(f.ino);
+        case 'm':
+          return str('/');
+        case 'n':
+          return str(f.name);
+        case 'N':
+          return str(shellQuote(f.name));
+        case 'o':
+          return num(4096);
+        case 'r':
+          if (hl === 'H') return num(isDevice(st) ? 1 : 0);
+          if (hl === 'L') return num(isDevice(st) ? 3 : 0);
+          return num(isDevice(st) ? 259 : 0);
+        case 'R':
+          return str(isDevice(st) ? '103' : '0');
+        case 's':
+          return num(st.size);
+        case 't':
+          return str(isDevice(st) ? '1' : '0');
+        case 'T':
+          return str(isDevice(st) ? '3' : '0');
+        case 'u':
+          return num(UID);
+        case 'U':
+          return str(OWNER);
+        case 'w':
+          return time(null);
+        case 'W':
+          return secs(null);
+        case 'x':
+        case 'y':
+        case 'z':
+          return time(st.mtime);
+        case 'X':
+        case 'Y':
+        case 'Z':
+          return secs(st.mtime);
+        default:
+          return m; // unknown directives print as given (GNU: '?' for some); rare
       }
-      return str(s);
-    };
-    const secs = (t: Date | null) => {
-      if (!t) return num(0);
-      if (prec === undefined) return num(epochSeconds(t));
-      const ms = ((t.getTime() % 1000) + 1000) % 1000;
-      const frac = (String(ms).padStart(3, '0') + '000000').slice(0, prec === '' ? 9 : Math.min(9, Number(prec)));
-      return pad(`${epochSeconds(t)}${frac ? '.' + frac : ''}`, flags, width, true);
-    };
-    switch (d) {
-      case '%': return '%';
-      case 'a': {
-        const o = permBits(st).toString(8);
-        return flags.includes('#') ? pad('0' + o, flags, width, true) : num(o);
-      }
-      case 'A': return str(modeString(st));
-      case 'b': return num(kib(st) * 2);
-      case 'B': return num(512);
-      case 'C': return str('?');
-      case 'd':
-        if (hl === 'H') return num(DEV_MAJOR);
-        if (hl === 'L') return num(DEV_MINOR);
-        return num(DEV_MAJOR * 256 + DEV_MINOR);
-      case 'D': return str((DEV_MAJOR * 256 + DEV_MINOR).toString(16));
-      case 'f': return str(st.mode.toString(16));
-      case 'F': return str(fileType(st));
-      case 'g': return num(GID);
-      case 'G': return str(GROUP);
-      case 'h': return num(f.links);
-      case 'i': return num(f.ino);
-      case 'm': return str('/');
-      case 'n': return str(f.name);
-      case 'N': return str(shellQuote(f.name));
-      case 'o': return num(4096);
-      case 'r':
-        if (hl === 'H') return num(isDevice(st) ? 1 : 0);
-        if (hl === 'L') return num(isDevice(st) ? 3 : 0);
-        return num(isDevice(st) ? 259 : 0);
-      case 'R': return str(isDevice(st) ? '103' : '0');
-      case 's': return num(st.size);
-      case 't': return str(isDevice(st) ? '1' : '0');
-      case 'T': return str(isDevice(st) ? '3' : '0');
-      case 'u': return num(UID);
-      case 'U': return str(OWNER);
-      case 'w': return time(null);
-      case 'W': return secs(null);
-      case 'x': case 'y': case 'z': return time(st.mtime);
-      case 'X': case 'Y': case 'Z': return secs(st.mtime);
-      default: return m; // unknown directives print as given (GNU: '?' for some); rare
-    }
-  });
+    },
+  );
 }
 
 export function statCommand(): CustomCommand {

@@ -28,7 +28,8 @@ function whichCommand(): CustomCommand {
         break;
       }
       if (/^-[as]+$/.test(a)) all ||= a.includes('a');
-      else if (a.startsWith('-') && a !== '-') return { stdout: '', stderr: `Illegal option ${a.slice(0, 2)}\nUsage: /usr/bin/which [-as] args\n`, exitCode: 2 };
+      else if (a.startsWith('-') && a !== '-')
+        return { stdout: '', stderr: `Illegal option ${a.slice(0, 2)}\nUsage: /usr/bin/which [-as] args\n`, exitCode: 2 };
       else names.push(a);
     }
     if (!names.length) return { stdout: '', stderr: '', exitCode: 1 };
@@ -126,7 +127,13 @@ function fileCommand(): CustomCommand {
       else if (a.startsWith('-') && a !== '-') return ctx.origCommand!(args);
       else names.push(a);
     }
-    if (!names.length) return { stdout: '', stderr: 'Usage: file [-bchikLlNnprsSvzZ0] [--apple] [--extension] [--mime-encoding]\n            [--mime-type] [-e <testname>] [-F <separator>]  [-f <namefile>]\n            [-m <magicfiles>] [-P <parameter=value>] [--exclude-quiet]\n            <file> ...\n       file -C [-m <magicfiles>]\n       file [--help]\n', exitCode: 1 };
+    if (!names.length)
+      return {
+        stdout: '',
+        stderr:
+          'Usage: file [-bchikLlNnprsSvzZ0] [--apple] [--extension] [--mime-encoding]\n            [--mime-type] [-e <testname>] [-F <separator>]  [-f <namefile>]\n            [-m <magicfiles>] [-P <parameter=value>] [--exclude-quiet]\n            <file> ...\n       file -C [-m <magicfiles>]\n       file [--help]\n',
+        exitCode: 1,
+      };
     const width = Math.max(...names.map((n) => (n === '-' ? '/dev/stdin' : n).length)) + 1;
     let stdout = '';
     for (const name of names) {
@@ -170,7 +177,8 @@ function chmodCommand(): CustomCommand {
     if (operands.length === 0) return { stdout: '', stderr: "chmod: missing operand\nTry 'chmod --help' for more information.\n", exitCode: 1 };
     const [mode, ...files] = operands;
     if (!MODE.test(mode!)) return { stdout: '', stderr: `chmod: invalid mode: '${mode}'\nTry 'chmod --help' for more information.\n`, exitCode: 1 };
-    if (!files.length) return { stdout: '', stderr: `chmod: missing operand after '${mode}'\nTry 'chmod --help' for more information.\n`, exitCode: 1 };
+    if (!files.length)
+      return { stdout: '', stderr: `chmod: missing operand after '${mode}'\nTry 'chmod --help' for more information.\n`, exitCode: 1 };
     let stderr = '';
     for (const f of files) {
       try {

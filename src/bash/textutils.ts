@@ -314,8 +314,7 @@ function headCommand(): Command {
         } else if (c === 'b' || c === 'k' || c === 'm') {
           countLines = false;
           mult = c === 'b' ? 512n : c === 'k' ? 1024n : 1048576n;
-        }
-        else if (c === 'l') countLines = true;
+        } else if (c === 'l') countLines = true;
         else if (c === 'q') header = 'never';
         else if (c === 'v') header = 'always';
         else if (c === 'z') delim = '\0';
@@ -457,7 +456,8 @@ function tailCommand(): Command {
         fromStart = s.startsWith('+');
         if (s.startsWith('+') || s.startsWith('-')) s = s.slice(1);
         const x = parseSize(s);
-        if (x === null || s.startsWith('+')) return { stdout: '', stderr: `tail: invalid number of ${countLines ? 'lines' : 'bytes'}: ${quote(v!)}\n`, exitCode: 1 };
+        if (x === null || s.startsWith('+'))
+          return { stdout: '', stderr: `tail: invalid number of ${countLines ? 'lines' : 'bytes'}: ${quote(v!)}\n`, exitCode: 1 };
         n = x;
       } else if (k === 'q') header = 'never';
       else if (k === 'v') header = 'always';
@@ -575,7 +575,7 @@ function countBytes(b: string, wantChars: boolean, wantMax: boolean): Counts {
     // C.UTF-8: count well-formed characters; invalid bytes are not characters.
     chars = 0;
     const buf = Buffer.from(b, 'latin1');
-    for (let i = 0; i < buf.length; ) {
+    for (let i = 0; i < buf.length;) {
       const c = buf[i]!;
       const len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
       if (len === 0 || i + len > buf.length) {
@@ -623,7 +623,10 @@ function wcCommand(): Command {
         const opts = ['auto', 'always', 'only', 'never'] as const;
         const hit = opts.filter((o) => o.startsWith(v!));
         if (hit.length !== 1 || v === '') {
-          return usage('wc', `wc: ${hit.length > 1 ? 'ambiguous' : 'invalid'} argument ${quote(v!)} for '--total'\nValid arguments are:\n  - 'auto'\n  - 'always'\n  - 'only'\n  - 'never'\n`);
+          return usage(
+            'wc',
+            `wc: ${hit.length > 1 ? 'ambiguous' : 'invalid'} argument ${quote(v!)} for '--total'\nValid arguments are:\n  - 'auto'\n  - 'always'\n  - 'only'\n  - 'never'\n`,
+          );
         }
         total = hit[0]!;
       } else if (k === 'F') return { stdout: '', stderr: 'wc: --files0-from is not supported\n', exitCode: 1 };
@@ -844,7 +847,18 @@ const isAlnum = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 &&
 const isAlpha = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 function defaultKeyCompare(k: Key): boolean {
-  return !(k.ignore !== 'none' || k.translate || k.skipsblanks || k.skipeblanks || k.month || k.numeric || k.general || k.human || k.version || k.random);
+  return !(
+    k.ignore !== 'none' ||
+    k.translate ||
+    k.skipsblanks ||
+    k.skipeblanks ||
+    k.month ||
+    k.numeric ||
+    k.general ||
+    k.human ||
+    k.version ||
+    k.random
+  );
 }
 
 /** Applies ordering letters (bdfgiMhnRrV) to a key; returns the rest of the string. */
@@ -976,7 +990,8 @@ function humancompare(a: string, b: string): number {
   return d || numcompare(a, b);
 }
 
-const STRTOD = /^[ \t\n\v\f\r]*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))/i;
+const STRTOD =
+  /^[ \t\n\v\f\r]*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))/i;
 
 function strtod(s: string): number | null {
   const m = STRTOD.exec(s);
@@ -1019,7 +1034,7 @@ function getmonth(s: string): number {
 function fileprefixlen(s: string): number {
   const n = s.length;
   let prefixlen = 0;
-  for (let i = 0; ; ) {
+  for (let i = 0; ;) {
     if (i === n) return prefixlen;
     i++;
     prefixlen = i;
@@ -1205,7 +1220,12 @@ function sortCommand(): Command {
           if (v === undefined) check = 'diagnose';
           else if (['quiet', 'silent'].some((x) => x.startsWith(v) && v)) check = 'quiet';
           else if ('diagnose-first'.startsWith(v) && v) check = 'diagnose';
-          else return usage('sort', `sort: invalid argument ${quote(v)} for '--check'\nValid arguments are:\n  - 'quiet', 'silent'\n  - 'diagnose-first'\n`, 2);
+          else
+            return usage(
+              'sort',
+              `sort: invalid argument ${quote(v)} for '--check'\nValid arguments are:\n  - 'quiet', 'silent'\n  - 'diagnose-first'\n`,
+              2,
+            );
           break;
         }
         case 'k': {
@@ -1330,7 +1350,8 @@ function sortCommand(): Command {
     }
     const reverse = g.reverse;
     const files = parsed.operands.length ? parsed.operands : ['-'];
-    if (check && files.length > 1) return usage('sort', `sort: extra operand ${quote(files[1]!)} not allowed with -${check === 'quiet' ? 'C' : 'c'}\n`, 2);
+    if (check && files.length > 1)
+      return usage('sort', `sort: extra operand ${quote(files[1]!)} not allowed with -${check === 'quiet' ? 'C' : 'c'}\n`, 2);
     const io = new Io(ctx);
     const lines: string[] = [];
     for (const f of files) {
@@ -1435,11 +1456,19 @@ function uniqCommand(): Command {
       else if (k === 'd') repeated = true;
       else if (k === 'D') {
         const m = v === undefined ? 'none' : ['none', 'prepend', 'separate'].find((x) => x.startsWith(v) && v);
-        if (!m) return usage('uniq', `uniq: invalid argument ${quote(v!)} for '--all-repeated'\nValid arguments are:\n  - 'none'\n  - 'prepend'\n  - 'separate'\n`);
+        if (!m)
+          return usage(
+            'uniq',
+            `uniq: invalid argument ${quote(v!)} for '--all-repeated'\nValid arguments are:\n  - 'none'\n  - 'prepend'\n  - 'separate'\n`,
+          );
         allRepeated = m as 'none' | 'prepend' | 'separate';
       } else if (k === 'group') {
         const m = v === undefined ? 'separate' : ['prepend', 'append', 'separate', 'both'].find((x) => x.startsWith(v) && v);
-        if (!m) return usage('uniq', `uniq: invalid argument ${quote(v!)} for '--group'\nValid arguments are:\n  - 'prepend'\n  - 'append'\n  - 'separate'\n  - 'both'\n`);
+        if (!m)
+          return usage(
+            'uniq',
+            `uniq: invalid argument ${quote(v!)} for '--group'\nValid arguments are:\n  - 'prepend'\n  - 'append'\n  - 'separate'\n  - 'both'\n`,
+          );
         group = m as 'separate' | 'prepend' | 'append' | 'both';
       } else if (k === 'f') {
         const r = num(v!, 'fields to skip');
@@ -1486,7 +1515,7 @@ function uniqCommand(): Command {
     };
     const out: string[] = [];
     const groups: string[][] = [];
-    for (let i = 0; i < lines.length; ) {
+    for (let i = 0; i < lines.length;) {
       const k = keyOf(lines[i]!);
       let j = i + 1;
       while (j < lines.length && keyOf(lines[j]!) === k) j++;

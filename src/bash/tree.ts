@@ -11,8 +11,7 @@ import { getopt, globMatch, type LongOpt } from './ls.js';
 
 type Ctx = Parameters<Command['execute']>[1];
 
-const USAGE =
-  'usage: tree [-adfiFnNC] [-L level] [-P pattern] [-I pattern] [--noreport] [--dirsfirst] [--] [directory ...]\n';
+const USAGE = 'usage: tree [-adfiFnNC] [-L level] [-P pattern] [-I pattern] [--noreport] [--dirsfirst] [--] [directory ...]\n';
 
 const LONGS: LongOpt[] = [
   { name: 'noreport', key: 'noreport', arg: 'none' },
@@ -48,28 +47,56 @@ export function treeCommand(): CustomCommand {
       return { stdout: '', stderr: text, exitCode: 1 };
     }
     const o: Options = {
-      all: false, dirsOnly: false, fullPath: false, noIndent: false, classify: false, level: Infinity,
-      exclude: [], only: [], report: true, dirsFirst: false,
+      all: false,
+      dirsOnly: false,
+      fullPath: false,
+      noIndent: false,
+      classify: false,
+      level: Infinity,
+      exclude: [],
+      only: [],
+      report: true,
+      dirsFirst: false,
     };
     for (const [k, v] of p.opts) {
       switch (k) {
-        case 'a': o.all = true; break;
-        case 'd': o.dirsOnly = true; break;
-        case 'f': o.fullPath = true; break;
-        case 'i': o.noIndent = true; break;
-        case 'F': o.classify = true; break;
-        case 'I': o.exclude.push(v!); break;
-        case 'P': o.only.push(v!); break;
-        case 'noreport': o.report = false; break;
-        case 'dirsfirst': o.dirsFirst = true; break;
-        case 'help': return { stdout: USAGE, stderr: '', exitCode: 0 };
+        case 'a':
+          o.all = true;
+          break;
+        case 'd':
+          o.dirsOnly = true;
+          break;
+        case 'f':
+          o.fullPath = true;
+          break;
+        case 'i':
+          o.noIndent = true;
+          break;
+        case 'F':
+          o.classify = true;
+          break;
+        case 'I':
+          o.exclude.push(v!);
+          break;
+        case 'P':
+          o.only.push(v!);
+          break;
+        case 'noreport':
+          o.report = false;
+          break;
+        case 'dirsfirst':
+          o.dirsFirst = true;
+          break;
+        case 'help':
+          return { stdout: USAGE, stderr: '', exitCode: 0 };
         case 'L': {
           const n = /^\d+$/.test(v!) ? Number(v) : NaN;
           if (!(n >= 1)) return { stdout: '', stderr: 'tree: Invalid level, must be greater than 0.\n', exitCode: 1 };
           o.level = n;
           break;
         }
-        default: break; // -n -N -C: colour and character handling, nothing to do here
+        default:
+          break; // -n -N -C: colour and character handling, nothing to do here
       }
     }
     const roots = p.operands.length ? p.operands : ['.'];

@@ -25,7 +25,13 @@ const BASE_ENV = { HOME: '/', PATH: '/usr/bin:/bin', USER: 'agent', LANG: 'C.UTF
 
 function cut(text: string, max: number): { text: string; cut: boolean } {
   if (Buffer.byteLength(text, 'utf8') <= max) return { text, cut: false };
-  return { text: Buffer.from(text, 'utf8').subarray(0, max).toString('utf8').replace(/\uFFFD$/, ''), cut: true };
+  return {
+    text: Buffer.from(text, 'utf8')
+      .subarray(0, max)
+      .toString('utf8')
+      .replace(/\uFFFD$/, ''),
+    cut: true,
+  };
 }
 
 // One interpreter per thread, reused: building one cost more than running `cat` (measured: ~15%
@@ -124,7 +130,15 @@ async function run(job: BashJob): Promise<BashOutcome> {
     // A command stopped at its deadline writes nothing: its changes may be half done. (Its
     // commands may still be running: the pool replaces this worker.)
     const changes = timedOut ? [] : await fs.plannedChanges();
-    return { id: job.id, stdout: o.text, stderr: e.text, exitCode, truncated: o.cut || e.cut || exitCode === 126 && /output size/i.test(stderr), timedOut, changes };
+    return {
+      id: job.id,
+      stdout: o.text,
+      stderr: e.text,
+      exitCode,
+      truncated: o.cut || e.cut || (exitCode === 126 && /output size/i.test(stderr)),
+      timedOut,
+      changes,
+    };
   } finally {
     // From here on, anything of this job still under way fails at its next filesystem access.
     jobFs = null;
@@ -135,6 +149,16 @@ async function run(job: BashJob): Promise<BashOutcome> {
 parentPort!.on('message', (job: BashJob) => {
   run(job).then(
     (outcome) => parentPort!.postMessage(outcome),
-    (err) => parentPort!.postMessage({ id: job.id, stdout: '', stderr: '', exitCode: 1, truncated: false, timedOut: false, changes: [], error: String((err as Error)?.stack ?? err) }),
+    (err) =>
+      parentPort!.postMessage({
+        id: job.id,
+        stdout: '',
+        stderr: '',
+        exitCode: 1,
+        truncated: false,
+        timedOut: false,
+        changes: [],
+        error: String((err as Error)?.stack ?? err),
+      }),
   );
 });

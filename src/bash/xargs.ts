@@ -134,7 +134,17 @@ function badCount(text: string, n: number, opt: string): string | null {
 /** -d's argument: a character or an escape (\n, \t, \0, \\, \xHH, \NNN). */
 function delimiter(spec: string): string | null {
   if (spec.length === 1) return spec;
-  const esc: Record<string, string> = { '\\n': '\n', '\\t': '\t', '\\0': '\0', '\\\\': '\\', '\\r': '\r', '\\a': '\x07', '\\b': '\b', '\\f': '\f', '\\v': '\v' };
+  const esc: Record<string, string> = {
+    '\\n': '\n',
+    '\\t': '\t',
+    '\\0': '\0',
+    '\\\\': '\\',
+    '\\r': '\r',
+    '\\a': '\x07',
+    '\\b': '\b',
+    '\\f': '\f',
+    '\\v': '\v',
+  };
   if (Object.hasOwn(esc, spec)) return esc[spec]!;
   const hex = /^\\x([0-9a-fA-F]{1,2})$/.exec(spec);
   if (hex) return String.fromCharCode(parseInt(hex[1]!, 16));
@@ -167,18 +177,37 @@ export function xargsCommand(): CustomCommand {
     let maxChars = MAX_CHARS;
     for (const [k, v] of p.opts) {
       switch (k) {
-        case '0': mode = 'delim'; delim = '\0'; break;
+        case '0':
+          mode = 'delim';
+          delim = '\0';
+          break;
         case 'd': {
           const d = delimiter(v!);
-          if (d === null) return { stdout: '', stderr: `xargs: invalid input delimiter specification ${v}: the delimiter must be either a single character or an escape sequence starting with \\.\n`, exitCode: 1 };
+          if (d === null)
+            return {
+              stdout: '',
+              stderr: `xargs: invalid input delimiter specification ${v}: the delimiter must be either a single character or an escape sequence starting with \\.\n`,
+              exitCode: 1,
+            };
           mode = 'delim';
           delim = d;
           break;
         }
-        case 'a': argFile = v!; break;
-        case 'E': case 'e': eof = v ?? null; break;
-        case 'I': case 'i': replace = v ?? '{}'; maxLines = 1; maxArgs = Infinity; break;
-        case 'L': case 'l': {
+        case 'a':
+          argFile = v!;
+          break;
+        case 'E':
+        case 'e':
+          eof = v ?? null;
+          break;
+        case 'I':
+        case 'i':
+          replace = v ?? '{}';
+          maxLines = 1;
+          maxArgs = Infinity;
+          break;
+        case 'L':
+        case 'l': {
           const n = v === undefined ? 1 : Number(v);
           const bad = badCount(v ?? '1', n, 'L');
           if (bad) return { stdout: '', stderr: bad + TRY, exitCode: 1 };
@@ -197,14 +226,25 @@ export function xargsCommand(): CustomCommand {
         case 's': {
           const n = Number(v);
           if (!/^\s*[+-]?\d+$/.test(v!)) return { stdout: '', stderr: `xargs: invalid number "${v}" for -s option\n` + TRY, exitCode: 1 };
-          if (n < 1) return { stdout: '', stderr: `xargs: value ${v} for -s option should be >= 1\nxargs: cannot fit single argument within argument list size limit\n`, exitCode: 1 };
+          if (n < 1)
+            return {
+              stdout: '',
+              stderr: `xargs: value ${v} for -s option should be >= 1\nxargs: cannot fit single argument within argument list size limit\n`,
+              exitCode: 1,
+            };
           maxChars = Math.min(n, MAX_CHARS);
           break;
         }
-        case 'r': noRunIfEmpty = true; break;
-        case 't': verbose = true; break;
-        case 'p': return { stdout: '', stderr: 'xargs: -p (interactive) is not supported here: there is no terminal to ask.\n', exitCode: 1 };
-        default: break; // -x, -P: a limit and parallelism that change nothing for one-at-a-time runs
+        case 'r':
+          noRunIfEmpty = true;
+          break;
+        case 't':
+          verbose = true;
+          break;
+        case 'p':
+          return { stdout: '', stderr: 'xargs: -p (interactive) is not supported here: there is no terminal to ask.\n', exitCode: 1 };
+        default:
+          break; // -x, -P: a limit and parallelism that change nothing for one-at-a-time runs
       }
     }
     const command = cmdAt >= args.length ? ['echo'] : args.slice(cmdAt);
@@ -225,7 +265,11 @@ export function xargsCommand(): CustomCommand {
       if (parts.length && parts[parts.length - 1] === '') parts.pop();
       lines = parts.map((x) => [x]);
     } else if (replace !== null) {
-      lines = text.split('\n').map((l) => l.replace(/^[ \t]+/, '')).filter((l) => l !== '').map((l) => [l]);
+      lines = text
+        .split('\n')
+        .map((l) => l.replace(/^[ \t]+/, ''))
+        .filter((l) => l !== '')
+        .map((l) => [l]);
     } else {
       lines = [];
       for (const raw of text.split('\n')) {

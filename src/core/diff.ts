@@ -52,7 +52,12 @@ export function unifiedDiff(oldText: string | null, newText: string | null, labe
 }
 
 /** unifiedDiff, giving the event loop back between slices of work. */
-export function unifiedDiffSliced(oldText: string | null, newText: string | null, labels: DiffLabels, maxLines = MAX_DIFF_LINES): Promise<DiffResult> {
+export function unifiedDiffSliced(
+  oldText: string | null,
+  newText: string | null,
+  labels: DiffLabels,
+  maxLines = MAX_DIFF_LINES,
+): Promise<DiffResult> {
   return runSliced(diffWork(oldText, newText, labels, maxLines));
 }
 
@@ -69,9 +74,7 @@ export function* diffWork(oldText: string | null, newText: string | null, labels
   const mid = yield* middle(a, b);
   const aLines = yield* linesIn(a, mid.start, mid.aEnd);
   const bLines = yield* linesIn(b, mid.start, mid.bEnd);
-  const small =
-    aLines + bLines <= EXACT_MAX_LINES &&
-    mid.aEnd + mid.bEnd - 2 * mid.start <= EXACT_MAX_CHARS;
+  const small = aLines + bLines <= EXACT_MAX_LINES && mid.aEnd + mid.bEnd - 2 * mid.start <= EXACT_MAX_CHARS;
   let runs = new Runs();
   let approximate = false;
   if (!small || !(yield* exactRuns(a, mid.start, mid.aEnd, aLines, b, mid.start, mid.bEnd, bLines, runs))) {
@@ -269,7 +272,9 @@ function* render(a: string, b: string, runs: Runs, firstLine: number, header: st
     );
   }
   if (approximate) {
-    rows.push(`... the files differ too much for an exact diff (${removed} lines removed, ${added} added as shown): this diff is correct but not necessarily minimal.`);
+    rows.push(
+      `... the files differ too much for an exact diff (${removed} lines removed, ${added} added as shown): this diff is correct but not necessarily minimal.`,
+    );
   }
   return { diff: [...header, ...rows].join('\n') + '\n', truncated, stats };
 }

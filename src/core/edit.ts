@@ -98,10 +98,14 @@ export function* editWork(text: string, edits: EditSpec[], path: string, limits:
       });
     }
     if (old === edit.new_string) {
-      throw new ToolError('NO_CHANGE', `old_string and new_string are identical${where}, so nothing would change. Give the replacement text in new_string.`, {
-        path,
-        ...indexDetail,
-      });
+      throw new ToolError(
+        'NO_CHANGE',
+        `old_string and new_string are identical${where}, so nothing would change. Give the replacement text in new_string.`,
+        {
+          path,
+          ...indexDetail,
+        },
+      );
     }
     const found = yield* survey(current, old, inserted, edit.replace_all === true);
     if (found.count === 0) throw yield* noMatch(current, old, path, where, indexDetail, text);
@@ -228,7 +232,7 @@ function* shiftRegions(regions: IntList, offsets: IntList, oldLen: number, newLe
     }
   };
   const news = newLen > 0 ? offsets.length : 0;
-  for (let i = 0, k = 0; i < kept.length || k < news; ) {
+  for (let i = 0, k = 0; i < kept.length || k < news;) {
     const ns = k < news ? offsets.at(k) + k * delta : Infinity;
     if (i < kept.length && kept.at(i) < ns) {
       add(kept.at(i), kept.at(i + 1));

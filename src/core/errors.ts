@@ -12,32 +12,120 @@ interface CatalogueEntry {
 }
 
 export const ERROR_CATALOGUE = {
-  INVALID_JSON: { status: 400, meaning: 'The body is not JSON, or not a JSON object.', action: 'Send a JSON object with Content-Type: application/json.' },
-  UNAUTHORIZED: { status: 401, meaning: 'Missing, malformed, unknown, revoked or expired key (details.reason says which).', action: 'Send Authorization: Bearer mk_… to the base URL directly (redirects drop the header); use a valid key.' },
+  INVALID_JSON: {
+    status: 400,
+    meaning: 'The body is not JSON, or not a JSON object.',
+    action: 'Send a JSON object with Content-Type: application/json.',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    meaning: 'Missing, malformed, unknown, revoked or expired key (details.reason says which).',
+    action: 'Send Authorization: Bearer mk_… to the base URL directly (redirects drop the header); use a valid key.',
+  },
   UNKNOWN_TOOL: { status: 404, meaning: 'No tool has that name.', action: 'Use one of the names in details.suggestions or this reference.' },
-  WRONG_HOST: { status: 308, meaning: 'The request reached a host other than the canonical base URL (Location names it).', action: 'Call the base URL directly: clients drop the Authorization header on redirects.' },
-  METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but not with this method (a GET on a tool or on register); the Allow header names the method.', action: 'Use POST, with the input as a JSON body.' },
-  PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is over the size limit.', action: 'Split the content; files have their own size limit.' },
-  RATE_LIMITED: { status: 429, meaning: "Too many requests: the agent's request budget per minute (details.limit is a number, X-RateLimit-* headers), or its concurrent bash calls (details.limit is \"bash_concurrency\", X-Bash-Concurrency-* headers).", action: 'Wait Retry-After seconds, then retry; for bash, wait for a running call to finish.' },
+  WRONG_HOST: {
+    status: 308,
+    meaning: 'The request reached a host other than the canonical base URL (Location names it).',
+    action: 'Call the base URL directly: clients drop the Authorization header on redirects.',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    meaning: 'The route exists but not with this method (a GET on a tool or on register); the Allow header names the method.',
+    action: 'Use POST, with the input as a JSON body.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    meaning: 'The request body is over the size limit.',
+    action: 'Split the content; files have their own size limit.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    meaning:
+      'Too many requests: the agent\'s request budget per minute (details.limit is a number, X-RateLimit-* headers), or its concurrent bash calls (details.limit is "bash_concurrency", X-Bash-Concurrency-* headers).',
+    action: 'Wait Retry-After seconds, then retry; for bash, wait for a running call to finish.',
+  },
   INTERNAL_ERROR: { status: 500, meaning: 'A server fault; nothing was half-written.', action: 'Retry; report details.requestId if it persists.' },
-  UNAVAILABLE: { status: 503, meaning: 'The server is starting or stopping, or its store is unreachable (or, on SQLite, locked by another process past SQLITE_BUSY_TIMEOUT_MS).', action: 'Retry after a short wait.' },
-  INSUFFICIENT_SCOPE: { status: 200, meaning: 'The key lacks a scope the tool needs (details.required / granted).', action: 'Use a key with that scope (get_key_info shows this key).' },
-  OUTSIDE_KEY_FOLDER: { status: 200, meaning: "The path is outside this folder-scoped key's folder.", action: 'Stay under details.folder, or use another key.' },
-  INVALID_INPUT: { status: 200, meaning: 'A field is missing, of the wrong type, unknown, or out of range (details.field).', action: 'Fix that field; unknown fields come with the closest valid name.' },
-  INVALID_PATH: { status: 200, meaning: 'The path breaks a path rule (details.reason).', action: 'Use an absolute path without control characters, ~, backslashes or .. above /.' },
-  NOT_FOUND: { status: 200, meaning: 'Nothing at that path (details.similar; details.deleted if it was deleted). With HTTP 404: no such route.', action: 'Check the path; restore details.deleted.lastVersion to undelete. For a route: GET / lists them; tools are POST /api/tools/{toolName}.' },
-  VERSION_NOT_FOUND: { status: 200, meaning: 'The path has no such version (or it is a delete marker).', action: 'list_versions shows the versions that exist.' },
-  ALREADY_EXISTS: { status: 200, meaning: 'The destination exists (details.path names it exactly).', action: 'Choose another path, or pass overwrite (move/copy: when details.overwritable is true) / drop mode "create".' },
+  UNAVAILABLE: {
+    status: 503,
+    meaning:
+      'The server is starting or stopping, or its store is unreachable (or, on SQLite, locked by another process past SQLITE_BUSY_TIMEOUT_MS).',
+    action: 'Retry after a short wait.',
+  },
+  INSUFFICIENT_SCOPE: {
+    status: 200,
+    meaning: 'The key lacks a scope the tool needs (details.required / granted).',
+    action: 'Use a key with that scope (get_key_info shows this key).',
+  },
+  OUTSIDE_KEY_FOLDER: {
+    status: 200,
+    meaning: "The path is outside this folder-scoped key's folder.",
+    action: 'Stay under details.folder, or use another key.',
+  },
+  INVALID_INPUT: {
+    status: 200,
+    meaning: 'A field is missing, of the wrong type, unknown, or out of range (details.field).',
+    action: 'Fix that field; unknown fields come with the closest valid name.',
+  },
+  INVALID_PATH: {
+    status: 200,
+    meaning: 'The path breaks a path rule (details.reason).',
+    action: 'Use an absolute path without control characters, ~, backslashes or .. above /.',
+  },
+  NOT_FOUND: {
+    status: 200,
+    meaning: 'Nothing at that path (details.similar; details.deleted if it was deleted). With HTTP 404: no such route.',
+    action: 'Check the path; restore details.deleted.lastVersion to undelete. For a route: GET / lists them; tools are POST /api/tools/{toolName}.',
+  },
+  VERSION_NOT_FOUND: {
+    status: 200,
+    meaning: 'The path has no such version (or it is a delete marker).',
+    action: 'list_versions shows the versions that exist.',
+  },
+  ALREADY_EXISTS: {
+    status: 200,
+    meaning: 'The destination exists (details.path names it exactly).',
+    action: 'Choose another path, or pass overwrite (move/copy: when details.overwritable is true) / drop mode "create".',
+  },
   IS_A_DIRECTORY: { status: 200, meaning: 'A file operation named a directory.', action: 'Use list, or a file path inside it.' },
-  NOT_A_DIRECTORY: { status: 200, meaning: 'A directory operation named a file, or a file is in the way (details.blockingPath).', action: 'Choose another path or move the file.' },
-  DIRECTORY_NOT_EMPTY: { status: 200, meaning: 'delete of a non-empty directory without recursive.', action: 'Pass recursive: true (everything stays restorable).' },
-  NO_MATCH: { status: 200, meaning: 'edit: old_string is not in the file (details.closest, details.reasons).', action: 'Read the file again and copy old_string exactly.' },
-  MULTIPLE_MATCHES: { status: 200, meaning: 'edit: old_string occurs several times (details.count, details.lines).', action: 'Add surrounding lines, or set replace_all: true.' },
-  EDIT_CONFLICT: { status: 200, meaning: 'The file changed since the version you named (details.current).', action: 'Read it again and redo the change against the current version.' },
+  NOT_A_DIRECTORY: {
+    status: 200,
+    meaning: 'A directory operation named a file, or a file is in the way (details.blockingPath).',
+    action: 'Choose another path or move the file.',
+  },
+  DIRECTORY_NOT_EMPTY: {
+    status: 200,
+    meaning: 'delete of a non-empty directory without recursive.',
+    action: 'Pass recursive: true (everything stays restorable).',
+  },
+  NO_MATCH: {
+    status: 200,
+    meaning: 'edit: old_string is not in the file (details.closest, details.reasons).',
+    action: 'Read the file again and copy old_string exactly.',
+  },
+  MULTIPLE_MATCHES: {
+    status: 200,
+    meaning: 'edit: old_string occurs several times (details.count, details.lines).',
+    action: 'Add surrounding lines, or set replace_all: true.',
+  },
+  EDIT_CONFLICT: {
+    status: 200,
+    meaning: 'The file changed since the version you named (details.current).',
+    action: 'Read it again and redo the change against the current version.',
+  },
   NO_CHANGE: { status: 200, meaning: 'The call would not change anything.', action: 'Nothing to do; check old_string/new_string or the version.' },
   FILE_TOO_LARGE: { status: 200, meaning: 'The file would exceed the size limit (details.limit).', action: 'Split it into several files.' },
-  QUOTA_EXCEEDED: { status: 200, meaning: "An agent's quota would be passed (details.quota): storage (distinct content, history included), files (live files and directories) or keys (live API keys).", action: 'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count); keys: revoke keys you no longer use.' },
-  TIMEOUT: { status: 200, meaning: 'bash: the command ran past its time limit (exit 124); nothing was written.', action: 'Narrow the command (a path, -maxdepth, a literal pattern).' },
+  QUOTA_EXCEEDED: {
+    status: 200,
+    meaning:
+      "An agent's quota would be passed (details.quota): storage (distinct content, history included), files (live files and directories) or keys (live API keys).",
+    action:
+      'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count); keys: revoke keys you no longer use.',
+  },
+  TIMEOUT: {
+    status: 200,
+    meaning: 'bash: the command ran past its time limit (exit 124); nothing was written.',
+    action: 'Narrow the command (a path, -maxdepth, a literal pattern).',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -95,11 +183,7 @@ export class TransportError extends Error {
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
-  constructor(
-    code: TransportErrorCode,
-    message: string,
-    opts: { details?: Record<string, unknown>; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: TransportErrorCode, message: string, opts: { details?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
     super(message);
     this.name = 'TransportError';
     this.code = code;

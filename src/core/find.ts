@@ -99,7 +99,7 @@ function* kmp(text: string, needle: string, from: number, visit: Visit): Work<vo
   const m = needle.length;
   const fail = yield* failureTable(needle);
   let k = 0;
-  for (let i = from; i < n; ) {
+  for (let i = from; i < n;) {
     const end = Math.min(n, i + WINDOW);
     for (; i < end; i++) {
       const c = text.charCodeAt(i);

@@ -42,7 +42,8 @@ const VISIBLE_BASE = /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u;
 const EMOJI = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F\u20E3]/u;
 const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
 /** Scripts in which a joiner between letters changes nothing visible (so only spoofs). */
-const NO_JOINER_SCRIPT = /[\p{Script_Extensions=Latin}\p{Script_Extensions=Greek}\p{Script_Extensions=Cyrillic}\p{Script_Extensions=Common}\p{Script_Extensions=Inherited}]/u;
+const NO_JOINER_SCRIPT =
+  /[\p{Script_Extensions=Latin}\p{Script_Extensions=Greek}\p{Script_Extensions=Cyrillic}\p{Script_Extensions=Common}\p{Script_Extensions=Inherited}]/u;
 
 export function formatCodePoint(cp: number): string {
   return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -53,7 +53,7 @@ export class Runs {
 /** Lines in text[start, end): the '\n's, plus a last line without one (only at the end of a text). */
 export function* linesIn(text: string, start: number, end: number): Work<number> {
   let n = 0;
-  for (let from = start; from < end; ) {
+  for (let from = start; from < end;) {
     const to = Math.min(end, from + WINDOW);
     n += countNewlines(text, from, to);
     from = to;
@@ -153,7 +153,12 @@ function disjoint(a: Int32Array, b: Int32Array, ids: number): Array<[number, num
   for (let i = pre; i < a.length - suf; i++) if (inB[a[i]!]) return null;
   for (let j = pre; j < b.length - suf; j++) if (inA[b[j]!]) return null;
   const out: Array<[number, number]> = [];
-  for (const [kind, count] of [[EQUAL, pre], [REMOVED, a.length - pre - suf], [ADDED, b.length - pre - suf], [EQUAL, suf]] as const) {
+  for (const [kind, count] of [
+    [EQUAL, pre],
+    [REMOVED, a.length - pre - suf],
+    [ADDED, b.length - pre - suf],
+    [EQUAL, suf],
+  ] as const) {
     if (count > 0) out.push([kind, count]);
   }
   return out;
@@ -236,8 +241,14 @@ function* myers(a: Int32Array, b: Int32Array, budget: number): Work<Array<[numbe
 
 /** The exact diff of old[aStart, aEnd) and new[bStart, bEnd) into `runs`, or false past the budget. */
 export function* exactRuns(
-  a: string, aStart: number, aEnd: number, aLines: number,
-  b: string, bStart: number, bEnd: number, bLines: number,
+  a: string,
+  aStart: number,
+  aEnd: number,
+  aLines: number,
+  b: string,
+  bStart: number,
+  bEnd: number,
+  bLines: number,
   runs: Runs,
 ): Work<boolean> {
   const intern = new Map<string, number>();
@@ -280,7 +291,7 @@ export function commonPrefix(a: string, ia: number, b: string, ib: number, limit
 function nextLines(text: string, from: number, end: number, max: number): { lines: string[]; ends: number[] } {
   const lines: string[] = [];
   const ends: number[] = [];
-  for (let pos = from; pos < end && lines.length < max; ) {
+  for (let pos = from; pos < end && lines.length < max;) {
     const nl = text.indexOf('\n', pos);
     const next = nl === -1 || nl >= end ? end : nl + 1;
     lines.push(text.slice(pos, next));

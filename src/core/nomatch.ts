@@ -46,7 +46,7 @@ function* anyMatch(s: string, re: RegExp): Work<boolean> {
  */
 function* replaceChunked(s: string, re: RegExp, replacement: string | ((c: string) => string), cut = (_: string, end: number) => end): Work<string> {
   const parts: string[] = [];
-  for (let start = 0; start < s.length; ) {
+  for (let start = 0; start < s.length;) {
     const end = cut(s, Math.min(s.length, start + WINDOW));
     parts.push(s.slice(start, end).replace(re, replacement as string));
     start = end;
@@ -123,12 +123,17 @@ export function* collapse(s: string): Work<string> {
 /** collapse() without the final trim(). */
 function* collapseRaw(s: string): Work<string> {
   const parts: string[] = [];
-  for (let start = 0; start < s.length; ) {
+  for (let start = 0; start < s.length;) {
     const target = Math.min(s.length, start + WINDOW);
     let cut = target === s.length ? target : -1;
     for (let k = target; cut === -1 && k > start && k > target - 4096; k--) if (!isSpace(s.charCodeAt(k - 1))) cut = k;
     if (cut !== -1) {
-      parts.push(s.slice(start, cut).replace(/[ \t]+/g, ' ').replace(/ ?\r?\n ?/g, '\n'));
+      parts.push(
+        s
+          .slice(start, cut)
+          .replace(/[ \t]+/g, ' ')
+          .replace(/ ?\r?\n ?/g, '\n'),
+      );
     } else {
       nonSpace.lastIndex = target;
       const m = nonSpace.exec(s);
@@ -164,7 +169,7 @@ function* collapsedContains(text: string, x: string): Work<boolean> {
       const after = countIn(x.slice(ax + anchor.length));
       for (const p of at) {
         let a = p;
-        for (let need = before; need > 0 && a > 0; ) if (!isSpace(text.charCodeAt(--a))) need--;
+        for (let need = before; need > 0 && a > 0;) if (!isSpace(text.charCodeAt(--a))) need--;
         while (a > 0 && isSpace(text.charCodeAt(a - 1))) a--;
         let b = p + anchor.length;
         for (let need = after; need > 0 && b < text.length; b++) if (!isSpace(text.charCodeAt(b))) need--;
@@ -253,7 +258,7 @@ export interface Closest {
 /** old_string's first non-blank line (what the closest line is compared with), or all of it. */
 function* firstNonBlankLine(old: string): Work<string> {
   let since = 0;
-  for (let start = 0; start <= old.length; ) {
+  for (let start = 0; start <= old.length;) {
     let nl = old.indexOf('\n', start);
     if (nl === -1) nl = old.length;
     const line = old.slice(start, nl);

@@ -89,6 +89,11 @@ export function isFullScope(granted: readonly Scope[]): boolean {
  * every scope but a folder or an expiry is a restricted key: it must not reach what the owner's
  * key reaches (and a key in its rotation grace period has only its read scopes anyway).
  */
-export function isFullAccess(key: { scopes: readonly Scope[]; folder: string | null; expiresAtMs: number | null; revokedAtMs?: number | null }): boolean {
+export function isFullAccess(key: {
+  scopes: readonly Scope[];
+  folder: string | null;
+  expiresAtMs: number | null;
+  revokedAtMs?: number | null;
+}): boolean {
   return isFullScope(key.scopes) && key.folder === null && key.expiresAtMs === null && (key.revokedAtMs ?? null) === null;
 }

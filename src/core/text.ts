@@ -86,7 +86,10 @@ export function pageLines(text: string, offset: number, limit: number, maxBytes:
     if (bytes + lineBytes > maxBytes) {
       if (line === offset - 1) {
         // One line alone exceeds the page: return its first maxBytes and say so (cutLine).
-        const cut = Buffer.from(text.slice(endPos, next), 'utf8').subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+        const cut = Buffer.from(text.slice(endPos, next), 'utf8')
+          .subarray(0, maxBytes)
+          .toString('utf8')
+          .replace(/\uFFFD$/, '');
         return {
           content: cut,
           start: offset,

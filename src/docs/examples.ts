@@ -25,7 +25,12 @@ export interface ExampleRun {
 export async function runExamples(registry: ToolRegistry, config: Config): Promise<Map<string, ExampleRun[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'afs-examples-'));
   const store = new SqliteStore({ dataDir: dir, synchronous: 'normal' });
-  const bash = new BashPool(1, { databaseUrl: undefined, dataDir: dir, sqliteSynchronous: 'normal', sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
+  const bash = new BashPool(1, {
+    databaseUrl: undefined,
+    dataDir: dir,
+    sqliteSynchronous: 'normal',
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+  });
   const out = new Map<string, ExampleRun[]>();
   try {
     await store.migrate();
@@ -36,15 +41,38 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
     await store.createAgent(
       { id: agentId, name: 'Example Agent', slug: 'example-agent', createdAtMs: now, storageBytes: 0 },
       {
-        id: keyId, agentId, hash: hashApiKey(key), label: 'default', scopes: PRESETS.full!, folder: null,
-        preview: keyPreview(key), createdAtMs: now, lastUsedAtMs: now, expiresAtMs: null, revokedAtMs: null, createdByKeyId: null,
+        id: keyId,
+        agentId,
+        hash: hashApiKey(key),
+        label: 'default',
+        scopes: PRESETS.full!,
+        folder: null,
+        preview: keyPreview(key),
+        createdAtMs: now,
+        lastUsedAtMs: now,
+        expiresAtMs: null,
+        revokedAtMs: null,
+        createdByKeyId: null,
       },
     );
     const auth: AuthContext = {
-      keyId, label: 'default', agentId, agentSlug: 'example-agent', agentName: 'Example Agent', scopes: PRESETS.full!, folder: null, expiresAtMs: null, revokedAtMs: null,
+      keyId,
+      label: 'default',
+      agentId,
+      agentSlug: 'example-agent',
+      agentName: 'Example Agent',
+      scopes: PRESETS.full!,
+      folder: null,
+      expiresAtMs: null,
+      revokedAtMs: null,
     };
     // The rate window is live state; the reference shows the window of a key that made one call.
-    const rateWindow = () => ({ limit: config.rateLimitPerMinute, used: 1, remaining: config.rateLimitPerMinute - 1, resetAtMs: Date.now() + 60_000 });
+    const rateWindow = () => ({
+      limit: config.rateLimitPerMinute,
+      used: 1,
+      remaining: config.rateLimitPerMinute - 1,
+      resetAtMs: Date.now() + 60_000,
+    });
     const deps = { registry, store, config, bash, rateWindow, mutations: new KeyedQueue(), bashSlots: new AgentSlots() };
     for (const tool of registry.all()) {
       const runs: ExampleRun[] = [];
@@ -63,7 +91,9 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
         runs.push({
           title: ex.title,
           input,
-          response: outcome.ok ? outcome.result : { error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details } },
+          response: outcome.ok
+            ? outcome.result
+            : { error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details } },
           isError: !outcome.ok,
         });
       }

@@ -3,7 +3,6 @@
  * `output`): the JSON Schema (MCP outputSchema, OpenAPI), the field list of its skill.md section,
  * and the OpenAPI 200 response that holds either it or the error envelope.
  */
-import { z } from 'zod';
 import { outputSchema as toolOutputSchema } from '../tools/describe.js';
 import type { AnyTool } from '../tools/registry.js';
 

@@ -26,7 +26,10 @@ export function normalizeExample(value: unknown): unknown {
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '2026-01-02T03:04:05.678Z')
     .replace(/(cs_EXAMPLE|\/notes\/[^"]*)\t\(version/g, '$1\t(version')
     // Rate usage is live state too: shown as after one call.
-    .replace(/"rate":\{"limit":(\d+),"used":\d+,"remaining":\d+/g, (_m, limit) => `"rate":{"limit":${limit},"used":1,"remaining":${Number(limit) - 1}`);
+    .replace(
+      /"rate":\{"limit":(\d+),"used":\d+,"remaining":\d+/g,
+      (_m, limit) => `"rate":{"limit":${limit},"used":1,"remaining":${Number(limit) - 1}`,
+    );
   return JSON.parse(text);
 }
 
@@ -43,7 +46,9 @@ function renderTool(tool: AnyTool, runs: ExampleRun[], base: string): string {
     '',
     `- Scope: ${scopeText(tool)}`,
     `- Family: ${tool.family}${tool.mutating ? ' · changes files (accepts idempotencyKey)' : ''}`,
-    `- Errors: ${toolErrors(tool).map((c) => `\`${c}\``).join(', ')}`,
+    `- Errors: ${toolErrors(tool)
+      .map((c) => `\`${c}\``)
+      .join(', ')}`,
     '',
     tool.description,
     '',
@@ -61,7 +66,10 @@ function renderTool(tool: AnyTool, runs: ExampleRun[], base: string): string {
       '',
       `Example: ${run.title}`,
       '',
-      fence(`curl -s -X POST ${base}/api/tools/${tool.name} \\\n  -H "Authorization: Bearer $AFS_KEY" -H 'Content-Type: application/json' \\\n  -d '${JSON.stringify(input).replace(/'/g, "'\\''")}'`, 'sh'),
+      fence(
+        `curl -s -X POST ${base}/api/tools/${tool.name} \\\n  -H "Authorization: Bearer $AFS_KEY" -H 'Content-Type: application/json' \\\n  -d '${JSON.stringify(input).replace(/'/g, "'\\''")}'`,
+        'sh',
+      ),
       '',
       'Inner JSON of the response (content[0].text):',
       '',
@@ -74,11 +82,7 @@ function renderTool(tool: AnyTool, runs: ExampleRun[], base: string): string {
 /** What the service does, from the tools that exist (the front matter promises nothing more). */
 function verbs(registry: ToolRegistry): string {
   const has = (name: string) => registry.get(name) !== undefined;
-  const list = [
-    'read, write, edit',
-    ...(has('bash') ? ['explore (bash: ls, grep, find)'] : []),
-    ...(has('search') ? ['search'] : []),
-  ];
+  const list = ['read, write, edit', ...(has('bash') ? ['explore (bash: ls, grep, find)'] : []), ...(has('search') ? ['search'] : [])];
   return `${list.join(', ')} and version files`;
 }
 
@@ -153,8 +157,12 @@ its direct children this key can see (a file has no \`entries\`).
 
 ## Scopes, read-only keys, folder keys
 
-Scopes: ${inUse.map((s) => `\`${s}\``).join(', ')}; a family name (${scopeFamilies(inUse).map((f) => `\`${f}\``).join(', ')}) means all of
-its actions. Presets: ${Object.entries(PRESETS).map(([n, s]) => `\`${n}\` (${s.length === ALL_SCOPES.length ? 'everything' : s.filter((x) => inUse.includes(x)).join(', ')})`).join('; ')}.
+Scopes: ${inUse.map((s) => `\`${s}\``).join(', ')}; a family name (${scopeFamilies(inUse)
+    .map((f) => `\`${f}\``)
+    .join(', ')}) means all of
+its actions. Presets: ${Object.entries(PRESETS)
+    .map(([n, s]) => `\`${n}\` (${s.length === ALL_SCOPES.length ? 'everything' : s.filter((x) => inUse.includes(x)).join(', ')})`)
+    .join('; ')}.
 Your registration key is \`full\`. A read-only key browses but cannot change anything. A
 folder-scoped key (folder \`/projects/x\`) sees and touches only that subtree (paths stay absolute;
 its ancestors appear as directories only). A call without the needed scope returns
@@ -178,7 +186,15 @@ you read it. Deletes are recoverable until purged. Each changing call is one cha
 
 ## Tools
 
-${families.map((f) => `- ${f}: ${tools.filter((t) => t.family === f).map((t) => `\`${t.name}\``).join(', ')}`).join('\n')}
+${families
+  .map(
+    (f) =>
+      `- ${f}: ${tools
+        .filter((t) => t.family === f)
+        .map((t) => `\`${t.name}\``)
+        .join(', ')}`,
+  )
+  .join('\n')}
 
 ${tools.map((t) => renderTool(t, examples.get(t.name) ?? [], base)).join('\n\n')}
 
@@ -186,7 +202,9 @@ ${tools.map((t) => renderTool(t, examples.get(t.name) ?? [], base)).join('\n\n')
 
 | code | HTTP | meaning | what to do |
 |---|---|---|---|
-${catalogueRows().map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e.action} |`).join('\n')}
+${catalogueRows()
+  .map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e.action} |`)
+  .join('\n')}
 
 ## Limits
 
@@ -266,16 +284,34 @@ GET or DELETE (the endpoint is stateless). Responses carry \`X-RateLimit-Limit\`
 
 function openApi(registry: ToolRegistry, config: Config, version: string): Record<string, unknown> {
   // Transport errors come in the same envelope, with their HTTP status.
-  const failure = (code: string) => ({ description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } } });
+  const failure = (code: string) => ({
+    description: code,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } },
+  });
   const paths: Record<string, unknown> = {
     '/api/users/register': {
       post: {
         operationId: 'register',
         summary: 'Register an agent; returns its first API key once.',
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } }, additionalProperties: false } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['name'],
+                properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
+                additionalProperties: false,
+              },
+            },
+          },
+        },
         responses: {
           '201': { description: 'The agent and its key (apiKey shown once), plain JSON.' },
-          '400': { description: 'INVALID_INPUT or INVALID_JSON', content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } } },
+          '400': {
+            description: 'INVALID_INPUT or INVALID_JSON',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } },
+          },
           '429': { description: 'RATE_LIMITED', content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } } },
         },
       },
@@ -294,16 +330,27 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
         requestBody: { required: true, content: { 'application/json': { schema: inputSchema(tool) } } },
         responses: {
           '200': okResponse(tool),
-          '400': failure('INVALID_JSON'), '401': failure('UNAUTHORIZED'), '404': failure('UNKNOWN_TOOL'), '413': failure('PAYLOAD_TOO_LARGE'), '429': failure('RATE_LIMITED'), '500': failure('INTERNAL_ERROR'),
+          '400': failure('INVALID_JSON'),
+          '401': failure('UNAUTHORIZED'),
+          '404': failure('UNKNOWN_TOOL'),
+          '413': failure('PAYLOAD_TOO_LARGE'),
+          '429': failure('RATE_LIMITED'),
+          '500': failure('INTERNAL_ERROR'),
         },
       },
     };
   }
   paths['/'] = {
-    get: { operationId: 'front_page', summary: 'Where the reference files and endpoints are: markdown, or JSON with Accept: application/json', responses: { '200': { description: 'The front page' } } },
+    get: {
+      operationId: 'front_page',
+      summary: 'Where the reference files and endpoints are: markdown, or JSON with Accept: application/json',
+      responses: { '200': { description: 'The front page' } },
+    },
   };
   for (const file of ['skill.md', 'heartbeat.md', 'mcp.md', 'skill.json', 'openapi.json']) {
-    paths[`/${file}`] = { get: { operationId: `get_${file.replace('.', '_')}`, summary: `Reference file ${file}`, responses: { '200': { description: file } } } };
+    paths[`/${file}`] = {
+      get: { operationId: `get_${file.replace('.', '_')}`, summary: `Reference file ${file}`, responses: { '200': { description: file } } },
+    };
   }
   return {
     openapi: '3.1.0',

@@ -37,8 +37,7 @@ export class Authenticator {
   private fail(reason: string, message: string): TransportError {
     return new TransportError(
       'UNAUTHORIZED',
-      `${message} If you were redirected from another host, your client dropped the Authorization header: ` +
-        `call ${this.baseUrl} directly.`,
+      `${message} If you were redirected from another host, your client dropped the Authorization header: ` + `call ${this.baseUrl} directly.`,
       // RFC 6750: a 401 names the scheme the client should use.
       { details: { reason }, headers: { 'www-authenticate': 'Bearer' } },
     );

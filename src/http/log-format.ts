@@ -75,7 +75,14 @@ export function formatLogLine(line: string, opts: { color?: boolean } = {}): str
     if (k === 'err' && v && typeof v === 'object') {
       const err = v as { type?: string; message?: string; stack?: string };
       fields.push(`err=${value(`${err.type ?? 'Error'}: ${err.message ?? ''}`)}`);
-      if (err.stack) stack = '\n' + err.stack.split('\n').slice(1).map((l) => `    ${l.trim()}`).join('\n');
+      if (err.stack)
+        stack =
+          '\n' +
+          err.stack
+            .split('\n')
+            .slice(1)
+            .map((l) => `    ${l.trim()}`)
+            .join('\n');
       continue;
     }
     fields.push(`${k}=${value(v)}`);
@@ -93,7 +100,10 @@ export function prettyStream(out: NodeJS.WritableStream, opts: { color?: boolean
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = lines.pop()!;
-      const text = lines.filter((l) => l.trim() !== '').map((l) => formatLogLine(l, opts) + '\n').join('');
+      const text = lines
+        .filter((l) => l.trim() !== '')
+        .map((l) => formatLogLine(l, opts) + '\n')
+        .join('');
       if (text) out.write(text);
       done();
     },

@@ -51,7 +51,10 @@ export function instructions(base: string): string {
 }
 
 const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-  reply.code(405).header('allow', 'POST').send(errorBody('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC requests with POST /mcp.'));
+  reply
+    .code(405)
+    .header('allow', 'POST')
+    .send(errorBody('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC requests with POST /mcp.'));
 
 /**
  * Registered under /mcp, encapsulated: its errors are plain `{"error": …}` bodies (MCP clients
@@ -72,7 +75,10 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
     // A batch the transport refuses whole (over its 100 messages) runs no call: it counts one.
     const refusedWhole = calls + others > MAX_BATCH;
     if (others > 0 || calls === 0 || refusedWhole) await applyRateLimit(limiter, identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
-    const server = new Server({ name: SERVICE_NAME, version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: instructions(config.baseUrl) });
+    const server = new Server(
+      { name: SERVICE_NAME, version: SERVICE_VERSION },
+      { capabilities: { tools: {} }, instructions: instructions(config.baseUrl) },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: registry
         .all()
@@ -102,7 +108,10 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
         // The text part stays for clients that read it; structuredContent is the same result as an
         // object, matching outputSchema (error results carry none: the SDK does not require it).
         if (outcome.ok) {
-          return { content: [{ type: 'text' as const, text: JSON.stringify(outcome.result) }], structuredContent: outcome.result as Record<string, unknown> };
+          return {
+            content: [{ type: 'text' as const, text: JSON.stringify(outcome.result) }],
+            structuredContent: outcome.result as Record<string, unknown>,
+          };
         }
         const e = outcome.error;
         return errorResult(e.code, e.message, e.details);

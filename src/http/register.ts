@@ -40,14 +40,19 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
     url: '/api/users/register',
     handler: async (req, reply) => {
       const path = req.url.split('?')[0]!;
-      return reply.code(405).header('allow', 'POST').send(errorEnvelope('METHOD_NOT_ALLOWED', `Register with POST ${path} and a body such as {"name": "my-agent"}.`));
+      return reply
+        .code(405)
+        .header('allow', 'POST')
+        .send(errorEnvelope('METHOD_NOT_ALLOWED', `Register with POST ${path} and a body such as {"name": "my-agent"}.`));
     },
   });
 
   app.post('/api/users/register', async (req, reply) => {
     const parsed = validateName(req.body);
     if ('error' in parsed) {
-      return reply.code(400).send(errorEnvelope('INVALID_INPUT', parsed.error, parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : undefined));
+      return reply
+        .code(400)
+        .send(errorEnvelope('INVALID_INPUT', parsed.error, parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : undefined));
     }
 
     const limit = config.registrationsPerIpPerHour;
@@ -60,7 +65,13 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
         return reply
           .code(429)
           .header('retry-after', String(retryAfter))
-          .send(errorEnvelope('RATE_LIMITED', `Too many registrations from this address (${limit} per hour). Retry in ${retryAfter} s, or reuse the key you already have.`, { retryAfterSeconds: retryAfter }));
+          .send(
+            errorEnvelope(
+              'RATE_LIMITED',
+              `Too many registrations from this address (${limit} per hour). Retry in ${retryAfter} s, or reuse the key you already have.`,
+              { retryAfterSeconds: retryAfter },
+            ),
+          );
       }
     }
 

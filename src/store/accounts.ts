@@ -1,14 +1,5 @@
 /** Agents, API keys and the rate counters every instance on one database shares. */
-import {
-  AGENT_COLUMNS,
-  AUTH_COLUMNS,
-  KEY_COLUMNS,
-  KEY_INSERT_COLUMNS,
-  agentFromRow,
-  authFromRow,
-  keyFromRow,
-  keyParams,
-} from './rows.js';
+import { AGENT_COLUMNS, AUTH_COLUMNS, KEY_COLUMNS, KEY_INSERT_COLUMNS, agentFromRow, authFromRow, keyFromRow, keyParams } from './rows.js';
 import { get, isUniqueViolation, run, sql, type Db } from './sql.js';
 import { StoreSlugTaken, type AgentRecord, type AuthRecord, type KeyRecord } from './types.js';
 

@@ -6,7 +6,10 @@ import type { WriterCall, WriterReply } from './bulk-writer-thread.js';
 type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
 export class BulkWriterError extends Error {
-  constructor(message: string, readonly code: string | undefined) {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
     super(message);
     this.name = 'BulkWriterError';
   }
@@ -56,7 +59,9 @@ export class BulkWriter {
     return {
       ...step,
       changes: step.changes.map((c) =>
-        c.state.kind === 'file' && c.state.blob.bytes ? { ...c, state: { ...c.state, blob: { hash: c.state.blob.hash, size: c.state.blob.size } } } : c,
+        c.state.kind === 'file' && c.state.blob.bytes
+          ? { ...c, state: { ...c.state, blob: { hash: c.state.blob.hash, size: c.state.blob.size } } }
+          : c,
       ),
     };
   }

@@ -114,7 +114,7 @@ function* insertBlobs(input: CommitInput): Generator<CommitStep, number, unknown
   for (const c of input.changes) if (c.state.kind === 'file' && c.state.blob.bytes) blobs.set(c.state.blob.hash, c.state.blob);
   const sorted = [...blobs.keys()].sort().map((h) => blobs.get(h)!);
   let addBytes = 0;
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     const step: BlobInput[] = [];
     let bytes = 0;
     while (i < sorted.length && step.length < BLOBS_PER_STEP && (step.length === 0 || bytes + sorted[i]!.size <= BLOB_BYTES_PER_STEP)) {
@@ -149,7 +149,15 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
   let addNodes = 0;
   for (let i = 0; i < byPath.length; i += batch) {
     const changes = byPath.slice(i, Math.min(byPath.length, i + batch));
-    const results = (yield { op: 'applyNodes', agentId, changes, nowMs, changesetId, keyId: input.keyId, keyLabel: input.keyLabel }) as StepResults['applyNodes'];
+    const results = (yield {
+      op: 'applyNodes',
+      agentId,
+      changes,
+      nowMs,
+      changesetId,
+      keyId: input.keyId,
+      keyLabel: input.keyLabel,
+    }) as StepResults['applyNodes'];
     for (let j = 0; j < changes.length; j++) {
       const r = results[j];
       const change = changes[j]!;
@@ -190,10 +198,25 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
 
   const fileQuota = input.fileQuota ?? 0;
   const changeset: ChangesetRecord = {
-    id: changesetId, seq: 0, createdAtMs: nowMs, keyId: input.keyId, keyLabel: input.keyLabel, tool: input.tool,
-    entries: count <= ENTRY_INLINE ? entries : entries.slice(0, ENTRY_INLINE), entryCount: count, root,
+    id: changesetId,
+    seq: 0,
+    createdAtMs: nowMs,
+    keyId: input.keyId,
+    keyLabel: input.keyLabel,
+    tool: input.tool,
+    entries: count <= ENTRY_INLINE ? entries : entries.slice(0, ENTRY_INLINE),
+    entryCount: count,
+    root,
   };
-  const seq = (yield { op: 'recordChangeset', agentId, addBytes, quotaBytes: input.quotaBytes, addNodes, fileQuota, changeset }) as StepResults['recordChangeset'];
+  const seq = (yield {
+    op: 'recordChangeset',
+    agentId,
+    addBytes,
+    quotaBytes: input.quotaBytes,
+    addNodes,
+    fileQuota,
+    changeset,
+  }) as StepResults['recordChangeset'];
   if (seq == null) {
     const agent = (yield { op: 'getAgent', agentId }) as StepResults['getAgent'];
     const bytes = agent?.storageBytes ?? 0;

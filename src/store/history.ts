@@ -1,6 +1,15 @@
 /** Versions, changesets (and the chunks of big ones), tombstones, and purge: the history of the tree. */
 import { pageEntries, type EntryChunk } from './entry-chunks.js';
-import { CHANGESET_COLUMNS, NODE_COLUMNS, VERSION_COLUMNS, VERSION_COLUMN_COUNT, changesetFromRow, nodeFromRow, qualified, versionFromRow } from './rows.js';
+import {
+  CHANGESET_COLUMNS,
+  NODE_COLUMNS,
+  VERSION_COLUMNS,
+  VERSION_COLUMN_COUNT,
+  changesetFromRow,
+  nodeFromRow,
+  qualified,
+  versionFromRow,
+} from './rows.js';
 import { all, pageOf, run, sql, subtreeAfter, type Db, type Program } from './sql.js';
 import type { ChangesetEntry, ChangesetRecord, HistoryCursor, ListPage, VersionRecord } from './types.js';
 
@@ -16,7 +25,13 @@ export interface HistoryStore {
    * after `before` in that order; within one changeset (a move) the arrival at the new path
    * comes before the tombstone it left at the old one.
    */
-  listFileHistory(agentId: string, path: string, fileId: string | null, limit: number, before: HistoryCursor | null): Promise<Array<VersionRecord & { seq: number }>>;
+  listFileHistory(
+    agentId: string,
+    path: string,
+    fileId: string | null,
+    limit: number,
+    before: HistoryCursor | null,
+  ): Promise<Array<VersionRecord & { seq: number }>>;
   /** Changesets newest first (before a seq), or oldest first after `since`. */
   listChangesets(agentId: string, opts: { since?: number; before?: number; limit: number }): Promise<ChangesetRecord[]>;
   getChangeset(agentId: string, id: string): Promise<ChangesetRecord | null>;
@@ -125,7 +140,17 @@ export function historyStore(db: Db): HistoryStore {
     async listFileHistory(agentId, path, fileId, limit, before) {
       const b = before ?? HISTORY_START;
       const rows = await db.all(FILE_HISTORY, [
-        agentId, path, fileId ?? '', b.seq, b.seq, b.deleted ? 1 : 0, b.deleted ? 1 : 0, b.path, b.path, before ? b.version : 2147483647, limit,
+        agentId,
+        path,
+        fileId ?? '',
+        b.seq,
+        b.seq,
+        b.deleted ? 1 : 0,
+        b.deleted ? 1 : 0,
+        b.path,
+        b.path,
+        before ? b.version : 2147483647,
+        limit,
       ]);
       return rows.map((r) => ({ ...versionFromRow(r), seq: Number(r[VERSION_COLUMN_COUNT]) }));
     },

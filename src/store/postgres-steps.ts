@@ -102,7 +102,10 @@ export class PostgresSteps {
         if (step.blobs.length === 1) {
           const b = step.blobs[0]!;
           const r = await this.q(c, 'INSERT INTO blobs (agent_id, hash, size, content) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-            step.agentId, b.hash, b.size, b.bytes,
+            step.agentId,
+            b.hash,
+            b.size,
+            b.bytes,
           ]);
           return [r.rowCount === 1];
         }
@@ -143,8 +146,19 @@ export class PostgresSteps {
            INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries, entry_count, root)
            SELECT $2, last_seq, $4, $5, $6, $7, $8, $9, $12, $13 FROM a RETURNING seq`,
           [
-            step.addBytes, step.agentId, step.quotaBytes, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries),
-            step.addNodes, step.fileQuota, cs.entryCount, cs.root,
+            step.addBytes,
+            step.agentId,
+            step.quotaBytes,
+            cs.id,
+            cs.createdAtMs,
+            cs.keyId,
+            cs.keyLabel,
+            cs.tool,
+            JSON.stringify(cs.entries),
+            step.addNodes,
+            step.fileQuota,
+            cs.entryCount,
+            cs.root,
           ],
         );
         return rows[0] ? Number(rows[0].seq) : null;
@@ -168,15 +182,45 @@ export class PostgresSteps {
       let wasLive = false;
       if (change.expectVersion === 0) {
         const { parent, name } = splitPath(change.path);
-        ({ rows: [r] } = await this.q(c, INSERT_ONE, [
-          step.agentId, change.path, parent, name, s.kind, s.deleted, s.fileId ?? '', s.blobHash, s.size, s.lines, step.nowMs,
-          step.keyId, step.keyLabel, change.op, step.changesetId,
+        ({
+          rows: [r],
+        } = await this.q(c, INSERT_ONE, [
+          step.agentId,
+          change.path,
+          parent,
+          name,
+          s.kind,
+          s.deleted,
+          s.fileId ?? '',
+          s.blobHash,
+          s.size,
+          s.lines,
+          step.nowMs,
+          step.keyId,
+          step.keyLabel,
+          change.op,
+          step.changesetId,
         ]));
       } else {
         for (const wasDeleted of [false, true]) {
-          ({ rows: [r] } = await this.q(c, UPDATE_ONE, [
-            s.kind, s.deleted, s.fileId, s.blobHash, s.size, s.lines, step.nowMs, step.keyId, step.keyLabel, step.agentId,
-            change.path, change.expectVersion, change.op, step.changesetId, wasDeleted,
+          ({
+            rows: [r],
+          } = await this.q(c, UPDATE_ONE, [
+            s.kind,
+            s.deleted,
+            s.fileId,
+            s.blobHash,
+            s.size,
+            s.lines,
+            step.nowMs,
+            step.keyId,
+            step.keyLabel,
+            step.agentId,
+            change.path,
+            change.expectVersion,
+            change.op,
+            step.changesetId,
+            wasDeleted,
           ]));
           wasLive = !wasDeleted;
           if (r) break;
@@ -198,19 +242,43 @@ export class PostgresSteps {
     if (updates.length) {
       const cols = updates.map((ch) => stateColumns(ch.state));
       const { rows } = await this.q(c, UPDATE_MANY, [
-        step.agentId, updates.map((ch) => ch.path), updates.map((ch) => ch.expectVersion), cols.map((s) => s.kind),
-        cols.map((s) => s.deleted), cols.map((s) => s.fileId), cols.map((s) => s.blobHash), cols.map((s) => s.size),
-        cols.map((s) => s.lines), updates.map((ch) => ch.op), step.nowMs, step.keyId, step.keyLabel, step.changesetId,
+        step.agentId,
+        updates.map((ch) => ch.path),
+        updates.map((ch) => ch.expectVersion),
+        cols.map((s) => s.kind),
+        cols.map((s) => s.deleted),
+        cols.map((s) => s.fileId),
+        cols.map((s) => s.blobHash),
+        cols.map((s) => s.size),
+        cols.map((s) => s.lines),
+        updates.map((ch) => ch.op),
+        step.nowMs,
+        step.keyId,
+        step.keyLabel,
+        step.changesetId,
       ]);
-      for (const r of rows) done.set(String(r.path), { version: Number(r.version), updatedAtMs: Number(r.updated_at_ms), wasLive: r.was_deleted === false });
+      for (const r of rows)
+        done.set(String(r.path), { version: Number(r.version), updatedAtMs: Number(r.updated_at_ms), wasLive: r.was_deleted === false });
       if (rows.length < updates.length) return mapResults(step.changes, done); // a conflict: no need to go on
     }
     if (inserts.length) {
       const cols = inserts.map((ch) => ({ ...stateColumns(ch.state), ...splitPath(ch.path) }));
       const { rows } = await this.q(c, INSERT_MANY, [
-        step.agentId, inserts.map((ch) => ch.path), cols.map((s) => s.parent), cols.map((s) => s.name), cols.map((s) => s.kind),
-        cols.map((s) => s.deleted), cols.map((s) => s.fileId ?? ''), cols.map((s) => s.blobHash), cols.map((s) => s.size),
-        cols.map((s) => s.lines), inserts.map((ch) => ch.op), step.nowMs, step.keyId, step.keyLabel, step.changesetId,
+        step.agentId,
+        inserts.map((ch) => ch.path),
+        cols.map((s) => s.parent),
+        cols.map((s) => s.name),
+        cols.map((s) => s.kind),
+        cols.map((s) => s.deleted),
+        cols.map((s) => s.fileId ?? ''),
+        cols.map((s) => s.blobHash),
+        cols.map((s) => s.size),
+        cols.map((s) => s.lines),
+        inserts.map((ch) => ch.op),
+        step.nowMs,
+        step.keyId,
+        step.keyLabel,
+        step.changesetId,
       ]);
       for (const r of rows) done.set(String(r.path), { version: Number(r.version), updatedAtMs: Number(r.updated_at_ms), wasLive: false });
     }

@@ -28,7 +28,11 @@ const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
 const bool = (v: unknown): boolean => v === true || v === 1;
 
 /** `cols` qualified with a table alias, for joins. */
-export const qualified = (cols: string, alias: string): string => cols.split(', ').map((c) => `${alias}.${c}`).join(', ');
+export const qualified = (cols: string, alias: string): string =>
+  cols
+    .split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
 
 export const NODE_COLUMNS =
   'path, kind, deleted, version, file_id, blob_hash, size, lines, created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms';
@@ -58,8 +62,7 @@ export function summaryFromRow(v: Row): NodeSummary {
   return { path: String(v[0]), kind: v[1] as NodeKind, size: num(v[2]), updatedAtMs: num(v[3]), blobHash: strOrNull(v[4]) };
 }
 
-export const VERSION_COLUMNS =
-  'path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms, changeset_id, key_id, key_label';
+export const VERSION_COLUMNS = 'path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms, changeset_id, key_id, key_label';
 export const VERSION_COLUMN_COUNT = VERSION_COLUMNS.split(', ').length;
 
 export function versionFromRow(v: Row): VersionRecord {
@@ -120,8 +123,18 @@ export const KEY_INSERT_COLUMNS =
 
 export function keyParams(k: KeyRecord & { hash: string }): unknown[] {
   return [
-    k.id, k.agentId, k.hash, k.label, JSON.stringify(k.scopes), k.folder, k.preview,
-    k.createdAtMs, k.lastUsedAtMs, k.expiresAtMs, k.revokedAtMs, k.createdByKeyId,
+    k.id,
+    k.agentId,
+    k.hash,
+    k.label,
+    JSON.stringify(k.scopes),
+    k.folder,
+    k.preview,
+    k.createdAtMs,
+    k.lastUsedAtMs,
+    k.expiresAtMs,
+    k.revokedAtMs,
+    k.createdByKeyId,
   ];
 }
 

@@ -58,9 +58,7 @@ export function sql(strings: TemplateStringsArray, ...parts: Array<string | numb
 
 /** One statement of a write program; `get` yields the first row (or undefined), `run` the rows changed. */
 export type Stmt =
-  | { mode: 'get'; q: Query; params: unknown[] }
-  | { mode: 'all'; q: Query; params: unknown[] }
-  | { mode: 'run'; q: Query; params: unknown[] };
+  { mode: 'get'; q: Query; params: unknown[] } | { mode: 'all'; q: Query; params: unknown[] } | { mode: 'run'; q: Query; params: unknown[] };
 
 export type Row = unknown[];
 export type Program<T> = Generator<Stmt, T, unknown>;

@@ -61,8 +61,16 @@ export class SqliteSteps {
           `UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + ?, node_count = node_count + ?
             WHERE id = ? AND (? = 0 OR storage_bytes + ? <= ?) AND (? <= 0 OR ? = 0 OR node_count + ? <= ?) RETURNING last_seq`,
         ).get(
-          step.addBytes, step.addNodes, step.agentId, step.addBytes, step.addBytes, step.quotaBytes,
-          step.addNodes, step.fileQuota, step.addNodes, step.fileQuota,
+          step.addBytes,
+          step.addNodes,
+          step.agentId,
+          step.addBytes,
+          step.addBytes,
+          step.quotaBytes,
+          step.addNodes,
+          step.fileQuota,
+          step.addNodes,
+          step.fileQuota,
         ) as Row | undefined;
         if (!r) return null;
         const seq = Number(r.last_seq);
@@ -96,8 +104,20 @@ export class SqliteSteps {
                             created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label)
          VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING version, updated_at_ms, file_id`,
       ).get(
-        agentId, change.path, parent, name, c.kind, c.deleted ? 1 : 0, c.fileId ?? '', c.blobHash, c.size, c.lines,
-        step.nowMs, step.nowMs, step.keyId, step.keyLabel,
+        agentId,
+        change.path,
+        parent,
+        name,
+        c.kind,
+        c.deleted ? 1 : 0,
+        c.fileId ?? '',
+        c.blobHash,
+        c.size,
+        c.lines,
+        step.nowMs,
+        step.nowMs,
+        step.keyId,
+        step.keyLabel,
       ) as Row | undefined;
     } else {
       // RETURNING sees only the new row, so whether the node was live (for the file quota) is
@@ -111,8 +131,21 @@ export class SqliteSteps {
       );
       for (let deleted = 0; deleted <= 1 && !r; deleted++) {
         r = update.get(
-          c.kind, c.deleted ? 1 : 0, c.fileId, c.blobHash, c.size, c.lines, c.deleted ? 1 : 0, step.nowMs, step.nowMs,
-          step.keyId, step.keyLabel, agentId, change.path, change.expectVersion, deleted,
+          c.kind,
+          c.deleted ? 1 : 0,
+          c.fileId,
+          c.blobHash,
+          c.size,
+          c.lines,
+          c.deleted ? 1 : 0,
+          step.nowMs,
+          step.nowMs,
+          step.keyId,
+          step.keyLabel,
+          agentId,
+          change.path,
+          change.expectVersion,
+          deleted,
         ) as Row | undefined;
         wasLive = deleted === 0;
       }
@@ -124,8 +157,20 @@ export class SqliteSteps {
                              changeset_id, key_id, key_label)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      agentId, change.path, r.version, c.kind, change.op, c.deleted ? 1 : 0, r.file_id, c.blobHash, c.size, c.lines, r.updated_at_ms,
-      step.changesetId, step.keyId, step.keyLabel,
+      agentId,
+      change.path,
+      r.version,
+      c.kind,
+      change.op,
+      c.deleted ? 1 : 0,
+      r.file_id,
+      c.blobHash,
+      c.size,
+      c.lines,
+      r.updated_at_ms,
+      step.changesetId,
+      step.keyId,
+      step.keyLabel,
     );
     return { version: Number(r.version), updatedAtMs: Number(r.updated_at_ms), wasLive };
   }

@@ -113,9 +113,7 @@ export class SqliteStore implements Store {
 
   async migrate(): Promise<number> {
     const run = this.db.transaction(() => {
-      this.db.exec(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)',
-      );
+      this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)');
       const row = this.db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number };
       let applied = 0;
       for (const m of MIGRATIONS) {

@@ -98,9 +98,7 @@ export interface BlobInput {
 
 /** fileId: the identity of the incarnation (kept by updates, new on create). */
 export type PlannedState =
-  | { kind: 'file'; blob: BlobInput; lines: number | null; fileId: string }
-  | { kind: 'dir'; fileId: string }
-  | { kind: 'deleted'; was: NodeKind };
+  { kind: 'file'; blob: BlobInput; lines: number | null; fileId: string } | { kind: 'dir'; fileId: string } | { kind: 'deleted'; was: NodeKind };
 
 export interface PlannedChange {
   path: string;

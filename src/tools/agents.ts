@@ -25,6 +25,7 @@ const getKeyInfoOutput = outputOf({
     readPageBytes: int,
     requestsPerMinute: int,
     maxKeys: int,
+    bashConcurrent: int.describe('bash commands of the agent that may run at once (all keys); one more answers 429.'),
   }),
   usage: z.strictObject({
     storageBytes: int,
@@ -34,7 +35,7 @@ const getKeyInfoOutput = outputOf({
     rate: z
       .strictObject({ limit: int, used: int, remaining: int, resetAt: timestamp, per: z.literal('agent') })
       .nullable()
-      .describe('The agent\'s tool-call window, shared by its keys.'),
+      .describe("The agent's tool-call window, shared by its keys."),
   }),
 });
 
@@ -46,7 +47,7 @@ const getKeyInfo = defineTool({
   description:
     'Needs no scope. Use it first to learn which tools this key may call (scopes), whether it is read-only, ' +
     'which folder it is restricted to, and the limits that apply (file size, storage, number of files and directories, read page size, keys, bash commands at once). usage.rate is the ' +
-    "agent's tool-call window: every key of the agent draws on it (per: \"agent\"). A key rotated out by rotate_key shows " +
+    'agent\'s tool-call window: every key of the agent draws on it (per: "agent"). A key rotated out by rotate_key shows ' +
     'revokedAt (when it stops working) and, until then, only its read scopes.',
   input: z.strictObject({}),
   output: getKeyInfoOutput,

@@ -15,9 +15,7 @@ const bashOutput = mutationOutputOf({
   exitCode: z.number().int().describe('0 success; grep: 1 no match; 124 timeout; 126 a command limit.'),
   truncated: z.boolean().describe('Output beyond the limit was dropped.'),
   changesetId: changesetId.nullable().describe('The changeset of the files this command changed (null: none).'),
-  changed: z
-    .array(z.strictObject({ path: z.string(), op: changeOp, version, updatedAt: timestamp }))
-    .describe('The first 100 paths changed.'),
+  changed: z.array(z.strictObject({ path: z.string(), op: changeOp, version, updatedAt: timestamp })).describe('The first 100 paths changed.'),
   changedCount: z.number().int().optional().describe('When more than 100 changed: all of them.'),
   changedTruncated: z.literal(true).optional(),
 });
@@ -79,22 +77,28 @@ const bash = defineTool({
         },
       );
     }
-    const outcome = await ctx.bash.run({
-      command: input.command,
-      cwd,
-      access,
-      timeoutMs: ctx.config.bashTimeoutMs,
-      maxOutputBytes: ctx.config.bashMaxOutputBytes,
-      maxCommands: ctx.config.bashMaxCommands,
-    }).finally(() => ctx.bashSlots.release(agentId));
+    const outcome = await ctx.bash
+      .run({
+        command: input.command,
+        cwd,
+        access,
+        timeoutMs: ctx.config.bashTimeoutMs,
+        maxOutputBytes: ctx.config.bashMaxOutputBytes,
+        maxCommands: ctx.config.bashMaxCommands,
+      })
+      .finally(() => ctx.bashSlots.release(agentId));
     if (outcome.error) throw new Error(outcome.error);
     if (outcome.timedOut) {
-      throw new ToolError('TIMEOUT', `The command ran longer than ${ctx.config.bashTimeoutMs} ms and was stopped (exit 124); nothing was written. Narrow it (a path, -maxdepth, a literal pattern) and retry.`, {
-        exitCode: 124,
-        limitMs: ctx.config.bashTimeoutMs,
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
-      });
+      throw new ToolError(
+        'TIMEOUT',
+        `The command ran longer than ${ctx.config.bashTimeoutMs} ms and was stopped (exit 124); nothing was written. Narrow it (a path, -maxdepth, a literal pattern) and retry.`,
+        {
+          exitCode: 124,
+          limitMs: ctx.config.bashTimeoutMs,
+          stdout: outcome.stdout,
+          stderr: outcome.stderr,
+        },
+      );
     }
     let stderr = outcome.stderr;
     let exitCode = outcome.exitCode;
@@ -108,7 +112,9 @@ const bash = defineTool({
       truncated: outcome.truncated,
       changesetId: changeset?.id ?? null,
       // At most ENTRY_PAGE entries (a `cp -r` of a big tree changes thousands); list_changes pages the rest.
-      changed: changeset ? changeset.entries.slice(0, ENTRY_PAGE).map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) })) : [],
+      changed: changeset
+        ? changeset.entries.slice(0, ENTRY_PAGE).map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) }))
+        : [],
       ...(changeset && changeset.entries.length > ENTRY_PAGE ? { changedCount: changeset.entries.length, changedTruncated: true } : {}),
     });
     if (outcome.changes.length) {

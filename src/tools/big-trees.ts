@@ -23,7 +23,7 @@ export const YIELD_EVERY = 5000;
  */
 export async function walkSubtree(ctx: ToolContext, dir: string, max = Number.POSITIVE_INFINITY): Promise<NodeRecord[] | null> {
   const out: NodeRecord[] = [];
-  for (let after: string | null = null; ; ) {
+  for (let after: string | null = null; ;) {
     const page = await ctx.store.listSubtree(ctx.auth.agentId, dir, WALK_PAGE, after);
     for (const n of page.nodes) out.push(n);
     if (out.length > max) return null;

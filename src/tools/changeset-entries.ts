@@ -65,7 +65,7 @@ export async function entriesPage(
 export async function allEntries(ctx: ToolContext, cs: ChangesetRecord): Promise<ChangesetEntry[]> {
   if (complete(cs)) return cs.entries;
   const out: ChangesetEntry[] = [];
-  for (let after: string | null = null; ; ) {
+  for (let after: string | null = null; ;) {
     const page = await ctx.store.listChangesetEntries(ctx.auth.agentId, cs.id, { after, within: null, limit: ENTRY_DETAIL_PAGE });
     for (const e of page.entries) out.push(e);
     if (!page.nextAfter) return out;
@@ -140,9 +140,13 @@ export async function changesetEntries(
   const after = input.cursor !== undefined && scope !== undefined ? decodeEntriesCursor(input.cursor, id, scope) : null;
   const page = cs && scope !== undefined ? await entriesPage(ctx, cs, scope, after, ENTRY_DETAIL_PAGE) : null;
   if (!cs || !page || (after === null && page.entries.length === 0)) {
-    throw new ToolError('NOT_FOUND', `No changeset ${id.slice(0, 100)}${ctx.auth.folder ? ` within this key's folder ${ctx.auth.folder}` : ''}${scope ? ` with changes at or below ${scope}` : ''}. list_changes without changesetId shows the changeset ids.`, {
-      changesetId: id,
-    });
+    throw new ToolError(
+      'NOT_FOUND',
+      `No changeset ${id.slice(0, 100)}${ctx.auth.folder ? ` within this key's folder ${ctx.auth.folder}` : ''}${scope ? ` with changes at or below ${scope}` : ''}. list_changes without changesetId shows the changeset ids.`,
+      {
+        changesetId: id,
+      },
+    );
   }
   return {
     success: true,

@@ -15,10 +15,7 @@ export const pathField = z.string().describe('Absolute path, e.g. "/notes/todo.m
 // of anything, and must not reach the database (where it is an out-of-range error, a 500).
 export const versionField = z.number().int().min(1).max(2_147_483_647);
 export const expectedFields = {
-  expectedUpdatedAt: z
-    .string()
-    .optional()
-    .describe('The updatedAt you last read; the call fails with EDIT_CONFLICT if the file changed since.'),
+  expectedUpdatedAt: z.string().optional().describe('The updatedAt you last read; the call fails with EDIT_CONFLICT if the file changed since.'),
   expectedVersion: versionField.optional().describe('The version you last read; EDIT_CONFLICT if the file changed since.'),
 };
 
@@ -49,7 +46,11 @@ export async function notFound(ctx: ToolContext, path: string, node: NodeRecord 
   const candidates = new Set<string>();
   const parent = parentOf(path);
   const siblings = await store.listChildren(auth.agentId, parent, 500, null);
-  const near = closest(baseName(path), siblings.nodes.map((n) => baseName(n.path)), 3);
+  const near = closest(
+    baseName(path),
+    siblings.nodes.map((n) => baseName(n.path)),
+    3,
+  );
   for (const name of near) candidates.add(parent === '/' ? `/${name}` : `${parent}/${name}`);
   for (const n of await store.findByName(auth.agentId, baseName(path), 5)) candidates.add(n.path);
   candidates.delete(path);
@@ -114,7 +115,7 @@ export function decodeContent(content: string, encoding: 'utf8' | 'base64'): Buf
   if (encoding === 'utf8') return Buffer.from(content, 'utf8');
   const clean = content.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
-    throw new ToolError('INVALID_INPUT', "'content' is not valid base64. Send standard base64, or use encoding \"utf8\" for text.", {
+    throw new ToolError('INVALID_INPUT', '\'content\' is not valid base64. Send standard base64, or use encoding "utf8" for text.', {
       field: 'content',
     });
   }
@@ -124,11 +125,15 @@ export function decodeContent(content: string, encoding: 'utf8' | 'base64'): Buf
 export function checkSize(ctx: ToolContext, path: string, size: number): void {
   const limit = ctx.config.maxFileBytes;
   if (size > limit) {
-    throw new ToolError('FILE_TOO_LARGE', `${path} would be ${size} bytes; the limit is ${limit} bytes per file. Split the content into several files.`, {
-      path,
-      size,
-      limit,
-    });
+    throw new ToolError(
+      'FILE_TOO_LARGE',
+      `${path} would be ${size} bytes; the limit is ${limit} bytes per file. Split the content into several files.`,
+      {
+        path,
+        size,
+        limit,
+      },
+    );
   }
 }
 

@@ -15,14 +15,7 @@ import { conflictRetryDelay } from '../core/retry.js';
 import { closest } from '../core/suggest.js';
 import { clip, quoteClipped, quoteShort } from '../core/text.js';
 import { iso } from '../core/time.js';
-import {
-  StoreConflict,
-  StoreIdempotencyTaken,
-  StoreQuotaExceeded,
-  type ChangesetRecord,
-  type PlannedChange,
-  type Store,
-} from '../store/types.js';
+import { StoreConflict, StoreIdempotencyTaken, StoreQuotaExceeded, type ChangesetRecord, type PlannedChange, type Store } from '../store/types.js';
 import { fromStoreError } from './store-errors.js';
 import { parseInput } from './input.js';
 import type { AnyTool, AuthContext, ToolContext, ToolRegistry } from './registry.js';
@@ -125,7 +118,10 @@ function checkAccess(tool: AnyTool, auth: AuthContext, inUse: readonly Scope[]):
       `${tool.name} needs the agent's full-access key: the key returned by registration (or the key rotate_key gave in its place), ` +
         `which has every scope, no folder and no expiry. This key is not: ${why.join(', ') || 'it is a restricted key'}. ` +
         `Call ${tool.name} again with "Authorization: Bearer <full-access key>"; get_key_info tells whether a key is full-access (fullAccess: true).`,
-      { required: { fullAccess: true, folder: null, expiresAt: null }, granted: { scopes: shown(auth.scopes), folder: auth.folder, expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs) } },
+      {
+        required: { fullAccess: true, folder: null, expiresAt: null },
+        granted: { scopes: shown(auth.scopes), folder: auth.folder, expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs) },
+      },
     );
   }
   const missing = missingScopes(tool.scopes, auth.scopes);
@@ -160,7 +156,9 @@ function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, a
   if (tool.mutating && Object.hasOwn(body, 'idempotencyKey')) {
     const { idempotencyKey, ...rest } = body;
     if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
-      throw new ToolError('INVALID_INPUT', `'idempotencyKey' must be a string of 1 to ${MAX_IDEMPOTENCY_KEY} printable characters.`, { field: 'idempotencyKey' });
+      throw new ToolError('INVALID_INPUT', `'idempotencyKey' must be a string of 1 to ${MAX_IDEMPOTENCY_KEY} printable characters.`, {
+        field: 'idempotencyKey',
+      });
     }
     const problem = identifierProblem(idempotencyKey);
     if (problem) {
@@ -181,7 +179,9 @@ function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, a
     idempotency = {
       key: given,
       storeKey: `${auth.keyId}/${given}`,
-      requestHash: createHash('sha256').update(`${name}\n${canonical(raw)}`).digest('hex'),
+      requestHash: createHash('sha256')
+        .update(`${name}\n${canonical(raw)}`)
+        .digest('hex'),
     };
   }
   return { input, idempotency };
@@ -217,13 +217,7 @@ function checkOutput(deps: DispatchDeps, tool: AnyTool, result: object, requestI
   );
 }
 
-async function runTool(
-  deps: DispatchDeps,
-  name: string,
-  body: Record<string, unknown>,
-  auth: AuthContext,
-  requestId: string,
-): Promise<ToolOutcome> {
+async function runTool(deps: DispatchDeps, name: string, body: Record<string, unknown>, auth: AuthContext, requestId: string): Promise<ToolOutcome> {
   const tool = resolveTool(deps.registry, name);
   try {
     checkAccess(tool, auth, deps.registry.scopesInUse());
@@ -270,7 +264,9 @@ async function runTool(
         }
       }
     };
-    return tool.mutating && tool.queueByPath !== false ? await deps.mutations.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt) : await attempt();
+    return tool.mutating && tool.queueByPath !== false
+      ? await deps.mutations.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt)
+      : await attempt();
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err };
     const translated = fromStoreError(err, name);
@@ -281,10 +277,7 @@ async function runTool(
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function checkReplay(
-  earlier: { requestHash: string; response: unknown; createdAtMs: number } | null,
-  idem: Idempotency,
-): object | null {
+function checkReplay(earlier: { requestHash: string; response: unknown; createdAtMs: number } | null, idem: Idempotency): object | null {
   if (!earlier || earlier.createdAtMs < Date.now() - DAY_MS) return null;
   if (earlier.requestHash !== idem.requestHash) {
     throw new ToolError(
@@ -296,13 +289,7 @@ function checkReplay(
   return { ...(earlier.response as object), replayed: true };
 }
 
-function makeContext(
-  deps: DispatchDeps,
-  auth: AuthContext,
-  requestId: string,
-  tool: string,
-  idempotency: Idempotency | undefined,
-): ToolContext {
+function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, tool: string, idempotency: Idempotency | undefined): ToolContext {
   return {
     store: deps.store,
     config: deps.config,
@@ -374,20 +361,16 @@ export function editConflict(
     : 'it does not exist';
   const by = current?.updatedByLabel ? ` by key "${current.updatedByLabel}"` : '';
   const wanted = expected.version !== undefined ? `version ${expected.version}` : `updatedAt ${expected.updatedAt}`;
-  return new ToolError(
-    'EDIT_CONFLICT',
-    `${path} changed since ${wanted}: ${now}${by}. Read it again and retry against the current version.`,
-    {
-      path,
-      expected,
-      current: current
-        ? {
-            version: current.version,
-            updatedAt: iso(current.updatedAtMs),
-            deleted: current.deleted,
-            by: { keyId: current.updatedByKeyId, label: current.updatedByLabel },
-          }
-        : null,
-    },
-  );
+  return new ToolError('EDIT_CONFLICT', `${path} changed since ${wanted}: ${now}${by}. Read it again and retry against the current version.`, {
+    path,
+    expected,
+    current: current
+      ? {
+          version: current.version,
+          updatedAt: iso(current.updatedAtMs),
+          deleted: current.deleted,
+          by: { keyId: current.updatedByKeyId, label: current.updatedByLabel },
+        }
+      : null,
+  });
 }

@@ -98,12 +98,18 @@ const edit = defineTool({
     checkPreconditions(path, input, node);
     const before = await runSliced(decodeTextWork(node.content ?? Buffer.alloc(0)));
     if (before === null) {
-      throw new ToolError('INVALID_INPUT', `${path} is a binary file; edit works on text. Use write with encoding "base64" to replace it.`, { field: 'path' });
+      throw new ToolError('INVALID_INPUT', `${path} is a binary file; edit works on text. Use write with encoding "base64" to replace it.`, {
+        field: 'path',
+      });
     }
     // Sliced: an edit or a diff of a 10 MiB file gives the event loop back every ~20 ms. A text
     // longer than the file limit in UTF-16 units is longer in UTF-8 bytes too: refused at once.
     const outcome = await applyEditsSliced(before, edits, path, { maxLength: ctx.config.maxFileBytes });
-    const diff = await unifiedDiffSliced(before, outcome.text, { path, oldLabel: `version ${node.version}`, newLabel: input.dryRun ? 'proposed' : `version ${node.version + 1}` });
+    const diff = await unifiedDiffSliced(before, outcome.text, {
+      path,
+      oldLabel: `version ${node.version}`,
+      newLabel: input.dryRun ? 'proposed' : `version ${node.version + 1}`,
+    });
     const base = {
       success: true,
       path,
@@ -184,8 +190,15 @@ const append = defineTool({
     const hash = contentHash(bytes);
     if (!created && extra.length === 0) {
       return {
-        success: true, path, version: node.version, updatedAt: iso(node.updatedAtMs), size: node.size, contentHash: hash,
-        created: false, unchanged: true, changesetId: null,
+        success: true,
+        path,
+        version: node.version,
+        updatedAt: iso(node.updatedAtMs),
+        size: node.size,
+        contentHash: hash,
+        created: false,
+        unchanged: true,
+        changesetId: null,
       };
     }
     return commitFileContent(ctx, changes, path, node, bytes, hash);

@@ -1,6 +1,17 @@
 /** Output schemas of the core file tools (files.ts), and the write/append result they share. */
 import { z } from 'zod';
-import { changeOp, changesetId, contentHash, entryType, keyRef, mutationOutputOf, outputOf, timestamp, truncationNote, version } from './output-shapes.js';
+import {
+  changeOp,
+  changesetId,
+  contentHash,
+  entryType,
+  keyRef,
+  mutationOutputOf,
+  outputOf,
+  timestamp,
+  truncationNote,
+  version,
+} from './output-shapes.js';
 
 const path = z.string().describe('The normalized absolute path.');
 const size = z.number().int().min(0).describe('Bytes.');
@@ -8,7 +19,7 @@ const size = z.number().int().min(0).describe('Bytes.');
 /** write and append (common.ts commitFileContent, and the unchanged answers). */
 export const fileContentOutput = mutationOutputOf({
   path,
-  version: version.describe('The file\'s version now (pass back as expectedVersion).'),
+  version: version.describe("The file's version now (pass back as expectedVersion)."),
   updatedAt: timestamp.describe('When that version was made (pass back as expectedUpdatedAt).'),
   size,
   contentHash: z.string().describe('sha256 of the whole content (hex).'),
@@ -31,7 +42,11 @@ export const readOutput = outputOf({
     .describe('Lines of this page and of the file (1-based, inclusive); null for base64.'),
   truncated: z.boolean().describe('More lines follow this page (true exactly when next is present).'),
   next: z.strictObject({ offset: z.number().int() }).optional().describe('Where the next page starts: read again with this offset.'),
-  cutLine: z.number().int().optional().describe('A line of this page longer than the page size, cut; read with encoding "base64" for its exact bytes.'),
+  cutLine: z
+    .number()
+    .int()
+    .optional()
+    .describe('A line of this page longer than the page size, cut; read with encoding "base64" for its exact bytes.'),
   note: z.string().optional().describe('What to do next (continue paging, a cut line, an offset past the end).'),
 });
 
@@ -54,9 +69,7 @@ export const statOutput = outputOf({
 
 export const listOutput = outputOf({
   path,
-  entries: z.array(
-    z.strictObject({ name: z.string(), path: z.string(), type: entryType, size, version, updatedAt: timestamp }),
-  ),
+  entries: z.array(z.strictObject({ name: z.string(), path: z.string(), type: entryType, size, version, updatedAt: timestamp })),
   nextCursor: z.string().nullable().describe('More entries: call again with cursor set to it.'),
 });
 

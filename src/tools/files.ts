@@ -28,11 +28,6 @@ import { ENTRY_PAGE, capped, walkSubtree } from './big-trees.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { deleteOutput, fileContentOutput, listOutput, mkdirOutput, readOutput, statOutput } from './files-output.js';
 
-
-
-
-
-
 const write = defineTool({
   name: 'write',
   family: 'files',
@@ -69,11 +64,15 @@ const write = defineTool({
     }
     checkPreconditions(path, input, current);
     if (input.mode === 'create' && isLive(current)) {
-      throw new ToolError('ALREADY_EXISTS', `${path} already exists (version ${current.version}). Drop mode "create" to overwrite it, or pick another path.`, {
-        path,
-        version: current.version,
-        updatedAt: iso(current.updatedAtMs),
-      });
+      throw new ToolError(
+        'ALREADY_EXISTS',
+        `${path} already exists (version ${current.version}). Drop mode "create" to overwrite it, or pick another path.`,
+        {
+          path,
+          version: current.version,
+          updatedAt: iso(current.updatedAtMs),
+        },
+      );
     }
     const hash = contentHash(bytes);
     if (isLive(current) && current.blobHash === hash) {
@@ -130,11 +129,15 @@ const read = defineTool({
       if (!v) throw versionNotFound(path, input.version, node);
       if (v.kind === 'dir') throw isADirectory(path);
       if (v.deleted) {
-        throw new ToolError('VERSION_NOT_FOUND', `Version ${v.version} of ${path} is a delete marker with no content; read version ${v.version - 1}.`, {
-          path,
-          version: v.version,
-          latestVersion: node.version,
-        });
+        throw new ToolError(
+          'VERSION_NOT_FOUND',
+          `Version ${v.version} of ${path} is a delete marker with no content; read version ${v.version - 1}.`,
+          {
+            path,
+            version: v.version,
+            latestVersion: node.version,
+          },
+        );
       }
       bytes = (await ctx.store.getBlob(agentId, v.blobHash!)) ?? Buffer.alloc(0);
       meta = v;
@@ -156,9 +159,13 @@ const read = defineTool({
     const text = input.encoding === 'base64' ? null : decodeText(bytes);
     if (text === null) {
       if (input.offset !== undefined || input.limit !== undefined) {
-        throw new ToolError('INVALID_INPUT', `${path} is ${input.encoding === 'base64' ? 'requested as base64' : 'binary'}; offset/limit apply to text only. Drop them to get the whole content.`, {
-          field: input.offset !== undefined ? 'offset' : 'limit',
-        });
+        throw new ToolError(
+          'INVALID_INPUT',
+          `${path} is ${input.encoding === 'base64' ? 'requested as base64' : 'binary'}; offset/limit apply to text only. Drop them to get the whole content.`,
+          {
+            field: input.offset !== undefined ? 'offset' : 'limit',
+          },
+        );
       }
       return { ...base, content: bytes.toString('base64'), encoding: 'base64', lines: null, truncated: false };
     }
@@ -186,8 +193,6 @@ const read = defineTool({
   },
 });
 
-
-
 const stat = defineTool({
   name: 'stat',
   family: 'files',
@@ -207,8 +212,18 @@ const stat = defineTool({
       const [agent, children] = await Promise.all([ctx.store.getAgent(agentId), countVisibleChildren(ctx, ROOT)]);
       const at = iso(agent?.createdAtMs ?? 0);
       return {
-        success: true, path, type: 'directory', size: 0, lines: null, version: 0, updatedAt: at, createdAt: at,
-        contentHash: null, versionCount: 0, updatedBy: null, entries: children,
+        success: true,
+        path,
+        type: 'directory',
+        size: 0,
+        lines: null,
+        version: 0,
+        updatedAt: at,
+        createdAt: at,
+        contentHash: null,
+        versionCount: 0,
+        updatedBy: null,
+        entries: children,
       };
     }
     const node = await ctx.store.getNode(agentId, path);
@@ -217,9 +232,19 @@ const stat = defineTool({
       const v = await ctx.store.getVersion(agentId, path, input.version);
       if (!v) throw versionNotFound(path, input.version, node);
       return {
-        success: true, path, type: v.kind === 'dir' ? 'directory' : 'file', size: v.size, lines: v.lines, version: v.version,
-        updatedAt: iso(v.updatedAtMs), createdAt: iso(node.createdAtMs), contentHash: v.blobHash, deleted: v.deleted,
-        op: v.op, changesetId: v.changesetId, updatedBy: { keyId: v.keyId, label: v.keyLabel },
+        success: true,
+        path,
+        type: v.kind === 'dir' ? 'directory' : 'file',
+        size: v.size,
+        lines: v.lines,
+        version: v.version,
+        updatedAt: iso(v.updatedAtMs),
+        createdAt: iso(node.createdAtMs),
+        contentHash: v.blobHash,
+        deleted: v.deleted,
+        op: v.op,
+        changesetId: v.changesetId,
+        updatedBy: { keyId: v.keyId, label: v.keyLabel },
       };
     }
     if (node.deleted) throw await notFound(ctx, path, node, 'file or directory');
@@ -243,7 +268,6 @@ const stat = defineTool({
     };
   },
 });
-
 
 /**
  * Live children of a directory as this key sees them: above a folder-scoped key's folder only
@@ -279,8 +303,7 @@ const list = defineTool({
   family: 'files',
   scopes: ['files:read'],
   summary: 'List a directory (optionally its whole subtree), paged.',
-  description:
-    'Entries are sorted by path (byte order). When nextCursor is not null, call again with cursor set to it for the next page.',
+  description: 'Entries are sorted by path (byte order). When nextCursor is not null, call again with cursor set to it for the next page.',
   input: z.strictObject({
     path: pathField.default('/'),
     recursive: z.boolean().default(false),

@@ -69,14 +69,22 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 function fieldName(path: PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 /**
  * Validates and returns the typed input, or throws INVALID_INPUT naming the field. `accepted`:
  * fields the caller took out before (idempotencyKey), named in the hint so it lists every valid field.
  */
-export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, tool: string, accepted: readonly string[] = []): z.output<S> {
+export function parseInput<S extends z.ZodObject>(
+  schema: S,
+  raw: Record<string, unknown>,
+  tool: string,
+  accepted: readonly string[] = [],
+): z.output<S> {
   const known = new Set(Object.keys(schema.shape));
   const input = applyAliases(raw, known);
   for (const key of Object.keys(input)) {
@@ -89,7 +97,12 @@ export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string,
       `Unknown field ${quoteClipped(key)} for ${tool}` +
         (suggestion ? `; did you mean '${suggestion}'?` : '.') +
         ` Valid fields: ${allowed || '(none)'}.`,
-      { field: clip(key), ...(key.length > clip(key).length ? { fieldLength: key.length } : {}), suggestion: suggestion ?? null, allowed: [...valid] },
+      {
+        field: clip(key),
+        ...(key.length > clip(key).length ? { fieldLength: key.length } : {}),
+        suggestion: suggestion ?? null,
+        allowed: [...valid],
+      },
     );
   }
   const result = schema.safeParse(input);

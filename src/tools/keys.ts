@@ -10,7 +10,18 @@ import { ToolError } from '../core/errors.js';
 import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
 import { isWithin, normalizePath } from '../core/paths.js';
 import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
-import { ALL_SCOPES, FAMILY_NAMES, PRESETS, PRESET_NAMES, UnknownScope, expandScopes, isFullAccess, isReadOnly, missingScopes, type Scope } from '../core/scopes.js';
+import {
+  ALL_SCOPES,
+  FAMILY_NAMES,
+  PRESETS,
+  PRESET_NAMES,
+  UnknownScope,
+  expandScopes,
+  isFullAccess,
+  isReadOnly,
+  missingScopes,
+  type Scope,
+} from '../core/scopes.js';
 import { quoteShort } from '../core/text.js';
 import { iso, parseRfc3339 } from '../core/time.js';
 import type { KeyRecord } from '../store/types.js';
@@ -38,7 +49,10 @@ const newKeyShape = {
   ...keyShape,
   important: z.string(),
 };
-const createKeyOutput = outputOf(newKeyShape);
+const createKeyOutput = outputOf({
+  ...newKeyShape,
+  warnings: z.array(z.string()).optional().describe('What may not work as meant, e.g. a folder that does not exist yet.'),
+});
 const listKeysOutput = outputOf({ keys: z.array(z.strictObject(keyShape)) });
 const revokeKeyOutput = outputOf(keyShape);
 const rotateKeyOutput = outputOf({
@@ -83,7 +97,7 @@ function manageable(keys: KeyRecord[], auth: AuthContext): Set<string> {
     else children.set(k.createdByKeyId, [k.id]);
   }
   const out = new Set<string>([auth.keyId]);
-  for (const stack = [auth.keyId]; stack.length; ) {
+  for (const stack = [auth.keyId]; stack.length;) {
     for (const child of children.get(stack.pop()!) ?? []) {
       if (!out.has(child)) {
         out.add(child);
@@ -146,11 +160,11 @@ function checkLabel(raw: string): string {
   const label = normalizeIdentifier(raw);
   const problem = identifierProblem(label);
   if (problem) {
-    throw new ToolError(
-      'INVALID_INPUT',
-      `'label' contains ${problem.reason} at index ${problem.index}. Use visible characters only.`,
-      { field: 'label', codePoint: problem.codePoint, index: problem.index },
-    );
+    throw new ToolError('INVALID_INPUT', `'label' contains ${problem.reason} at index ${problem.index}. Use visible characters only.`, {
+      field: 'label',
+      codePoint: problem.codePoint,
+      index: problem.index,
+    });
   }
   return label;
 }
@@ -164,7 +178,9 @@ async function folderWarnings(ctx: ToolContext, folder: string, scopes: Scope[])
   const creates = scopes.includes('files:write');
   return [
     `folder ${folder} does not exist yet; ` +
-      (creates ? 'the key can create it (mkdir, or write a file inside it).' : 'this key cannot create it (no files:write): create it with another key.'),
+      (creates
+        ? 'the key can create it (mkdir, or write a file inside it).'
+        : 'this key cannot create it (no files:write): create it with another key.'),
   ];
 }
 
@@ -174,20 +190,25 @@ const createKey = defineTool({
   scopes: ['agents:write'],
   summary: 'Mint a narrower API key: fewer scopes, a folder, an expiry.',
   description:
-    'Creates a key with a subset of this key\'s scopes (give scopes, or a preset: full, read-only, files, files-read), optionally ' +
-    'restricted to a folder inside this key\'s folder and expiring no later than this key (at most ten years ahead). The new key ' +
+    "Creates a key with a subset of this key's scopes (give scopes, or a preset: full, read-only, files, files-read), optionally " +
+    "restricted to a folder inside this key's folder and expiring no later than this key (at most ten years ahead). The new key " +
     'is shown once. Give exactly one of scopes or preset. A folder that does not exist yet is accepted (the key can create it); ' +
     'the result then says so in warnings. An agent holds at most MAX_KEYS_PER_AGENT live keys (get_key_info limits.maxKeys; revoke unused ones), and ' +
     'all its keys share one rate budget.',
-  input: z.strictObject({
-    // Visible characters only (core/identifier.ts, checked in the handler): labels are shown in listings and history.
-    label: z.string().trim().min(1).max(64),
-    scopes: z.array(z.string().max(100)).max(100).optional().describe('Scope names or families, as listed under Scopes in /skill.md (files:read, files, agents, …)'),
-    preset: z.enum(PRESET_NAMES).optional(),
-    folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),
-    expiresIn: z.number().int().min(60).max(MAX_LIFETIME_S).optional().describe('Lifetime in seconds (at most ten years).'),
-    expiresAt: z.string().optional().describe('Expiry as an ISO timestamp (at most ten years ahead).'),
-  })
+  input: z
+    .strictObject({
+      // Visible characters only (core/identifier.ts, checked in the handler): labels are shown in listings and history.
+      label: z.string().trim().min(1).max(64),
+      scopes: z
+        .array(z.string().max(100))
+        .max(100)
+        .optional()
+        .describe('Scope names or families, as listed under Scopes in /skill.md (files:read, files, agents, …)'),
+      preset: z.enum(PRESET_NAMES).optional(),
+      folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),
+      expiresIn: z.number().int().min(60).max(MAX_LIFETIME_S).optional().describe('Lifetime in seconds (at most ten years).'),
+      expiresAt: z.string().optional().describe('Expiry as an ISO timestamp (at most ten years ahead).'),
+    })
     // Exactly one of scopes or preset: said in the JSON Schema (docs, OpenAPI, MCP); the handler
     // checks it with a message that names both options.
     .meta({ oneOf: [{ required: ['scopes'] }, { required: ['preset'] }] }),
@@ -195,11 +216,18 @@ const createKey = defineTool({
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['INSUFFICIENT_SCOPE', 'INVALID_INPUT', 'INVALID_PATH', 'QUOTA_EXCEEDED'],
-  examples: [{ title: 'A read-only key for one folder, valid one day', input: { label: 'reviewer', preset: 'read-only', folder: '/projects', expiresIn: 86400 } }],
+  examples: [
+    {
+      title: 'A read-only key for one folder, valid one day',
+      input: { label: 'reviewer', preset: 'read-only', folder: '/projects', expiresIn: 86400 },
+    },
+  ],
   async handler(input, ctx) {
     const { auth } = ctx;
     if ((input.scopes === undefined) === (input.preset === undefined)) {
-      throw new ToolError('INVALID_INPUT', 'Give exactly one of scopes (a list) or preset (full, read-only, files, files-read).', { field: 'scopes' });
+      throw new ToolError('INVALID_INPUT', 'Give exactly one of scopes (a list) or preset (full, read-only, files, files-read).', {
+        field: 'scopes',
+      });
     }
     const label = checkLabel(input.label);
     let scopes: Scope[];
@@ -261,7 +289,10 @@ const createKey = defineTool({
       const warnings = input.folder !== undefined && folder ? await folderWarnings(ctx, folder, scopes) : [];
       const { apiKey, record } = await mint(ctx, { label, scopes, folder, expiresAtMs, createdByKeyId: auth.keyId });
       return {
-        success: true, apiKey, ...describeKey(record, ctx), ...(warnings.length ? { warnings } : {}),
+        success: true,
+        apiKey,
+        ...describeKey(record, ctx),
+        ...(warnings.length ? { warnings } : {}),
         important: 'Save apiKey now: it is shown only once.',
       };
     });
@@ -329,7 +360,15 @@ const rotateKey = defineTool({
     'revoke itself early. Keys the old ' +
     'one minted now belong to the new one. idempotencyKey values belong to the key that sent them: the new key starts with none. ' +
     'The new key is shown once.',
-  input: z.strictObject({ keyId: z.string().min(1).optional(), gracePeriodSeconds: z.number().int().min(0).max(7 * 86400).default(0) }),
+  input: z.strictObject({
+    keyId: z.string().min(1).optional(),
+    gracePeriodSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86400)
+      .default(0),
+  }),
   output: rotateKeyOutput,
   mutating: false,
   annotations: { readOnly: false, destructive: true, idempotent: false },

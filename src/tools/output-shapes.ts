@@ -47,7 +47,7 @@ export const changesetSummary = z.strictObject({
   ...changesetMetaShape,
   entries: z.array(changesetEntry).describe('At most 100; see nextEntriesCursor.'),
   entryCount: z.number().int().describe('All entries of the changeset.'),
-  partial: z.literal(true).optional().describe('Some entries are outside this key\'s folder or the path filter.'),
+  partial: z.literal(true).optional().describe("Some entries are outside this key's folder or the path filter."),
   nextEntriesCursor: z.string().optional().describe('More entries: list_changes with changesetId and cursor set to it.'),
 });
 

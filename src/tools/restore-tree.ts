@@ -48,7 +48,7 @@ async function entriesBelow(ctx: ToolContext, csId: string, dir: string): Promis
   const cs = await ctx.store.getChangeset(ctx.auth.agentId, csId);
   if (!cs) return [];
   const out: ChangesetEntry[] = [];
-  for (let after: string | null = null; ; ) {
+  for (let after: string | null = null; ;) {
     const page = await entriesPage(ctx, cs, dir, after, ENTRY_DETAIL_PAGE);
     for (const e of page.entries) if (e.path !== dir && e.fromVersion !== null) out.push(e);
     if (page.nextAfter === null) return out;
@@ -69,8 +69,14 @@ export async function planSubtreeRestore(ctx: ToolContext, dir: string, v: Versi
   if (!end || !end.deleted) return null;
   const entries = await entriesBelow(ctx, end.changesetId, dir);
   const [versions, current] = await Promise.all([
-    versionsChunked(ctx, entries.map((e) => ({ path: e.path, version: e.fromVersion! }))),
-    getNodesChunked(ctx, entries.map((e) => e.path)),
+    versionsChunked(
+      ctx,
+      entries.map((e) => ({ path: e.path, version: e.fromVersion! })),
+    ),
+    getNodesChunked(
+      ctx,
+      entries.map((e) => e.path),
+    ),
   ]);
   const out: SubtreeRestore = { endedBy: end.changesetId, changes: [], restored: [], kept: [] };
   const keptFiles = new Set<string>();

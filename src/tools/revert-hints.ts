@@ -50,7 +50,7 @@ export async function partialRevertError(ctx: ToolContext, cs: ChangesetRecord, 
 export async function findRevertOf(ctx: ToolContext, cs: ChangesetRecord): Promise<ChangesetRecord | null> {
   const left = new Map<string, number>(cs.entries.map((e: ChangesetEntry) => [e.path, e.toVersion]));
   let since = cs.seq;
-  for (let scanned = 0; scanned < REVERT_SCAN; ) {
+  for (let scanned = 0; scanned < REVERT_SCAN;) {
     const batch = await ctx.store.listChangesets(ctx.auth.agentId, { since, limit: 200 });
     if (batch.length === 0) return null;
     for (const later of batch) {

@@ -26,7 +26,14 @@ export const revertChangeset = defineTool({
     'details.revertedBy. A folder-scoped key cannot revert a changeset that also changed paths outside its folder (partial: true ' +
     'in list_changes): OUTSIDE_KEY_FOLDER names the folder a key needs (details.needsFolder). dryRun: true lists what would change. The result lists the first ' +
     `${ENTRY_PAGE} entries (with entryCount); list_changes with the new changesetId pages through all of them.`,
-  input: z.strictObject({ changesetId: z.string().min(1).regex(/^[^\u0000]*$/, 'must not contain NUL'), dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
+  input: z.strictObject({
+    changesetId: z
+      .string()
+      .min(1)
+      .regex(/^[^\u0000]*$/, 'must not contain NUL'),
+    dryRun: z.boolean().default(false),
+    force: z.boolean().default(false),
+  }),
   output: revertChangesetOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
@@ -41,29 +48,47 @@ export const revertChangeset = defineTool({
       if (err) throw err;
     }
     if (!cs || !allWithin(cs, folder)) {
-      throw new ToolError('NOT_FOUND', `No changeset ${input.changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`, {
-        changesetId: input.changesetId,
-      });
+      throw new ToolError(
+        'NOT_FOUND',
+        `No changeset ${input.changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`,
+        {
+          changesetId: input.changesetId,
+        },
+      );
     }
     const entries = await allEntries(ctx, cs);
-    const current = await getNodesChunked(ctx, entries.map((e) => e.path));
+    const current = await getNodesChunked(
+      ctx,
+      entries.map((e) => e.path),
+    );
     const conflicts = entries
       .filter((e) => (current.get(e.path)?.version ?? 0) !== e.toVersion)
       .map((e) => {
         const c = current.get(e.path);
-        return { path: e.path, changesetVersion: e.toVersion, currentVersion: c?.version ?? null, currentUpdatedAt: c ? iso(c.updatedAtMs) : null, by: c?.updatedByLabel ?? null };
+        return {
+          path: e.path,
+          changesetVersion: e.toVersion,
+          currentVersion: c?.version ?? null,
+          currentUpdatedAt: c ? iso(c.updatedAtMs) : null,
+          by: c?.updatedByLabel ?? null,
+        };
       });
     if (conflicts.length && !input.force) {
       const by = await findRevertOf(ctx, cs);
       if (by) throw alreadyReverted(cs, by, conflicts.length);
       throw new ToolError(
         'EDIT_CONFLICT',
-        `${conflicts.length} path(s) changed after changeset ${cs.id}: ${conflicts.slice(0, 5).map((c) => `${c.path} (now version ${c.currentVersion})`).join(', ')}. ` +
-          'Reverting would discard those later changes; pass force: true to revert anyway, or restore files one by one.',
+        `${conflicts.length} path(s) changed after changeset ${cs.id}: ${conflicts
+          .slice(0, 5)
+          .map((c) => `${c.path} (now version ${c.currentVersion})`)
+          .join(', ')}. ` + 'Reverting would discard those later changes; pass force: true to revert anyway, or restore files one by one.',
         { changesetId: cs.id, paths: conflicts.slice(0, ENTRY_PAGE), conflictCount: conflicts.length },
       );
     }
-    const earlier = await versionsChunked(ctx, entries.filter((e) => e.fromVersion !== null).map((e) => ({ path: e.path, version: e.fromVersion! })));
+    const earlier = await versionsChunked(
+      ctx,
+      entries.filter((e) => e.fromVersion !== null).map((e) => ({ path: e.path, version: e.fromVersion! })),
+    );
     const changes: PlannedChange[] = [];
     for (const [i, e] of entries.entries()) {
       if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
@@ -92,10 +117,16 @@ export const revertChangeset = defineTool({
       for (const a of ancestorNeeds.sort()) {
         const n = anc.get(a);
         if (deletedPaths.has(a)) {
-          throw new ToolError('EDIT_CONFLICT', `Reverting would both delete ${a} and restore files below it; revert the later changesets first.`, { changesetId: cs.id, path: a });
+          throw new ToolError('EDIT_CONFLICT', `Reverting would both delete ${a} and restore files below it; revert the later changesets first.`, {
+            changesetId: cs.id,
+            path: a,
+          });
         }
         if (isLive(n) && n.kind === 'file') {
-          throw new ToolError('NOT_A_DIRECTORY', `${a} is now a file, so files below it cannot be restored. Move it away first.`, { path: a, blockingPath: a });
+          throw new ToolError('NOT_A_DIRECTORY', `${a} is now a file, so files below it cannot be restored. Move it away first.`, {
+            path: a,
+            blockingPath: a,
+          });
         }
         if (!isLive(n)) changes.push({ path: a, expectVersion: n?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
       }
@@ -118,9 +149,12 @@ export const revertChangeset = defineTool({
     if (input.dryRun) {
       const planned = capped(changes, null);
       return {
-        success: true, applied: false, reverted: cs.id,
+        success: true,
+        applied: false,
+        reverted: cs.id,
         entries: planned.items.map((c) => ({ path: c.path, op: c.op, fromVersion: c.expectVersion || null })),
-        entryCount: planned.count, ...(planned.truncated ? { entriesTruncated: true } : {}),
+        entryCount: planned.count,
+        ...(planned.truncated ? { entriesTruncated: true } : {}),
         forced: conflicts.length > 0,
       };
     }

@@ -24,7 +24,6 @@ export function quotaError(err: StoreQuotaExceeded, addsAtLeast = false): ToolEr
   );
 }
 
-
 /**
  * A client-facing error for a store error, or null when `err` is not one (a bug: the caller lets
  * it become INTERNAL_ERROR). StoreConflict reaches here only once the retries are spent.

@@ -15,7 +15,8 @@ import { changesetId, mutationOutputOf, timestamp, truncationNote, version } fro
 /** move and copy (respondWith). */
 const transferOutput = mutationOutputOf({
   from: z.string(),
-  to: z.string(),
+  to: z.string().describe('The final path (inside `into` when `to` named an existing directory).'),
+  into: z.string().optional().describe('The existing directory the source went into, like mv/cp.'),
   version: version.describe('The version of the destination path.'),
   updatedAt: timestamp,
   entries: z.array(z.strictObject({ from: z.string(), to: z.string(), version })).describe('The first 100 paths moved or copied.'),
@@ -46,10 +47,17 @@ async function resolveEnds(ctx: ToolContext, input: { from: string; to: string }
   let to = ctx.path(input.to, 'to');
   rejectReserved(to);
   if (mode === 'move') rejectReserved(from, 'remove');
-  if (from === ROOT) throw new ToolError('INVALID_PATH', `The root directory cannot be ${mode === 'move' ? 'moved' : 'copied'}; name a file or directory.`, { path: from, reason: 'root' });
+  if (from === ROOT)
+    throw new ToolError('INVALID_PATH', `The root directory cannot be ${mode === 'move' ? 'moved' : 'copied'}; name a file or directory.`, {
+      path: from,
+      reason: 'root',
+    });
   if (from === to) throw new ToolError('INVALID_INPUT', `from and to are the same path (${from}).`, { field: 'to' });
   if (isWithin(to, from)) {
-    throw new ToolError('INVALID_PATH', `Cannot ${mode} ${from} into itself (${to}). Choose a destination outside ${from}.`, { path: to, reason: 'into_itself' });
+    throw new ToolError('INVALID_PATH', `Cannot ${mode} ${from} into itself (${to}). Choose a destination outside ${from}.`, {
+      path: to,
+      reason: 'into_itself',
+    });
   }
   let into: string | null = null;
   const named = to === ROOT ? null : await ctx.store.getNode(ctx.auth.agentId, to);
@@ -57,7 +65,11 @@ async function resolveEnds(ctx: ToolContext, input: { from: string; to: string }
     into = to;
     to = ctx.path(to === ROOT ? `/${baseName(from)}` : `${to}/${baseName(from)}`, 'to');
     if (to === from) {
-      throw new ToolError('INVALID_INPUT', `${from} is already in ${into}. Give the new path (e.g. ${into === ROOT ? '' : into}/new-name) to rename it.`, { field: 'to' });
+      throw new ToolError(
+        'INVALID_INPUT',
+        `${from} is already in ${into}. Give the new path (e.g. ${into === ROOT ? '' : into}/new-name) to rename it.`,
+        { field: 'to' },
+      );
     }
   }
   rejectReserved(to);
@@ -65,11 +77,7 @@ async function resolveEnds(ctx: ToolContext, input: { from: string; to: string }
 }
 
 /** Resolves from/to, checks the source exists and the destination is free (or may be replaced). */
-async function planTransfer(
-  ctx: ToolContext,
-  input: { from: string; to: string; overwrite: boolean },
-  mode: 'move' | 'copy',
-): Promise<Plan> {
+async function planTransfer(ctx: ToolContext, input: { from: string; to: string; overwrite: boolean }, mode: 'move' | 'copy'): Promise<Plan> {
   const { from, to, into } = await resolveEnds(ctx, input, mode);
   const agentId = ctx.auth.agentId;
   const source = await ctx.store.getNode(agentId, from);
@@ -119,7 +127,8 @@ async function planTransfer(
     pairs.push({ from: n.path, to: target });
   }
   // The tombstones after the targets: two runs in path order, which the commit merges in linear time.
-  if (mode === 'move') for (const n of sources) changes.push({ path: n.path, expectVersion: n.version, op: 'move', state: { kind: 'deleted', was: n.kind } });
+  if (mode === 'move')
+    for (const n of sources) changes.push({ path: n.path, expectVersion: n.version, op: 'move', state: { kind: 'deleted', was: n.kind } });
   const adding = mode === 'copy' ? changes.filter((c) => !isLive(existing.get(c.path))).length : 0;
   return { changes, pairs, adding, from, to, into };
 }
@@ -133,7 +142,11 @@ function destinationTaken(to: string, into: string | null, dest: NodeRecord, sou
   const details = { path: to, type: dest.kind === 'dir' ? 'directory' : 'file', version: dest.version, ...(into ? { into } : {}) };
   if (dest.kind === 'file' && source.kind === 'file') {
     if (overwrite) return null;
-    return new ToolError('ALREADY_EXISTS', `${to} already exists (version ${dest.version})${where}. Pass overwrite: true to replace it, or choose another destination.`, { ...details, overwritable: true });
+    return new ToolError(
+      'ALREADY_EXISTS',
+      `${to} already exists (version ${dest.version})${where}. Pass overwrite: true to replace it, or choose another destination.`,
+      { ...details, overwritable: true },
+    );
   }
   const why = dest.kind === 'dir' ? `${to} is an existing directory` : `${to} is an existing file and the source is a directory`;
   return new ToolError(

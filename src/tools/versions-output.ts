@@ -65,6 +65,17 @@ export const restoreOutput = mutationOutputOf({
   size: z.number().int().optional(),
   contentHash: contentHash.optional(),
   changesetId: changesetId.optional(),
+  restoredBelow: z
+    .array(z.strictObject({ path: z.string(), restoredFrom: version, version: version.nullable().optional() }))
+    .optional()
+    .describe('A directory restored with its subtree: the first 100 paths that came back below it (version: their new head).'),
+  restoredBelowCount: z.number().int().optional(),
+  restoredBelowTruncated: z.literal(true).optional(),
+  restoredBelowNote: z.string().optional(),
+  keptBelow: z.array(z.string()).optional().describe('Paths below that exist again since the delete, left as they are (first 100).'),
+  keptBelowCount: z.number().int().optional(),
+  subtreeDeletedBy: changesetId.optional().describe('The changeset that deleted (or moved away) the subtree.'),
+  deletedBelowHint: z.string().optional().describe('The directory came back empty although deleted paths lie below it: where they are.'),
 });
 
 const metaOptional = Object.fromEntries(Object.entries(changesetMetaShape).map(([k, v]) => [k, v.optional()])) as {
@@ -78,7 +89,7 @@ export const listChangesOutput = outputOf({
   ...metaOptional,
   changesetId: z.string().optional().describe('With changesetId: the changeset listed (with its seq, createdAt, tool, by).'),
   entryCount: z.number().int().optional().describe('With changesetId: all its entries.'),
-  partial: z.literal(true).optional().describe('With changesetId: some entries are outside this key\'s folder or path.'),
+  partial: z.literal(true).optional().describe("With changesetId: some entries are outside this key's folder or path."),
   entries: z.array(changesetEntry).optional().describe('With changesetId: a page of its entries, in path order.'),
   nextCursor: z.string().nullable().optional().describe('With changesetId: the next page (cursor).'),
 });

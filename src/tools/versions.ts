@@ -26,14 +26,7 @@ import { ENTRY_DETAIL_PAGE, changesetEntries, entryScope, feedView } from './cha
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { deletedBelowHint, planSubtreeRestore, restoreChange, subtreeFields } from './restore-tree.js';
 import { revertChangeset } from './revert.js';
-import {
-  diffOutput,
-  listChangesOutput,
-  listDeletedOutput,
-  listVersionsOutput,
-  purgeOutput,
-  restoreOutput,
-} from './versions-output.js';
+import { diffOutput, listChangesOutput, listDeletedOutput, listVersionsOutput, purgeOutput, restoreOutput } from './versions-output.js';
 
 function versionEntry(v: VersionRecord) {
   return {
@@ -63,7 +56,9 @@ function decodeToken<T>(token: string, field: string, valid: (v: any) => boolean
   } catch {
     /* fall through */
   }
-  throw new ToolError('INVALID_INPUT', `'${field}' is not a value this tool returned. Pass back the nextBefore you received, or a version number.`, { field });
+  throw new ToolError('INVALID_INPUT', `'${field}' is not a value this tool returned. Pass back the nextBefore you received, or a version number.`, {
+    field,
+  });
 }
 
 async function requireNode(ctx: ToolContext, path: string): Promise<NodeRecord> {
@@ -106,8 +101,13 @@ const listVersions = defineTool({
         input.before,
         'before',
         (v) =>
-          Number.isSafeInteger(v?.seq) && v.seq >= 0 && typeof v?.deleted === 'boolean' && typeof v?.path === 'string' &&
-          Number.isInteger(v?.version) && v.version >= 0 && v.version <= 2_147_483_647,
+          Number.isSafeInteger(v?.seq) &&
+          v.seq >= 0 &&
+          typeof v?.deleted === 'boolean' &&
+          typeof v?.path === 'string' &&
+          Number.isInteger(v?.version) &&
+          v.version >= 0 &&
+          v.version <= 2_147_483_647,
       );
     }
     const rows = await ctx.store.listFileHistory(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
@@ -120,13 +120,19 @@ const listVersions = defineTool({
       currentVersion: node.version,
       deleted: node.deleted,
       versions: page.map(versionEntry),
-      nextBefore: rows.length > input.limit && last ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version }) : null,
+      nextBefore:
+        rows.length > input.limit && last ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version }) : null,
     };
   },
 });
 
 /** The content of a version (null for a delete marker), or throws VERSION_NOT_FOUND / IS_A_DIRECTORY. */
-async function versionContent(ctx: ToolContext, path: string, version: number, node: NodeRecord): Promise<{ v: VersionRecord; bytes: Buffer | null }> {
+async function versionContent(
+  ctx: ToolContext,
+  path: string,
+  version: number,
+  node: NodeRecord,
+): Promise<{ v: VersionRecord; bytes: Buffer | null }> {
   const v = await ctx.store.getVersion(ctx.auth.agentId, path, version);
   if (!v) throw versionNotFound(path, version, node);
   if (v.kind === 'dir' && !v.deleted) {
@@ -180,16 +186,24 @@ async function planRestore(ctx: ToolContext, path: string, node: NodeRecord, v: 
   const same = isLive(node) && node.kind === v.kind && node.blobHash === v.blobHash;
   const sub = !isLive(node) || (same && v.kind === 'dir') ? await planSubtreeRestore(ctx, path, v) : null;
   if (same && !sub?.changes.length) {
-    throw new ToolError('NO_CHANGE', `${path} already has the content of version ${v.version} (current version ${node.version}). Nothing to restore.`, {
-      path,
-      version: node.version,
-    });
+    throw new ToolError(
+      'NO_CHANGE',
+      `${path} already has the content of version ${v.version} (current version ${node.version}). Nothing to restore.`,
+      {
+        path,
+        version: node.version,
+      },
+    );
   }
   if (isLive(node) && node.kind !== v.kind) {
-    throw new ToolError('NOT_A_DIRECTORY', `${path} is now a ${node.kind === 'dir' ? 'directory' : 'file'} and version ${v.version} is a ${v.kind === 'dir' ? 'directory' : 'file'}. Move the current one away first.`, {
-      path,
-      blockingPath: path,
-    });
+    throw new ToolError(
+      'NOT_A_DIRECTORY',
+      `${path} is now a ${node.kind === 'dir' ? 'directory' : 'file'} and version ${v.version} is a ${v.kind === 'dir' ? 'directory' : 'file'}. Move the current one away first.`,
+      {
+        path,
+        blockingPath: path,
+      },
+    );
   }
   const changes = same ? [] : planAncestors(path, await ctx.store.getNodes(ctx.auth.agentId, ancestorsOf(path)));
   if (!same) changes.push(restoreChange(path, node, v, 'restore'));
@@ -225,11 +239,15 @@ const restore = defineTool({
     const v = await ctx.store.getVersion(agentId, path, input.version);
     if (!v) throw versionNotFound(path, input.version, node);
     if (v.deleted) {
-      throw new ToolError('VERSION_NOT_FOUND', `Version ${v.version} of ${path} is a delete marker; restore an earlier version (e.g. ${v.version - 1}).`, {
-        path,
-        version: v.version,
-        latestVersion: node.version,
-      });
+      throw new ToolError(
+        'VERSION_NOT_FOUND',
+        `Version ${v.version} of ${path} is a delete marker; restore an earlier version (e.g. ${v.version - 1}).`,
+        {
+          path,
+          version: v.version,
+          latestVersion: node.version,
+        },
+      );
     }
     checkPreconditions(path, input, node.deleted && input.expectedVersion === undefined && input.expectedUpdatedAt === undefined ? null : node);
     const { changes, sub } = await planRestore(ctx, path, node, v);
@@ -242,21 +260,43 @@ const restore = defineTool({
     const d =
       tb === undefined || ta === undefined
         ? { diff: 'Binary files differ.\n', truncated: false, stats: { hunks: 0, added: 0, removed: 0 } }
-        : await unifiedDiffSliced(tb, ta, { path, oldLabel: isLive(node) ? `version ${node.version}` : 'deleted', newLabel: `restored from version ${v.version}` });
+        : await unifiedDiffSliced(tb, ta, {
+            path,
+            oldLabel: isLive(node) ? `version ${node.version}` : 'deleted',
+            newLabel: `restored from version ${v.version}`,
+          });
     const base = {
-      success: true, path, restoredFrom: v.version, baseVersion: node.version, undeleted: !isLive(node),
-      diff: d.diff, diffTruncated: d.truncated,
+      success: true,
+      path,
+      restoredFrom: v.version,
+      baseVersion: node.version,
+      undeleted: !isLive(node),
+      diff: d.diff,
+      diffTruncated: d.truncated,
     };
     const hint = v.kind === 'dir' && !sub?.restored.length ? await deletedBelowHint(ctx, path) : {};
     if (input.dryRun) {
-      return { ...base, ...subtreeFields(sub, null), ...hint, applied: false, note: `Dry run: nothing written. Repeat without dryRun (and with expectedVersion: ${node.version}) to apply.` };
+      return {
+        ...base,
+        ...subtreeFields(sub, null),
+        ...hint,
+        applied: false,
+        note: `Dry run: nothing written. Repeat without dryRun (and with expectedVersion: ${node.version}) to apply.`,
+      };
     }
     return ctx.commit(changes, (cs) => {
       // A live directory whose deleted subtree comes back is not itself changed.
       const head = cs.entries.find((e) => e.path === path) ?? { toVersion: node.version, updatedAtMs: node.updatedAtMs };
       return {
-        ...base, applied: true, version: head.toVersion, updatedAt: iso(head.updatedAtMs), size: v.size, contentHash: v.blobHash,
-        ...subtreeFields(sub, cs), ...hint, changesetId: cs.id,
+        ...base,
+        applied: true,
+        version: head.toVersion,
+        updatedAt: iso(head.updatedAtMs),
+        size: v.size,
+        contentHash: v.blobHash,
+        ...subtreeFields(sub, cs),
+        ...hint,
+        changesetId: cs.id,
       };
     });
   },
@@ -268,21 +308,27 @@ const listChanges = defineTool({
   name: 'list_changes',
   family: 'versions',
   scopes: ['files:read'],
-  summary: 'The changeset feed: every mutation, newest first, or oldest first after `since`; or one changeset\'s entries, paged.',
+  summary: "The changeset feed: every mutation, newest first, or oldest first after `since`; or one changeset's entries, paged.",
   description:
     'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool, entryCount and entries ' +
     `{path, op, fromVersion, toVersion} (at most ${ENTRY_PAGE} per changeset; when it has more, nextEntriesCursor). Without since: ` +
     'newest first, page with before: nextBefore. With since: the changesets after that seq in order; poll again with since: ' +
     'nextSince to follow the feed. path filters to a subtree. partial: true marks a changeset that also changed paths outside ' +
-    'the path filter or this key\'s folder (only the entries inside are listed; entryCount counts all of them); a folder-scoped ' +
-    'key cannot revert_changeset such a changeset. With changesetId: that changeset\'s entries in path order, ' +
+    "the path filter or this key's folder (only the entries inside are listed; entryCount counts all of them); a folder-scoped " +
+    "key cannot revert_changeset such a changeset. With changesetId: that changeset's entries in path order, " +
     `${ENTRY_DETAIL_PAGE} per page; pass cursor: nextCursor (or a feed's nextEntriesCursor) for the next page.`,
   input: z.strictObject({
     path: pathField.optional().describe('Only changes at or below this path.'),
     since: z.number().int().min(0).optional(),
     before: z.number().int().min(1).optional(),
     limit: z.number().int().min(1).max(200).default(50).describe('Changesets per page (the feed).'),
-    changesetId: z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL').optional().describe('List this changeset\'s entries instead of the feed.'),
+    changesetId: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^\u0000]*$/, 'must not contain NUL')
+      .optional()
+      .describe("List this changeset's entries instead of the feed."),
     cursor: z.string().max(4096).optional().describe('With changesetId: the nextCursor (or nextEntriesCursor) of the previous page.'),
   }),
   output: listChangesOutput,
@@ -366,8 +412,12 @@ const listDeleted = defineTool({
       success: true,
       path,
       deleted: nodes.slice(0, input.limit).map((n) => ({
-        path: n.path, type: n.kind === 'dir' ? 'directory' : 'file', version: n.version, lastVersion: n.version - 1,
-        deletedAt: iso(n.updatedAtMs), by: { keyId: n.updatedByKeyId, label: n.updatedByLabel },
+        path: n.path,
+        type: n.kind === 'dir' ? 'directory' : 'file',
+        version: n.version,
+        lastVersion: n.version - 1,
+        deletedAt: iso(n.updatedAtMs),
+        by: { keyId: n.updatedByKeyId, label: n.updatedByLabel },
       })),
       nextCursor: page.nextAfter ? encodeToken({ a: page.nextAfter }) : null,
     };
@@ -387,7 +437,7 @@ const purge = defineTool({
   summary: 'Permanently remove a path and every version of it (the one way to erase a leaked secret).',
   description:
     'Irreversible. Removes every version of the path (with recursive handling of directories: everything below it too) and the ' +
-    'stored content no other version uses, freeing quota. Needs the agent\'s full-access key (every scope, no folder, no expiry: ' +
+    "stored content no other version uses, freeing quota. Needs the agent's full-access key (every scope, no folder, no expiry: " +
     'the registration key or its rotated replacement) and confirm: true. Version numbers ' +
     `of the path are never reused afterwards. The result lists the first ${ENTRY_PAGE} purged paths (purged, with purgedCount). ` +
     "It also forgets the agent's saved idempotencyKey results (they may echo the purged content): a retry sent after it runs anew.",
@@ -407,7 +457,7 @@ const purge = defineTool({
     if (node.kind === 'dir') {
       // Everything ever below it, live or deleted.
       for (const list of [ctx.store.listSubtree.bind(ctx.store), ctx.store.listDeleted.bind(ctx.store)]) {
-        for (let after: string | null = null; ; ) {
+        for (let after: string | null = null; ;) {
           const page = await list(agentId, path, 1000, after);
           for (const n of page.nodes) paths.push(n.path);
           if (!page.nextAfter) break;
@@ -429,8 +479,13 @@ const purge = defineTool({
     }
     const shown = capped(paths, null);
     return {
-      success: true, path, purged: shown.items, purgedCount: shown.count, ...(shown.truncated ? { purgedTruncated: true } : {}),
-      versionsRemoved: versions, bytesFreed,
+      success: true,
+      path,
+      purged: shown.items,
+      purgedCount: shown.count,
+      ...(shown.truncated ? { purgedTruncated: true } : {}),
+      versionsRemoved: versions,
+      bytesFreed,
     };
   },
 });

@@ -17,7 +17,10 @@ export type Backend = 'sqlite' | 'postgres';
 
 export function backends(): Backend[] {
   const raw = process.env.TEST_BACKENDS ?? 'sqlite,postgres';
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const b of list) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`TEST_BACKENDS: unknown backend ${b}`);
   return list as Backend[];
 }
@@ -74,7 +77,13 @@ export function testConfig(db: TestDatabase, overrides: Record<string, string> =
   // VALIDATE_OUTPUTS: every successful tool call of every suite is checked against its tool's
   // output schema (a mismatch answers 500 INTERNAL_ERROR naming the fields).
   return loadConfig({
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', REGISTRATIONS_PER_IP_PER_HOUR: '0', RATE_LIMIT_PER_MINUTE: '1000000', VALIDATE_OUTPUTS: '1',
-    ...db.env, ...overrides,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    REGISTRATIONS_PER_IP_PER_HOUR: '0',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    VALIDATE_OUTPUTS: '1',
+    ...db.env,
+    ...overrides,
   });
 }

@@ -77,4 +77,3 @@ export function applyPatch(old: string, diff: string): string {
   out.push(...src.slice(cursor));
   return fromLines(out);
 }
-

@@ -39,7 +39,7 @@ export class RemoteClient {
     });
   }
 
-  private send<T>(req: Record<string, unknown> & { op: Request["op"] }): Promise<T> {
+  private send<T>(req: Record<string, unknown> & { op: Request['op'] }): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -141,7 +141,11 @@ export interface TestServer extends Client {
  * `via: 'inject'` serves the Client through app.inject() instead of a listening socket; `url`
  * is then a placeholder that fetch refuses, so a suite cannot mix the two by accident.
  */
-export async function startServer(backend: Backend, overrides: Record<string, string> = {}, opts: { via?: 'http' | 'inject' } = {}): Promise<TestServer> {
+export async function startServer(
+  backend: Backend,
+  overrides: Record<string, string> = {},
+  opts: { via?: 'http' | 'inject' } = {},
+): Promise<TestServer> {
   const db = await createTestDatabase(backend);
   const config = testConfig(db, overrides);
   const store = openStore(config);
@@ -203,7 +207,16 @@ export interface ChildServer extends Client {
 /** Starts `node dist/src/server.js` with the given env on a free port and waits until ready. */
 export async function spawnServer(env: Record<string, string>, port: number): Promise<ChildServer> {
   const child = spawn(process.execPath, [SERVER_JS], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', REGISTRATIONS_PER_IP_PER_HOUR: '0', RATE_LIMIT_PER_MINUTE: '1000000', VALIDATE_OUTPUTS: '1', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      REGISTRATIONS_PER_IP_PER_HOUR: '0',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      VALIDATE_OUTPUTS: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

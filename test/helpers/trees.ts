@@ -64,14 +64,64 @@ class Rng {
 }
 
 const WORDS = [
-  'alpha', 'beta', 'gamma', 'delta', 'config', 'server', 'client', 'request', 'response', 'handler', 'error', 'warning',
-  'value', 'index', 'result', 'update', 'version', 'cache', 'token', 'path', 'file', 'line', 'queue', 'worker', 'limit',
-  'retry', 'Error', 'Warning', 'user', 'agent', 'build', 'deploy', 'test', 'parse', 'render', 'stream', 'buffer', 'hash',
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'config',
+  'server',
+  'client',
+  'request',
+  'response',
+  'handler',
+  'error',
+  'warning',
+  'value',
+  'index',
+  'result',
+  'update',
+  'version',
+  'cache',
+  'token',
+  'path',
+  'file',
+  'line',
+  'queue',
+  'worker',
+  'limit',
+  'retry',
+  'Error',
+  'Warning',
+  'user',
+  'agent',
+  'build',
+  'deploy',
+  'test',
+  'parse',
+  'render',
+  'stream',
+  'buffer',
+  'hash',
 ];
 // Words searches look for; `needles`/`needle_x` test -w, `foo.bar`/`fooxbar` test -F vs regex.
 const SPICE = ['TODO', 'FIXME', 'needle', 'Needle', 'NEEDLE', 'needles', 'needle_x', 'foo.bar', 'fooxbar', 'todo', 'XXX'];
 const DIR_NAMES = ['core', 'util', 'api', 'web', 'tests', 'fixtures', 'assets', 'old', 'v2', 'internal', 'my stuff', 'über', 'naïve dir'];
-const FILE_STEMS = ['main', 'helper', 'notes', 'index', 'readme', 'changelog', 'todo', 'config', 'data', 'résumé', 'spec', 'draft copy', 'ß', 'テスト'];
+const FILE_STEMS = [
+  'main',
+  'helper',
+  'notes',
+  'index',
+  'readme',
+  'changelog',
+  'todo',
+  'config',
+  'data',
+  'résumé',
+  'spec',
+  'draft copy',
+  'ß',
+  'テスト',
+];
 const EXTS = ['.md', '.ts', '.txt', '.json', '.log', '.yml', ''];
 
 function sentence(r: Rng, spice: number): string {
@@ -158,7 +208,10 @@ export function generateTree(seed: number): Tree {
   add('README.md', markdown(r, 'Project', r.int(20, 40)));
   add('.env', `API_URL=https://example.com/api\nSECRET_TOKEN=${r.int(100000, 999999)}\n# needle in a dotfile\nDEBUG=${r.chance(0.5)}\n`);
   add('.gitignore', 'node_modules/\ndist/\n*.log\n.env\n');
-  add('.github/workflows/ci.yml', `name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test # TODO cache\n`);
+  add(
+    '.github/workflows/ci.yml',
+    `name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: npm test # TODO cache\n`,
+  );
   add('.hidden/secret.txt', `needle hidden in a dot-dir\n${textBody(r, r.int(1, 5), 0.2)}`);
   add('docs/guide.md', markdown(r, 'Guide', r.int(30, 60)));
   add('docs/api.md', markdown(r, 'API', r.int(15, 35)));

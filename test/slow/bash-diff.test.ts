@@ -195,42 +195,46 @@ const CASES: Case[] = [
     'cat README.md | grep -n TODO',
   ]),
   // grep -r: GNU's file order is the filesystem's readdir order
-  ...C('grep', [
-    'grep -rn TODO .',
-    'grep -rn TODO docs',
-    'grep -rn needle .',
-    'grep -rl TODO .',
-    'grep -rL TODO .',
-    'grep -rc TODO src',
-    'grep -rin needle .',
-    'grep -rw needle .',
-    'grep -rnE "TODO|FIXME" src',
-    'grep -rF foo.bar .',
-    'grep -ro needle docs',
-    'grep -rn -e TODO -e FIXME src',
-    "grep -rn TODO --include='*.ts' .",
-    "grep -rn TODO --include='*.md' docs",
-    "grep -rn TODO --include '*.ts' .",
-    "grep -rl needle --exclude='*.log' .",
-    'grep -rn TODO --exclude-dir=src .',
-    'grep -rn needle --exclude-dir=.hidden --exclude-dir=logs .',
-    'grep -rh TODO src',
-    'grep -rH TODO src',
-    'grep -rm1 TODO src',
-    'grep -rn TODO',
-    'grep -rn café .',
-    'grep -rn needle .hidden',
-    'grep -rni todo --include=*.txt .',
-    "grep -rn --include='*.ts' -e TODO -e FIXME .",
-    'grep -r needle empty.txt',
-    'grep -r needle nonl.txt',
-    'grep -rn TODO {R}/docs',
-    'grep -rn needle {R}/',
-    'grep -rl TODO {R}/src',
-    'grep -rn TODO nosuch docs',
-    'grep -R needle docs',
-    'grep -rn needle "my notes"',
-  ], { fs: true }),
+  ...C(
+    'grep',
+    [
+      'grep -rn TODO .',
+      'grep -rn TODO docs',
+      'grep -rn needle .',
+      'grep -rl TODO .',
+      'grep -rL TODO .',
+      'grep -rc TODO src',
+      'grep -rin needle .',
+      'grep -rw needle .',
+      'grep -rnE "TODO|FIXME" src',
+      'grep -rF foo.bar .',
+      'grep -ro needle docs',
+      'grep -rn -e TODO -e FIXME src',
+      "grep -rn TODO --include='*.ts' .",
+      "grep -rn TODO --include='*.md' docs",
+      "grep -rn TODO --include '*.ts' .",
+      "grep -rl needle --exclude='*.log' .",
+      'grep -rn TODO --exclude-dir=src .',
+      'grep -rn needle --exclude-dir=.hidden --exclude-dir=logs .',
+      'grep -rh TODO src',
+      'grep -rH TODO src',
+      'grep -rm1 TODO src',
+      'grep -rn TODO',
+      'grep -rn café .',
+      'grep -rn needle .hidden',
+      'grep -rni todo --include=*.txt .',
+      "grep -rn --include='*.ts' -e TODO -e FIXME .",
+      'grep -r needle empty.txt',
+      'grep -r needle nonl.txt',
+      'grep -rn TODO {R}/docs',
+      'grep -rn needle {R}/',
+      'grep -rl TODO {R}/src',
+      'grep -rn TODO nosuch docs',
+      'grep -R needle docs',
+      'grep -rn needle "my notes"',
+    ],
+    { fs: true },
+  ),
 
   // find
   ...C('find', [
@@ -238,62 +242,66 @@ const CASES: Case[] = [
     'find . -type f | wc -l',
     'find . -type d | sort',
     'find . -maxdepth 1 -type f | sort',
-    "find . -mtime -1 -type f | wc -l",
-    "find . -mmin -60 -type f | sort | head -5",
+    'find . -mtime -1 -type f | wc -l',
+    'find . -mmin -60 -type f | sort | head -5',
     "find . -name 'café.md'",
-    "find . -name nomatch",
+    'find . -name nomatch',
     'find nosuch',
     'find . -bogus',
     "find docs -maxdepth 1 -name '*.md' -type f | sort",
     "find . -name '*.ts' | sort | xargs grep -c TODO",
     'find . -name "*.md" -newer README.md | wc -l',
   ]),
-  ...C('find', [
-    "find . -name '*.md'",
-    "find . -iname '*.MD'",
-    'find . -type f',
-    'find . -type d',
-    'find docs -type f',
-    "find . -path '*/src/*' -name '*.ts'",
-    "find . -path './docs/*'",
-    'find . -maxdepth 1',
-    'find . -maxdepth 2 -type d',
-    'find . -mindepth 2 -type f',
-    'find . -mindepth 1 -maxdepth 1 -type d',
-    'find . -size 0',
-    'find . -type f -size +1k',
-    'find . -size -1k -type f',
-    'find . -size +10k',
-    'find . -type f -size -2',
-    'find . -empty',
-    'find . -type f -empty',
-    'find . -type d -empty',
-    'find . -mtime +1',
-    'find . -mtime 0 -type f',
-    'find . -mmin +60',
-    'find . -mmin -60 -name "*.json"',
-    'find . -newer README.md -type f',
-    "find . -not -name '*.md' -type f",
-    "find . ! -path '*/.*' -type f",
-    "find . -name '*.md' -o -name '*.txt'",
-    "find . \\( -name '*.ts' -o -name '*.json' \\) -type f",
-    "find . -type f -name '.*'",
-    "find . -name '* *'",
-    "find nosuch docs -name '*.md'",
-    "find {R}/docs -name '*.md'",
-    'find {R}/ -maxdepth 1 -type d',
-    "find . -name '*.log' -exec wc -l {} \\;",
-    "find . -name '*.json' -exec cat {} +",
-    'find src -type f -print0 | xargs -0 wc -l',
-    "find . -type f -name '*.ts' | xargs grep -l TODO",
-    "find . -iname 'readme*'",
-    "find . -name '*.md' -not -path './docs/*'",
-    "find . -type f -size +0 -name '*.txt'",
-    "find -name '*.sh'",
-    'find docs src -maxdepth 1',
-    'find . -type f -name "*.ts" -path "*lib*"',
-    'find . -name "*.md" -print',
-  ], { fs: true }),
+  ...C(
+    'find',
+    [
+      "find . -name '*.md'",
+      "find . -iname '*.MD'",
+      'find . -type f',
+      'find . -type d',
+      'find docs -type f',
+      "find . -path '*/src/*' -name '*.ts'",
+      "find . -path './docs/*'",
+      'find . -maxdepth 1',
+      'find . -maxdepth 2 -type d',
+      'find . -mindepth 2 -type f',
+      'find . -mindepth 1 -maxdepth 1 -type d',
+      'find . -size 0',
+      'find . -type f -size +1k',
+      'find . -size -1k -type f',
+      'find . -size +10k',
+      'find . -type f -size -2',
+      'find . -empty',
+      'find . -type f -empty',
+      'find . -type d -empty',
+      'find . -mtime +1',
+      'find . -mtime 0 -type f',
+      'find . -mmin +60',
+      'find . -mmin -60 -name "*.json"',
+      'find . -newer README.md -type f',
+      "find . -not -name '*.md' -type f",
+      "find . ! -path '*/.*' -type f",
+      "find . -name '*.md' -o -name '*.txt'",
+      "find . \\( -name '*.ts' -o -name '*.json' \\) -type f",
+      "find . -type f -name '.*'",
+      "find . -name '* *'",
+      "find nosuch docs -name '*.md'",
+      "find {R}/docs -name '*.md'",
+      'find {R}/ -maxdepth 1 -type d',
+      "find . -name '*.log' -exec wc -l {} \\;",
+      "find . -name '*.json' -exec cat {} +",
+      'find src -type f -print0 | xargs -0 wc -l',
+      "find . -type f -name '*.ts' | xargs grep -l TODO",
+      "find . -iname 'readme*'",
+      "find . -name '*.md' -not -path './docs/*'",
+      "find . -type f -size +0 -name '*.txt'",
+      "find -name '*.sh'",
+      'find docs src -maxdepth 1',
+      'find . -type f -name "*.ts" -path "*lib*"',
+      'find . -name "*.md" -print',
+    ],
+    { fs: true },
+  ),
 
   // ls
   ...C('ls', [
@@ -335,23 +343,27 @@ const CASES: Case[] = [
     'ls | wc -l',
     'ls -1 | head -3',
   ]),
-  ...C('ls', [
-    'ls -la',
-    'ls -l',
-    'ls -l docs',
-    'ls -la docs',
-    'ls -lt docs',
-    'ls -lS logs',
-    'ls -lh logs',
-    'ls -lah',
-    'ls -ld docs',
-    'ls -l README.md',
-    'ls -la {R}/',
-    'ls -ltr',
-    'ls -lR docs',
-    'ls -lhS logs',
-    'ls -l empty.txt nonl.txt crlf.txt',
-  ], { norm: lsLong }),
+  ...C(
+    'ls',
+    [
+      'ls -la',
+      'ls -l',
+      'ls -l docs',
+      'ls -la docs',
+      'ls -lt docs',
+      'ls -lS logs',
+      'ls -lh logs',
+      'ls -lah',
+      'ls -ld docs',
+      'ls -l README.md',
+      'ls -la {R}/',
+      'ls -ltr',
+      'ls -lR docs',
+      'ls -lhS logs',
+      'ls -l empty.txt nonl.txt crlf.txt',
+    ],
+    { norm: lsLong },
+  ),
 
   // cat
   ...C('cat', [
@@ -508,7 +520,7 @@ const CASES: Case[] = [
     "sed -n '10,20p' logs/big.log",
     "sed 's/^/> /' nonl.txt",
     "sed -n '/^## /=' docs/guide.md",
-    "sed 3q README.md",
+    'sed 3q README.md',
     "sed -e 's/a/A/' -e 's/e/E/' nonl.txt",
     "sed 's/x/y/' nosuch.txt",
   ]),
@@ -520,7 +532,7 @@ const CASES: Case[] = [
     "awk -F, 'NR>1{s+=$4} END{print s}' data/table.csv",
     "awk 'NR==3' README.md",
     "awk '/ERROR/{c++} END{print c+0}' logs/big.log",
-    "awk '{print NR\": \"$0}' nonl.txt",
+    'awk \'{print NR": "$0}\' nonl.txt',
     "awk 'length > 40' README.md",
     "awk '{ print length }' README.md",
     "awk 'length' README.md | wc -l",
@@ -529,10 +541,10 @@ const CASES: Case[] = [
     "awk -F, '$4 > 50 {print $2, $4}' data/table.csv",
     "awk '{n+=NF} END{print n}' README.md",
     "awk 'END{print NR}' crlf.txt",
-    "awk '{printf \"%-8s|%5d\\n\", $3, NR}' logs/app.log",
+    'awk \'{printf "%-8s|%5d\\n", $3, NR}\' logs/app.log',
     "awk -F= '{print $1}' .env",
     "awk 'BEGIN{print 1/3}'",
-    "awk '{ $1 = \"\"; print }' logs/app.log",
+    'awk \'{ $1 = ""; print }\' logs/app.log',
     "awk 'NF' README.md",
   ]),
   // The service's locale is C.UTF-8: character counts compare against GNU in C.UTF-8.
@@ -547,13 +559,13 @@ const CASES: Case[] = [
     "jq '.[] | select(.ok) | .id' data/items.json",
     "jq -c 'map({id, size})' data/items.json",
     "jq 'map(.size) | add' data/items.json",
-    "jq -r '.[] | \"\\(.id)\\t\\(.name)\"' data/items.json",
+    'jq -r \'.[] | "\\(.id)\\t\\(.name)"\' data/items.json',
     "jq '.[0] | keys' data/items.json",
     'jq . data/items.json',
     "jq -r '.[0].tags[]' data/items.json",
     "jq '.foo' data/items.json",
     'jq . README.md',
-    "echo '{\"a\":1}' | jq .a",
+    'echo \'{"a":1}\' | jq .a',
     "jq -n '1+2'",
     "jq -n --arg x 3 '$x'",
     "jq -c '.[] | {name}' data/items.json",
@@ -565,7 +577,7 @@ const CASES: Case[] = [
     'ls docs/*.md | xargs -n1 basename',
     'echo a b c | xargs -n1',
     "printf '%s\\n' README.md nonl.txt | xargs cat | wc -l",
-    "echo README.md | xargs -I{} wc -c {}",
+    'echo README.md | xargs -I{} wc -c {}',
     "printf 'nonl.txt\\0empty.txt\\0' | xargs -0 wc -c",
     'echo a b c | xargs -n 2 echo X',
     "printf 'a b\\nc d\\n' | xargs -L1 echo L",
@@ -662,7 +674,7 @@ const CASES: Case[] = [
     'find . -type f | sort | tail -3',
     'cat data/items.json | jq length',
     'for f in docs/*.md; do wc -l "$f"; done',
-    "grep -h TODO -r src | wc -l",
+    'grep -h TODO -r src | wc -l',
     'head -n 3 README.md | cat -n',
     'grep -c TODO README.md | xargs echo count:',
   ]),
@@ -713,17 +725,23 @@ const WHY = {
   findSize: 'find -size -N[k]: GNU rounds sizes up to whole units first (-1k = empty files only, -2 = up to 512 bytes); the service compares bytes',
   lsT: 'ls -t is accepted but ignored (name order, also with -r)',
   lsSlash: 'ls -l appends `/` to directory names',
-  lsDots: "ls -la: `.` and `..` show size 0 and the epoch instead of the directory's own time; a date more than 6 months old shows HH:MM instead of the year (GNU `Jan  1  1970`)",
-  lsOperands: 'ls with several file operands: a blank line between them (and one at the end when an operand is missing); file operands are not sorted',
+  lsDots:
+    "ls -la: `.` and `..` show size 0 and the epoch instead of the directory's own time; a date more than 6 months old shows HH:MM instead of the year (GNU `Jan  1  1970`)",
+  lsOperands:
+    'ls with several file operands: a blank line between them (and one at the end when an operand is missing); file operands are not sorted',
   lsH: 'ls -lh rounds sizes to nearest (2.0K) where GNU rounds up (2.1K)',
   headNeg: 'head -n -K / -c -K ("all but the last K") rejected: "invalid number"',
   headBytes: 'head -c cutting inside a UTF-8 character returns the bytes as Latin-1 mojibake (`æ¥æ`), not the bytes',
   tailPlusC: 'tail -c +K prints the last K bytes instead of starting at byte K',
   catDir: 'cat on a directory says "No such file or directory" (GNU "Is a directory")',
-  statFormat: 'stat -c: %y and %Y unsupported (printed literally); %a prints the type bits (100644); --format= rejected; %F says "regular file" for an empty file (GNU "regular empty file")',
-  statLayout: 'stat default layout is not GNU: no "IO Block: 4096   regular file", no Device/Inode/Links or Uid/Gid, mode `(100644/…)`, Modify in ISO form instead of `2026-01-02 03:04:05.678000000 +0000`',
-  jqInvalid: 'jq on a non-JSON file: exit 5 and "jq: parse error: Invalid JSON at position 0" (jq 1.6: exit 4, "parse error: Invalid numeric literal at line 1, column 2")',
-  diffHunks: 'between two very different files GNU cuts coarser hunks (it sets aside lines frequent in the other file, such as blank lines, before matching); we match them, so hunks are smaller and more numerous',
+  statFormat:
+    'stat -c: %y and %Y unsupported (printed literally); %a prints the type bits (100644); --format= rejected; %F says "regular file" for an empty file (GNU "regular empty file")',
+  statLayout:
+    'stat default layout is not GNU: no "IO Block: 4096   regular file", no Device/Inode/Links or Uid/Gid, mode `(100644/…)`, Modify in ISO form instead of `2026-01-02 03:04:05.678000000 +0000`',
+  jqInvalid:
+    'jq on a non-JSON file: exit 5 and "jq: parse error: Invalid JSON at position 0" (jq 1.6: exit 4, "parse error: Invalid numeric literal at line 1, column 2")',
+  diffHunks:
+    'between two very different files GNU cuts coarser hunks (it sets aside lines frequent in the other file, such as blank lines, before matching); we match them, so hunks are smaller and more numerous',
 } as const;
 
 /**
@@ -731,17 +749,11 @@ const WHY = {
  * reported as FIXED; a `different` command not here fails the test.
  */
 const KNOWN_MISMATCHES: Record<string, string> = {
-
-
-
-
-
   'jq . README.md': WHY.jqInvalid,
   'diff docs/api.md docs/guide.md': WHY.diffHunks,
   'diff -u docs/api.md docs/guide.md | tail -n +3': WHY.diffHunks,
   'diff -U1 README.md docs/api.md | tail -n +3': WHY.diffHunks,
 };
-
 
 /** Per family: at least this many commands byte-identical / not `different` (measured, see docs/bash-compat.md). */
 const FLOORS: Record<string, { identical: number; passing: number }> = {
@@ -793,7 +805,11 @@ interface Outcome {
 const GNU_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', TZ: 'UTC', LANG: 'C' };
 
 function mapRoot(s: string, root: string): string {
-  return s.split(root + '/').join('/').split(root).join('/');
+  return s
+    .split(root + '/')
+    .join('/')
+    .split(root)
+    .join('/');
 }
 
 /**
@@ -837,11 +853,22 @@ function stderrShape(s: string): string {
   if (!s) return '';
   const first = s.split('\n')[0]!;
   const prefix = /^([A-Za-z0-9_.[-]+):/.exec(first)?.[1] ?? '?';
-  const kind = /No such file or directory/.test(s) ? 'ENOENT' : /Is a directory/.test(s) ? 'EISDIR' : /Permission denied|Read-only/.test(s) ? 'EACCES' : '';
+  const kind = /No such file or directory/.test(s)
+    ? 'ENOENT'
+    : /Is a directory/.test(s)
+      ? 'EISDIR'
+      : /Permission denied|Read-only/.test(s)
+        ? 'EACCES'
+        : '';
   return `${prefix}|${kind}`;
 }
 
-const sortedLines = (s: string) => s.split('\n').filter((l, i, a) => l !== '' || i < a.length - 1).sort().join('\n');
+const sortedLines = (s: string) =>
+  s
+    .split('\n')
+    .filter((l, i, a) => l !== '' || i < a.length - 1)
+    .sort()
+    .join('\n');
 
 function classify(c: Case, gnu: Run, svc: Run): Klass {
   if (gnu.exitCode !== svc.exitCode || stderrShape(gnu.stderr) !== stderrShape(svc.stderr)) return 'different';
@@ -883,7 +910,7 @@ async function mirrorTree(s: TestServer, tree: Tree, base: string): Promise<Mirr
   const q = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
   const touches: string[] = [];
   const seen = new Set<string>();
-  for (let cursor: string | null = null; ; ) {
+  for (let cursor: string | null = null; ;) {
     const page: any = await s.ok(key, 'list', { path: '/', recursive: true, ...(cursor ? { cursor } : {}) });
     for (const e of page.entries) {
       const ms = Date.parse(e.updatedAt);
@@ -956,10 +983,23 @@ function table(outcomes: Outcome[]): string {
   const count = (xs: Outcome[], k: string) => xs.filter((o) => o.klass === k).length;
   const pct = (x: number, n: number) => (n ? `${((100 * x) / n).toFixed(1)}%` : '–');
   const row = (name: string, xs: Outcome[]) => {
-    const [n, i, nz, st, d, k] = [xs.length, count(xs, 'identical'), count(xs, 'normalized'), count(xs, 'set'), count(xs, 'different'), count(xs, 'skipped')];
+    const [n, i, nz, st, d, k] = [
+      xs.length,
+      count(xs, 'identical'),
+      count(xs, 'normalized'),
+      count(xs, 'set'),
+      count(xs, 'different'),
+      count(xs, 'skipped'),
+    ];
     return `| ${name} | ${n} | ${i} | ${nz} | ${st} | ${d} | ${k} | ${pct(i + nz + st, n - k)} | ${pct(i, n - k)} |`;
   };
-  for (const f of fams) rows.push(row(f, outcomes.filter((o) => o.c.family === f)));
+  for (const f of fams)
+    rows.push(
+      row(
+        f,
+        outcomes.filter((o) => o.c.family === f),
+      ),
+    );
   rows.push(row('**all**', outcomes));
   return rows.join('\n');
 }
@@ -985,7 +1025,10 @@ function report(outcomes: Outcome[], versions: string, backend: string, trees: n
   const normalized = outcomes.filter((o) => o.klass === 'normalized');
   if (normalized.length) {
     lines.push('Equal only after normalization / by stderr shape:');
-    for (const o of normalized) lines.push(`    [${o.c.family}] ${o.c.cmd.replaceAll('{R}', '')}${o.c.norm ? '' : '  —  stderr gnu ' + JSON.stringify(o.gnu!.stderr.slice(0, 90)) + ' / svc ' + JSON.stringify(o.svc!.stderr.slice(0, 90))}`);
+    for (const o of normalized)
+      lines.push(
+        `    [${o.c.family}] ${o.c.cmd.replaceAll('{R}', '')}${o.c.norm ? '' : '  —  stderr gnu ' + JSON.stringify(o.gnu!.stderr.slice(0, 90)) + ' / svc ' + JSON.stringify(o.svc!.stderr.slice(0, 90))}`,
+      );
     lines.push('');
   }
   const skipped = outcomes.filter((o) => o.klass === 'skipped');
@@ -1025,14 +1068,32 @@ for (const backend of backends()) {
       for (const m of mirrors) {
         const paths = m.tree.files.map((f) => f.path);
         assert.ok(paths.length >= 50 && paths.length <= 150, `${paths.length} files`);
-        assert.ok(paths.some((p) => p.split('/').length >= 4), 'nested');
+        assert.ok(
+          paths.some((p) => p.split('/').length >= 4),
+          'nested',
+        );
         assert.ok(paths.includes('.env') && paths.includes('.github/workflows/ci.yml'), 'dotfiles');
         assert.ok(paths.includes('docs/café.md') && paths.includes('日本.txt'), 'unicode');
-        assert.ok(paths.some((p) => p.includes(' ')), 'spaces');
-        assert.ok(m.tree.files.some((f) => f.content === ''), 'empty');
-        assert.ok(m.tree.files.some((f) => f.content.includes('\r\n')), 'CRLF');
-        assert.ok(m.tree.files.some((f) => f.content !== '' && !f.content.endsWith('\n')), 'no final newline');
-        assert.ok(m.tree.files.some((f) => f.content.split('\n').length > 300), 'long file');
+        assert.ok(
+          paths.some((p) => p.includes(' ')),
+          'spaces',
+        );
+        assert.ok(
+          m.tree.files.some((f) => f.content === ''),
+          'empty',
+        );
+        assert.ok(
+          m.tree.files.some((f) => f.content.includes('\r\n')),
+          'CRLF',
+        );
+        assert.ok(
+          m.tree.files.some((f) => f.content !== '' && !f.content.endsWith('\n')),
+          'no final newline',
+        );
+        assert.ok(
+          m.tree.files.some((f) => f.content.split('\n').length > 300),
+          'long file',
+        );
       }
       assert.ok(CASES.length + MUTATING.length >= 200, `${CASES.length + MUTATING.length} commands`);
       assert.equal(new Set([...CASES, ...MUTATING].map((c) => c.cmd)).size, CASES.length + MUTATING.length, 'commands are unique');
@@ -1047,7 +1108,10 @@ for (const backend of backends()) {
         mirrors.map(async (m) => {
           const svc: Run[] = [];
           const gnu: Run[] = [];
-          for (const [phase, cases] of [['read', runnable.filter((c) => c.family !== 'mutate')], ['mutate', runnable.filter((c) => c.family === 'mutate')]] as const) {
+          for (const [phase, cases] of [
+            ['read', runnable.filter((c) => c.family !== 'mutate')],
+            ['mutate', runnable.filter((c) => c.family === 'mutate')],
+          ] as const) {
             const g = runGnuBatch(cases, m.root, join(base, `out-${m.tree.seed}-${phase}`));
             for (const c of cases) svc.push(await runService(s, m.key, c.cmd));
             gnu.push(...(await g));
@@ -1095,7 +1159,12 @@ for (const backend of backends()) {
         'commands that differ from GNU and are not in KNOWN_MISMATCHES (a regression, or a new mismatch to list with its reason)',
       );
       if (!full) return;
-      if (process.env.BASH_COMPAT_STRICT === '1') assert.deepEqual(fixed.map((o) => o.c.cmd), [], 'fixed: remove from KNOWN_MISMATCHES');
+      if (process.env.BASH_COMPAT_STRICT === '1')
+        assert.deepEqual(
+          fixed.map((o) => o.c.cmd),
+          [],
+          'fixed: remove from KNOWN_MISMATCHES',
+        );
       for (const [family, floor] of Object.entries(FLOORS)) {
         const xs = outcomes.filter((o) => o.c.family === family);
         const identical = xs.filter((o) => o.klass === 'identical').length;
@@ -1115,7 +1184,8 @@ function writeCompatDoc(outcomes: Outcome[], versions: string): void {
   const body = report(outcomes, versions, 'generated by test/slow/bash-diff.test.ts with WRITE_BASH_COMPAT=1', TREE_SEEDS.length);
   const esc = (x: string) => x.replaceAll('{R}', '').replaceAll('|', '\\|');
   const all = ['| family | command | class | cause |', '|---|---|---|---|'];
-  for (const o of outcomes) all.push(`| ${o.c.family} | \`${esc(o.c.cmd)}\` | ${o.klass} | ${o.klass === 'different' ? esc(KNOWN_MISMATCHES[o.c.cmd] ?? '?') : ''} |`);
+  for (const o of outcomes)
+    all.push(`| ${o.c.family} | \`${esc(o.c.cmd)}\` | ${o.klass} | ${o.klass === 'different' ? esc(KNOWN_MISMATCHES[o.c.cmd] ?? '?') : ''} |`);
   writeFileSync('docs/bash-compat.md', `${header}\n\`\`\`\n${body}\n\`\`\`\n\n## Every command\n\n${all.join('\n')}\n`);
 }
 

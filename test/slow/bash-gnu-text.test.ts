@@ -33,7 +33,10 @@ const FILES: Record<string, string> = {
   'ver.txt': 'file1.10\nfile1.2\nfile1.2a\nfile1.02\nfile10\nfile2\n.hidden\nfile1.2.tar.gz\nfile1.2~rc1\n',
   'months.txt': 'Mar 3\njan 1\nDEC 12\nfoo 0\nFeb 2\n',
   'dup.txt': 'a\na\nA\nb\nb\nb\nc\na\n  x 1\n  y 1\nd\nd\n',
-  'log.txt': lines(40, (i) => `2026-01-${String((i % 28) + 1).padStart(2, '0')}T00:00:00Z ${['INFO', 'WARN', 'ERROR', 'DEBUG'][i % 4]} worker-${i % 3} message ${i}\n`),
+  'log.txt': lines(
+    40,
+    (i) => `2026-01-${String((i % 28) + 1).padStart(2, '0')}T00:00:00Z ${['INFO', 'WARN', 'ERROR', 'DEBUG'][i % 4]} worker-${i % 3} message ${i}\n`,
+  ),
   'big.txt': lines(600, (i) => `line ${i} lorem ipsum dolor sit amet\n`),
   'nonl.txt': 'first line\nsecond line\nthird, no newline',
   'crlf.txt': 'one\r\ntwo\r\nthree\r\n',
@@ -78,29 +81,29 @@ const CASES: Case[] = [
     'find . -size 1x',
     'find . -maxdepth x',
     'find . -mtime x',
-    "find . -type q",
+    'find . -type q',
     'find . -o',
-    "find . -name a b",
+    'find . -name a b',
     'find . -newer nosuch.txt',
     'find docs/a.md',
     'find docs/a.md/x',
     "find '' docs/a.md",
     'find . -maxdepth 0',
-    "find . -maxdepth 0 -name .",
+    'find . -maxdepth 0 -name .',
     'find docs/ -maxdepth 0',
     "find . -name 'café.md'",
     "find . -name 'caf?.md'",
     "find . -name 'caf??.md'",
     'find . -type f | wc -l',
     "find . -name '*.txt' -size -1k",
-    "find . -type f -size -2 | sort",
-    "find . -type f -size 1 | sort",
-    "find . -type f -size 2 | sort",
-    "find . -type f -size +1k | sort",
-    "find . -type f -size 1k | sort",
-    "find . -type f -size -1025c -size +1023c | sort",
-    "find . -type f -size 0 | sort",
-    "find . -mmin -60 -type f | wc -l",
+    'find . -type f -size -2 | sort',
+    'find . -type f -size 1 | sort',
+    'find . -type f -size 2 | sort',
+    'find . -type f -size +1k | sort',
+    'find . -type f -size 1k | sort',
+    'find . -type f -size -1025c -size +1023c | sort',
+    'find . -type f -size 0 | sort',
+    'find . -mmin -60 -type f | wc -l',
     'find . -mmin +60',
     'find . -mmin 0',
     'find . -mtime 0 -type f | wc -l',
@@ -109,13 +112,13 @@ const CASES: Case[] = [
     "find . -newer words.txt -name 'size*' | sort",
     "find . -name '*.json' -exec cat {} \\;",
     "find src -name '*.ts' -exec wc -l {} + | sort",
-    "find src -type f -exec echo x{}y \\; | sort",
+    'find src -type f -exec echo x{}y \\; | sort',
     'find . -name nomatch',
     "find . -path './docs/*' -prune -o -name '*.md' -print | sort",
     "find docs/sub -name '*.md' -print0 | cat -v",
     "find docs -name '*.md' -print0 | wc -c",
-    "find . -empty | sort",
-    "find . -type d -empty | sort",
+    'find . -empty | sort',
+    'find . -type d -empty | sort',
     "find docs -printf '%p|%f|%h|%d|%y|%P\\n' | sort",
     "find . -maxdepth 1 -type f -name 's*' -printf '%s %f\\n' | sort",
     "find . -iname '*.MD' | sort",
@@ -216,7 +219,7 @@ const CASES: Case[] = [
     'wc empty.txt',
     'wc -lw docs/*.md',
     'wc --total=never -l words.txt big.txt',
-  'wc --lines --words words.txt',
+    'wc --lines --words words.txt',
   ]),
   // cat
   ...C([
@@ -306,7 +309,11 @@ interface Run {
 }
 
 function mapRoot(s: string, root: string): string {
-  return s.split(root + '/').join('/').split(root).join('/');
+  return s
+    .split(root + '/')
+    .join('/')
+    .split(root)
+    .join('/');
 }
 
 function gnu(root: string, cmd: string): Run {
@@ -314,7 +321,12 @@ function gnu(root: string, cmd: string): Run {
   return { stdout: mapRoot(r.stdout.toString('utf8'), root), stderr: mapRoot(r.stderr.toString('utf8'), root), exitCode: r.status ?? -1 };
 }
 
-const sorted = (s: string) => s.split('\n').filter((l, i, a) => l !== '' || i < a.length - 1).sort().join('\n');
+const sorted = (s: string) =>
+  s
+    .split('\n')
+    .filter((l, i, a) => l !== '' || i < a.length - 1)
+    .sort()
+    .join('\n');
 
 for (const backend of backends()) {
   describe(`find and text tools vs GNU (${backend})`, () => {
@@ -340,7 +352,7 @@ for (const backend of backends()) {
       }
       // The service's times onto the GNU tree (files and directories), the root last.
       const entries: Array<{ path: string; updatedAt: string }> = [];
-      for (let cursor: string | null = null; ; ) {
+      for (let cursor: string | null = null; ;) {
         const page: any = await s.ok(key, 'list', { path: '/', recursive: true, ...(cursor ? { cursor } : {}) });
         entries.push(...page.entries);
         cursor = page.nextCursor;

@@ -43,7 +43,7 @@ for (const backend of backends()) {
         return 0;
       }
       let n = 1;
-      for (let cursor: string | undefined; ; ) {
+      for (let cursor: string | undefined; ;) {
         const page = await server!.ok(key, 'list', { path: dir, recursive: true, ...(cursor ? { cursor } : {}) });
         n += page.entries.length;
         if (!page.nextCursor) return n;
@@ -98,7 +98,9 @@ for (const backend of backends()) {
         const sql = new Database(join(db.env.DATA_DIR!, 'afs.sqlite'), { readonly: true, fileMustExist: true });
         try {
           assert.equal((sql.pragma('integrity_check') as Array<{ integrity_check: string }>)[0]!.integrity_check, 'ok');
-          rows = Object.fromEntries(Object.entries(checks).map(([k, q]) => [k, sql.prepare(q.replace('NOT n.deleted', 'n.deleted = 0')).all()])) as typeof rows;
+          rows = Object.fromEntries(
+            Object.entries(checks).map(([k, q]) => [k, sql.prepare(q.replace('NOT n.deleted', 'n.deleted = 0')).all()]),
+          ) as typeof rows;
         } finally {
           sql.close();
         }
@@ -118,7 +120,10 @@ for (const backend of backends()) {
         assert.equal(Number(c.versions), Number(c.entry_count), `changeset ${c.id}: a version per entry`);
         if (Number(c.entry_count) > 100) assert.equal(chunked.get(c.id), Number(c.entry_count), `changeset ${c.id}: every entry in its chunks`);
       }
-      assert.ok([...chunked.keys()].every((id) => rows.entries.some((c) => c.id === id)), 'no chunks of a changeset that was rolled back');
+      assert.ok(
+        [...chunked.keys()].every((id) => rows.entries.some((c) => c.id === id)),
+        'no chunks of a changeset that was rolled back',
+      );
       for (const a of rows.nodes) assert.equal(Number(a.node_count), Number(a.live), 'node_count is the live nodes');
     });
   });

@@ -112,7 +112,9 @@ async function consistency(backend: Backend, db: TestDatabase): Promise<{ proble
       for (const [k, q] of Object.entries(counts)) rows[k] = Number((sql.prepare(q).get() as { c: number }).c);
       changesets = sql.prepare('SELECT id, agent_id, entries FROM changesets').all() as typeof changesets;
       versionIds = new Set(
-        (sql.prepare('SELECT agent_id, path, version, changeset_id FROM versions').all() as any[]).map((v) => `${v.agent_id}\u0000${v.path}\u0000${v.version}\u0000${v.changeset_id}`),
+        (sql.prepare('SELECT agent_id, path, version, changeset_id FROM versions').all() as any[]).map(
+          (v) => `${v.agent_id}\u0000${v.path}\u0000${v.version}\u0000${v.changeset_id}`,
+        ),
       );
     } finally {
       sql.close();
@@ -210,7 +212,7 @@ for (const backend of backends()) {
       // Multi-file changesets: all or nothing; acknowledged ones all. Presence and versions come
       // from one listing; contents are read once per file (they never change after that).
       const live = new Map<string, { type: string; version: number }>();
-      for (let cursor: string | null = null; ; ) {
+      for (let cursor: string | null = null; ;) {
         const page: any = await server!.ok(apiKey, 'list', { path: '/', recursive: true, ...(cursor ? { cursor } : {}) });
         for (const e of page.entries) live.set(e.path, { type: e.type, version: e.version });
         if (!page.nextCursor) break;
@@ -360,7 +362,10 @@ for (const backend of backends()) {
       await verify(new Map());
       await server.kill('SIGTERM');
       server = null;
-      assert.ok(singles.size >= WRITERS * 2 && groups.filter((g) => g.acked === true).length >= KILLS, `${singles.size} files, ${groups.length} changesets`);
+      assert.ok(
+        singles.size >= WRITERS * 2 && groups.filter((g) => g.acked === true).length >= KILLS,
+        `${singles.size} files, ${groups.length} changesets`,
+      );
       console.log(
         `# crash (${backend}): ${crashes} kill -9 survived, ${acknowledged} writes acknowledged, ${verifiedWrites} file states verified ` +
           `(${singles.size} overwritten files, ${groups.length} multi-file changesets of which ${committedGroups} committed without an answer); ` +

@@ -58,6 +58,5 @@ for (const backend of backends()) {
       assert.equal(d.inner.diffTruncated, true);
       assert.ok(d.text.length < 1.2 * MiB, `answer of ${d.text.length} characters`);
     });
-
   });
 }

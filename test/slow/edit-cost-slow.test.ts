@@ -73,7 +73,6 @@ describe('cost: the edit engine, at scale', () => {
     assert.equal(r.value.replacements, text.length);
     assert.equal(r.value.text.slice(0, 3), '\u0400\u0401\u0402');
   });
-
 });
 
 describe('cost: diffs, at scale', () => {

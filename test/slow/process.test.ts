@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { backends, createTestDatabase, type TestDatabase } from './helpers/backends.js';
-import { freePort, spawnServer } from './helpers/server.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/backends.js';
+import { freePort, spawnServer } from '../helpers/server.js';
 
-const SERVER_JS = fileURLToPath(new URL('../src/server.js', import.meta.url));
-const MIGRATE_JS = fileURLToPath(new URL('../src/migrate.js', import.meta.url));
+const SERVER_JS = fileURLToPath(new URL('../../src/server.js', import.meta.url));
+const MIGRATE_JS = fileURLToPath(new URL('../../src/migrate.js', import.meta.url));
 
 for (const backend of backends()) {
   describe(`server process (${backend})`, () => {
@@ -145,7 +145,11 @@ describe('settings are validated at start', () => {
   ];
   for (const [env, expected] of cases) {
     it(`${Object.keys(env)[0]}=${Object.values(env)[0]} stops the server with a one-line reason`, () => {
-      const r = spawnSync(process.execPath, [SERVER_JS], { env: { ...process.env, DATA_DIR: '/tmp/afs-never', ...env }, encoding: 'utf8', timeout: 10_000 });
+      const r = spawnSync(process.execPath, [SERVER_JS], {
+        env: { ...process.env, DATA_DIR: '/tmp/afs-never', ...env },
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
       assert.equal(r.status, 1);
       const lines = r.stderr.trim().split('\n');
       assert.equal(lines.length, 1, r.stderr);
