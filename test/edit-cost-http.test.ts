@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { backends } from './helpers/backends.js';
 import { inTime as check, startCostServer, type CostServer, type Probed } from './helpers/probe.js';
 import type { ChildServer } from './helpers/server.js';
+import { rng, words } from './helpers/fixtures.js';
 
 const MiB = 1024 * 1024;
 /**
@@ -28,16 +29,6 @@ const LIGHT_CALL_MS = 2_000;
  * 10 item 5); the edit and diff code never more than a slice (test/edit-cost.test.ts: < 250 ms).
  */
 const PROBE_MS = 2_000;
-
-function rng(seed: number) {
-  let s = seed;
-  return (n: number) => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s % n;
-  };
-}
-const words = (rnd: (n: number) => number, n: number, alphabet = 'abcdefghijklmnopqrstuvwxyz') =>
-  Array.from({ length: n }, () => alphabet[rnd(alphabet.length)]).join('');
 
 for (const backend of backends()) {
   describe(`cost over HTTP (${backend})`, () => {

@@ -12,29 +12,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyPatch } from '../helpers/patch.js';
 import { fastest, timed } from '../helpers/timed.js';
+import { patchOf, rng, words } from '../helpers/fixtures.js';
 
 const LIMIT_MS = 250;
 const DEADLINE = 20_000;
 const MiB = 1024 * 1024;
-
-/** Deterministic pseudo-random numbers (tests must not depend on luck). */
-function rng(seed: number) {
-  let s = seed;
-  return (n: number) => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s % n;
-  };
-}
-
-const words = (rnd: (n: number) => number, n: number, alphabet = 'abcdefghijklmnopqrstuvwxyz') =>
-  Array.from({ length: n }, () => alphabet[rnd(alphabet.length)]).join('');
-
-/** The diff without the trailing notes (truncation, approximation), to be applied as a patch. */
-const patchOf = (diff: string) =>
-  diff
-    .split('\n')
-    .filter((l) => !l.startsWith('... '))
-    .join('\n');
 
 function sliced(r: { ms: number; longestStep: number }, what: string, total: number, step = LIMIT_MS) {
   assert.ok(r.longestStep < step, `${what}: ${r.longestStep.toFixed(0)} ms between two checkpoints (limit ${step} ms)`);
