@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { contentHash } from '../src/core/text.js';
 import { PRUNE_BATCH } from '../src/store/idempotency.js';
 import { startIdempotencyPruning } from '../src/store/maintenance.js';
 import { openStore } from '../src/store/open.js';
 import { dialect, sql, subtreeAfter } from '../src/store/sql.js';
 import { IDEMPOTENCY_TTL_MS, type Store } from '../src/store/types.js';
 import { backends, createTestDatabase, testConfig, type TestDatabase } from './helpers/backends.js';
+import { blob, createTestAgent } from './helpers/store-fixtures.js';
 
 describe('dialect layer', () => {
   it('one query text compiles to both dialects: ? → $n, ?* → ANY($n::text[]) (SQLite: once per element), dialect fragments', () => {
@@ -142,37 +142,12 @@ if (backends().includes('sqlite') && backends().includes('postgres')) {
   });
 }
 
-const blob = (text: string) => {
-  const bytes = Buffer.from(text);
-  return { hash: contentHash(bytes), size: bytes.length, bytes };
-};
-
 for (const backend of backends()) {
   describe(`idempotency rows (${backend})`, () => {
     let db: TestDatabase;
     let store: Store;
     let n = 0;
-    const agent = async () => {
-      const id = `agt_idem${++n}`;
-      await store.createAgent(
-        { id, name: id, slug: id.replace('_', '-').toLowerCase(), createdAtMs: Date.now(), storageBytes: 0 },
-        {
-          id: `key_${id}`,
-          agentId: id,
-          hash: `hash_${id}`,
-          label: 'k',
-          scopes: [],
-          folder: null,
-          preview: 'p',
-          createdAtMs: Date.now(),
-          lastUsedAtMs: null,
-          expiresAtMs: null,
-          revokedAtMs: null,
-          createdByKeyId: null,
-        },
-      );
-      return id;
-    };
+    const agent = () => createTestAgent(store, `agt_idem${++n}`);
 
     before(async () => {
       db = await createTestDatabase(backend);

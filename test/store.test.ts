@@ -8,11 +8,8 @@ import { contentHash } from '../src/core/text.js';
 import { openStore } from '../src/store/open.js';
 import { ENTRY_INLINE, StoreConflict, StoreIdempotencyTaken, StoreQuotaExceeded, type PlannedChange, type Store } from '../src/store/types.js';
 import { backends, createTestDatabase, testConfig, type TestDatabase } from './helpers/backends.js';
+import { blob, createTestAgent } from './helpers/store-fixtures.js';
 
-const blob = (text: string) => {
-  const bytes = Buffer.from(text);
-  return { hash: contentHash(bytes), size: bytes.length, bytes };
-};
 const file = (path: string, text: string, expectVersion = 0, fileId = `f_${path}`): PlannedChange => ({
   path,
   expectVersion,
@@ -25,27 +22,7 @@ for (const backend of backends()) {
     let db: TestDatabase;
     let store: Store;
     let n = 0;
-    const agent = async () => {
-      const id = `agt_store${++n}`;
-      await store.createAgent(
-        { id, name: id, slug: id.replace('_', '-').toLowerCase(), createdAtMs: Date.now(), storageBytes: 0 },
-        {
-          id: `key_${id}`,
-          agentId: id,
-          hash: `hash_${id}`,
-          label: 'k',
-          scopes: [],
-          folder: null,
-          preview: 'p',
-          createdAtMs: Date.now(),
-          lastUsedAtMs: null,
-          expiresAtMs: null,
-          revokedAtMs: null,
-          createdByKeyId: null,
-        },
-      );
-      return id;
-    };
+    const agent = () => createTestAgent(store, `agt_store${++n}`);
     const commit = (agentId: string, changes: PlannedChange[], quotaBytes = 1e9) =>
       store.commit({ agentId, keyId: 'k1', keyLabel: 'label', tool: 'test', changes, quotaBytes });
 
@@ -442,23 +419,7 @@ if (backends().includes('sqlite')) {
       try {
         await store.migrate();
         const agentId = 'agt_ckpt';
-        await store.createAgent(
-          { id: agentId, name: agentId, slug: 'agt-ckpt', createdAtMs: Date.now(), storageBytes: 0 },
-          {
-            id: 'key_ckpt',
-            agentId,
-            hash: 'hash_ckpt',
-            label: 'k',
-            scopes: [],
-            folder: null,
-            preview: 'p',
-            createdAtMs: Date.now(),
-            lastUsedAtMs: null,
-            expiresAtMs: null,
-            revokedAtMs: null,
-            createdByKeyId: null,
-          },
-        );
+        await createTestAgent(store, agentId, 'agt-ckpt');
         const { statSync } = await import('node:fs');
         const size = () => statSync(store.file).size;
         await new Promise((r) => setTimeout(r, 500)); // the schema reaches the file first
