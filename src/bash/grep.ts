@@ -3,7 +3,7 @@
  * Debian (3.8-5: no stray-backslash warnings, egrep/fgrep run `grep -E`/`grep -F` silently)
  * under LC_ALL=C.UTF-8: the same options (GNU getopt_long parsing, with permutation and
  * abbreviations), output layout, colours, diagnostics and exit codes. Tested against the real
- * grep in test/bash-grep.test.ts.
+ * grep in test/slow/bash-grep.test.ts.
  *
  * Patterns are translated to native JavaScript regular expressions (`v` flag; an ASCII-only
  * variant without it for pure-ASCII buffers, where V8 is faster), so matching is done by V8

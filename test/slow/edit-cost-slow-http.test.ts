@@ -1,5 +1,5 @@
 /**
- * Item 3's 10 MiB worst inputs over HTTP, on both backends (test/edit-cost-http.test.ts has the
+ * Item 3's 10 MiB worst inputs over HTTP, on both backends (test/slow/edit-cost-http.test.ts has the
  * others): diff and edit between two 10 MiB versions with nothing in common, and with one
  * 10 MiB line each, while a second agent reads every 50 ms. Seconds each (mostly writing and
  * reading the versions), so with the slow suites.

@@ -20,9 +20,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Bash, InMemoryFs } from '../src/bash/just-bash.js';
-import { installGnuCommands } from '../src/bash/gnu.js';
-import { grepCommands } from '../src/bash/grep.js';
+import { Bash, InMemoryFs } from '../../src/bash/just-bash.js';
+import { installGnuCommands } from '../../src/bash/gnu.js';
+import { grepCommands } from '../../src/bash/grep.js';
 
 type Entry = string | Buffer | { symlink: string };
 

@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { backends } from './helpers/backends.js';
-import { inTime as check, startCostServer, type CostServer, type Probed } from './helpers/probe.js';
-import type { ChildServer } from './helpers/server.js';
-import { rng, words } from './helpers/fixtures.js';
+import { backends } from '../helpers/backends.js';
+import { inTime as check, startCostServer, type CostServer, type Probed } from '../helpers/probe.js';
+import type { ChildServer } from '../helpers/server.js';
+import { rng, words } from '../helpers/fixtures.js';
 
 const MiB = 1024 * 1024;
 /**
