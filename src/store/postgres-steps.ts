@@ -245,12 +245,7 @@ export class PostgresSteps {
         step.agentId,
         updates.map((ch) => ch.path),
         updates.map((ch) => ch.expectVersion),
-        cols.map((s) => s.kind),
-        cols.map((s) => s.deleted),
-        cols.map((s) => s.fileId),
-        cols.map((s) => s.blobHash),
-        cols.map((s) => s.size),
-        cols.map((s) => s.lines),
+        ...stateArrays(cols),
         updates.map((ch) => ch.op),
         step.nowMs,
         step.keyId,
@@ -262,18 +257,17 @@ export class PostgresSteps {
       if (rows.length < updates.length) return mapResults(step.changes, done); // a conflict: no need to go on
     }
     if (inserts.length) {
-      const cols = inserts.map((ch) => ({ ...stateColumns(ch.state), ...splitPath(ch.path) }));
+      // A new row always has a file id column ('' where the state has none).
+      const cols = inserts.map((ch) => {
+        const state = stateColumns(ch.state);
+        return { ...state, fileId: state.fileId ?? '', ...splitPath(ch.path) };
+      });
       const { rows } = await this.q(c, INSERT_MANY, [
         step.agentId,
         inserts.map((ch) => ch.path),
         cols.map((s) => s.parent),
         cols.map((s) => s.name),
-        cols.map((s) => s.kind),
-        cols.map((s) => s.deleted),
-        cols.map((s) => s.fileId ?? ''),
-        cols.map((s) => s.blobHash),
-        cols.map((s) => s.size),
-        cols.map((s) => s.lines),
+        ...stateArrays(cols),
         inserts.map((ch) => ch.op),
         step.nowMs,
         step.keyId,
@@ -284,6 +278,18 @@ export class PostgresSteps {
     }
     return mapResults(step.changes, done);
   }
+}
+
+/** The state columns of batched rows as one array per column, in the order UPDATE_MANY and INSERT_MANY take them. */
+function stateArrays(cols: Array<ReturnType<typeof stateColumns>>): unknown[][] {
+  return [
+    cols.map((s) => s.kind),
+    cols.map((s) => s.deleted),
+    cols.map((s) => s.fileId),
+    cols.map((s) => s.blobHash),
+    cols.map((s) => s.size),
+    cols.map((s) => s.lines),
+  ];
 }
 
 function mapResults(changes: PlannedChange[], done: Map<string, AppliedNode>): Array<AppliedNode | null> {
