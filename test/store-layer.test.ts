@@ -46,7 +46,7 @@ function sqliteType(declared: string): string {
 }
 function pgType(dataType: string, column: string): string {
   if (dataType === 'integer' || dataType === 'bigint') return 'integer';
-  if (dataType === 'boolean') return column === 'deleted' ? 'integer' : '?boolean';
+  if (dataType === 'boolean') return column === 'deleted' || column === 'is_read' ? 'integer' : '?boolean';
   return dataType === 'bytea' ? 'bytes' : dataType === 'text' ? 'text' : `?${dataType}`;
 }
 
@@ -64,11 +64,13 @@ function sqliteSchema(file: string): Schema {
         .sort((a, b) => a.pk - b.pk)
         .map((c) => c.name);
       indexes.push(`${t} primary key (${pk.join(', ')})`);
-      for (const ix of db.prepare(`PRAGMA index_list(${t})`).all() as Array<{ name: string; unique: number; origin: string }>) {
+      for (const ix of db.prepare(`PRAGMA index_list(${t})`).all() as Array<{ name: string; unique: number; origin: string; partial: number }>) {
         if (ix.origin === 'pk') continue;
         const cols = (db.prepare(`PRAGMA index_info(${ix.name})`).all() as Array<{ name: string }>).map((c) => c.name);
         indexes.push(
-          ix.origin === 'u' ? `${t} unique (${cols.join(', ')})` : `${t} index ${ix.name}${ix.unique ? ' unique' : ''} (${cols.join(', ')})`,
+          ix.origin === 'u'
+            ? `${t} unique (${cols.join(', ')})`
+            : `${t} index ${ix.name}${ix.unique ? ' unique' : ''} (${cols.join(', ')})${ix.partial ? ' partial' : ''}`,
         );
       }
     }
@@ -104,13 +106,14 @@ async function pgSchema(url: string): Promise<Schema> {
     const ixs = await c.query(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'`);
     for (const r of ixs.rows) {
       if (r.indexname.endsWith('_pkey')) continue;
-      const cols = /\((.*)\)$/.exec(r.indexdef)![1]!;
+      const cols = /USING \w+ \(([^)]*)\)/.exec(r.indexdef)![1]!;
+      const partial = / WHERE /.test(r.indexdef) ? ' partial' : '';
       const unique = r.indexdef.startsWith('CREATE UNIQUE');
       // Unique constraints (TEXT UNIQUE) are named <table>_<column>_key; SQLite keeps them as autoindexes.
       indexes.push(
         unique && r.indexname.endsWith('_key')
           ? `${r.tablename} unique (${cols})`
-          : `${r.tablename} index ${r.indexname}${unique ? ' unique' : ''} (${cols})`,
+          : `${r.tablename} index ${r.indexname}${unique ? ' unique' : ''} (${cols})${partial}`,
       );
     }
     return { columns: columns.sort(), indexes: indexes.sort() };

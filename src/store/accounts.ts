@@ -20,7 +20,7 @@ export interface AccountStore {
 }
 
 export const GET_AGENT = sql`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`;
-const INSERT_AGENT = sql`INSERT INTO agents (id, name, slug, created_at_ms, storage_bytes, last_seq) VALUES (?, ?, ?, ?, 0, 0)`;
+const INSERT_AGENT = sql`INSERT INTO agents (id, name, slug, created_at_ms, storage_bytes, last_seq, last_active_at_ms) VALUES (?, ?, ?, ?, 0, 0, ?)`;
 const INSERT_KEY = sql`INSERT INTO api_keys (${KEY_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const FIND_KEY = sql`SELECT ${AUTH_COLUMNS} FROM api_keys k JOIN agents a ON a.id = k.agent_id WHERE k.key_hash = ?`;
 const LIST_KEYS = sql`SELECT ${KEY_COLUMNS} FROM api_keys WHERE agent_id = ? ORDER BY created_at_ms, id`;
@@ -29,6 +29,9 @@ const REVOKE_KEY = sql`
   UPDATE api_keys SET revoked_at_ms = CASE WHEN revoked_at_ms IS NULL OR revoked_at_ms > ? THEN ? ELSE revoked_at_ms END
    WHERE agent_id = ? AND id = ? RETURNING ${KEY_COLUMNS}`;
 const TOUCH_KEY = sql`UPDATE api_keys SET last_used_at_ms = ? WHERE id = ?`;
+// The agent's lastActiveAt (profiles, list_agents sort "active") moves with its keys' lastUsedAt.
+const TOUCH_AGENT = sql`
+  UPDATE agents SET last_active_at_ms = ? WHERE id = (SELECT agent_id FROM api_keys WHERE id = ?) AND last_active_at_ms < ?`;
 const READ_COUNTER = sql`SELECT count FROM rate_counters WHERE bucket = ? AND window_start_ms = ?`;
 const HIT_COUNTER = sql`
   INSERT INTO rate_counters (bucket, window_start_ms, count, expires_at_ms) VALUES (?, ?, ?, ?)
@@ -41,7 +44,7 @@ export function accountStore(db: Db): AccountStore {
       return db.write(
         function* () {
           try {
-            yield* run(INSERT_AGENT, [agent.id, agent.name, agent.slug, agent.createdAtMs]);
+            yield* run(INSERT_AGENT, [agent.id, agent.name, agent.slug, agent.createdAtMs, agent.createdAtMs]);
           } catch (err) {
             if (isUniqueViolation(err, 'agents', 'slug')) throw new StoreSlugTaken(agent.slug);
             throw err;
@@ -81,6 +84,7 @@ export function accountStore(db: Db): AccountStore {
     async touchKey(keyId, atMs) {
       await db.write(function* () {
         yield* run(TOUCH_KEY, [atMs, keyId]);
+        yield* run(TOUCH_AGENT, [atMs, keyId, atMs]);
       });
     },
     async hitCounter(bucket, windowStartMs, expiresAtMs, by = 1) {

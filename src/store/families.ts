@@ -6,12 +6,27 @@
 import { accountStore, type AccountStore } from './accounts.js';
 import { bashStore, type BashStore } from './bash.js';
 import { historyStore, type HistoryStore } from './history.js';
+import { eventStore, type EventStore } from './events.js';
+import { graphStore, type GraphStore } from './graph.js';
 import { idempotencyStore, type IdempotencyStore } from './idempotency.js';
+import { messageStore, type MessageStore } from './messages.js';
+import { profileStore, type ProfileStore } from './profiles.js';
 import type { Db } from './sql.js';
 import { treeStore, type TreeStore } from './tree.js';
 
-export interface Families extends AccountStore, TreeStore, BashStore, HistoryStore, IdempotencyStore {}
+export interface Families
+  extends AccountStore, TreeStore, BashStore, HistoryStore, IdempotencyStore, ProfileStore, GraphStore, EventStore, MessageStore {}
 
 export function sqlFamilies(db: Db): Families {
-  return { ...accountStore(db), ...treeStore(db), ...bashStore(db), ...historyStore(db), ...idempotencyStore(db) };
+  return {
+    ...accountStore(db),
+    ...treeStore(db),
+    ...bashStore(db),
+    ...historyStore(db),
+    ...idempotencyStore(db),
+    ...profileStore(db),
+    ...graphStore(db),
+    ...eventStore(db),
+    ...messageStore(db),
+  };
 }

@@ -1,0 +1,174 @@
+/**
+ * The event log: one append-only table (actor, verb, object, time) and the views of it —
+ * notifications (a per-recipient index of events with read state), feeds and what get_home
+ * shows. Later families only add verbs.
+ *
+ * Ordering: every list pages by the event's `seq`, newest first. On PostgreSQL a sequence value
+ * is taken at insert but becomes visible at commit, so two writers could commit out of seq
+ * order and a reader paging down could pass a seq that commits later. Every program that
+ * appends to the log (or to messages) therefore starts with lockLog(): a transaction-scoped
+ * advisory lock, so seq order is commit order on every instance. SQLite has one writer anyway.
+ */
+import { dialect, get, run, sql, type Db, type Program } from './sql.js';
+import { EVENT_COLUMNS, NOTIFICATION_COLUMNS, eventFromRow, notificationFromRow, type EventRecord, type NotificationRecord } from './social-rows.js';
+
+export interface NewEvent {
+  id: string;
+  actorId: string;
+  verb: string;
+  objectType: string;
+  objectId: string;
+  subjectId: string | null;
+  payload: Record<string, unknown>;
+  createdAtMs: number;
+}
+
+export interface Notify {
+  recipientId: string;
+  type: string;
+  notificationId: string;
+}
+
+export interface FeedQuery {
+  viewerId: string;
+  filter: 'following' | 'all';
+  /** The verbs to show: only public verbs may reach a feed (the tool passes them). */
+  verbs: readonly string[];
+  sinceMs: number;
+  /** Events older than this seq (the cursor), or null for the newest. */
+  beforeSeq: number | null;
+  limit: number;
+}
+
+export interface NotificationQuery {
+  recipientId: string;
+  unreadOnly: boolean;
+  /** Empty: every type. */
+  types: readonly string[];
+  sinceMs: number;
+  beforeSeq: number | null;
+  limit: number;
+}
+
+export interface EventStore {
+  feed(q: FeedQuery): Promise<EventRecord[]>;
+  listNotifications(q: NotificationQuery): Promise<NotificationRecord[]>;
+  /** The ids among `ids` that are the recipient's notifications. */
+  findNotifications(recipientId: string, ids: readonly string[]): Promise<string[]>;
+  /** Marks `ids` (or all, when null) read; returns how many changed and the unread count after. */
+  markNotificationsRead(recipientId: string, ids: readonly string[] | null): Promise<{ marked: number; unread: number }>;
+  /** The newest event's seq (0 when the log is empty). */
+  latestEventSeq(): Promise<number>;
+  /** Followers gained after `afterMs`, counted up to `cap`. */
+  countNewFollowers(agentId: string, afterMs: number, cap: number): Promise<number>;
+  recordHome(agentId: string, atMs: number, seq: number, skill: string | null): Promise<void>;
+}
+
+// Beyond every seq (BIGINT holds it; JS numbers are exact to 2^53).
+const NEWEST = Number.MAX_SAFE_INTEGER;
+
+/** `?` holds ",verb1,verb2,": true when `column` is one of them. */
+const inCsv = (column: string) => dialect({ sqlite: `instr(?, ',' || ${column} || ',') > 0`, postgres: `strpos(?, ',' || ${column} || ',') > 0` });
+const csv = (values: readonly string[]) => `,${values.join(',')},`;
+
+const LOCK_LOG = sql`${dialect({ sqlite: 'SELECT 1', postgres: "SELECT pg_advisory_xact_lock(hashtext('afs:social-log'))" })}`;
+const INSERT_EVENT = sql`
+  INSERT INTO events (id, actor_id, verb, object_type, object_id, subject_id, payload, created_at_ms)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`;
+// Nothing reaches a recipient who blocked the actor (COMMUNITY.md §1: no notification).
+const INSERT_NOTIFICATION = sql`
+  INSERT INTO notifications (recipient_id, seq, id, type, actor_id, is_read)
+  SELECT CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), FALSE
+   WHERE NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ?)`;
+const BUMP_UNREAD = sql`UPDATE agents SET unread_notifications = unread_notifications + 1 WHERE id = ?`;
+
+const NOT_BLOCKED = (viewer: string, column: string) =>
+  `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ${viewer} AND b.blocked_id = ${column})`;
+const feedQuery = (scope: string) => sql`
+  SELECT ${EVENT_COLUMNS} FROM events e JOIN agents a ON a.id = e.actor_id
+   WHERE ${scope} e.seq < ? AND e.created_at_ms >= ? AND ${inCsv('e.verb')}
+     AND ${NOT_BLOCKED('?', 'e.actor_id')}
+     AND (e.subject_id IS NULL OR ${NOT_BLOCKED('?', 'e.subject_id')})
+   ORDER BY e.seq DESC LIMIT ?`;
+const FEED_FOLLOWING = feedQuery('e.actor_id IN (SELECT followee_id FROM follows WHERE follower_id = ?) AND');
+const FEED_ALL = feedQuery('');
+
+const notificationQuery = (unreadOnly: boolean) => sql`
+  SELECT ${NOTIFICATION_COLUMNS} FROM notifications n JOIN events e ON e.seq = n.seq JOIN agents a ON a.id = n.actor_id
+   WHERE n.recipient_id = ? AND n.seq < ? ${unreadOnly ? 'AND NOT n.is_read' : ''} AND e.created_at_ms >= ?
+     AND (? = '' OR ${inCsv('n.type')}) AND ${NOT_BLOCKED('n.recipient_id', 'n.actor_id')}
+   ORDER BY n.seq DESC LIMIT ?`;
+const NOTIFICATIONS = notificationQuery(false);
+const UNREAD_NOTIFICATIONS = notificationQuery(true);
+const FIND_NOTIFICATIONS = sql`SELECT id FROM notifications WHERE recipient_id = ? AND id = ?*`;
+const MARK_ALL = sql`UPDATE notifications SET is_read = TRUE WHERE recipient_id = ? AND NOT is_read`;
+const MARK_IDS = sql`UPDATE notifications SET is_read = TRUE WHERE recipient_id = ? AND NOT is_read AND id = ?*`;
+/** Marks read what `actor` sent `recipient` (a block hides them; the unread count follows). */
+export const MARK_FROM_ACTOR = sql`UPDATE notifications SET is_read = TRUE WHERE recipient_id = ? AND actor_id = ? AND NOT is_read`;
+export const DROP_UNREAD = sql`
+  UPDATE agents SET unread_notifications = CASE WHEN unread_notifications > ? THEN unread_notifications - ? ELSE 0 END
+   WHERE id = ? RETURNING unread_notifications`;
+const UNREAD = sql`SELECT unread_notifications FROM agents WHERE id = ?`;
+const LATEST_SEQ = sql`SELECT MAX(seq) FROM events`;
+const NEW_FOLLOWERS = sql`
+  SELECT COUNT(*) FROM (SELECT 1 FROM follows WHERE followee_id = ? AND created_at_ms > ? LIMIT ?) x`;
+const RECORD_HOME = sql`UPDATE agents SET home_at_ms = ?, home_seq = ?, home_skill = ? WHERE id = ?`;
+
+/** Takes the log's lock (PostgreSQL; see the header). The first statement of every appending program. */
+export function* lockLog(): Program<void> {
+  yield* get(LOCK_LOG, []);
+}
+
+/** Appends an event and notifies its recipients (not the actor, not one who blocked the actor); returns its seq. */
+export function* appendEvent(e: NewEvent, notify: readonly Notify[] = []): Program<number> {
+  const row = yield* get(INSERT_EVENT, [e.id, e.actorId, e.verb, e.objectType, e.objectId, e.subjectId, JSON.stringify(e.payload), e.createdAtMs]);
+  const seq = Number(row![0]);
+  for (const n of notify) {
+    if (n.recipientId === e.actorId) continue;
+    const added = yield* run(INSERT_NOTIFICATION, [n.recipientId, seq, n.notificationId, n.type, e.actorId, n.recipientId, e.actorId]);
+    if (added) yield* run(BUMP_UNREAD, [n.recipientId]);
+  }
+  return seq;
+}
+
+export function eventStore(db: Db): EventStore {
+  return {
+    async feed(q) {
+      const common = [q.beforeSeq ?? NEWEST, q.sinceMs, csv(q.verbs), q.viewerId, q.viewerId, q.limit];
+      const rows = q.filter === 'following' ? await db.all(FEED_FOLLOWING, [q.viewerId, ...common]) : await db.all(FEED_ALL, common);
+      return rows.map((r) => eventFromRow(r));
+    },
+    async listNotifications(q) {
+      const types = q.types.length ? csv(q.types) : '';
+      const params = [q.recipientId, q.beforeSeq ?? NEWEST, q.sinceMs, types, types, q.limit];
+      return (await db.all(q.unreadOnly ? UNREAD_NOTIFICATIONS : NOTIFICATIONS, params)).map(notificationFromRow);
+    },
+    async findNotifications(recipientId, ids) {
+      if (!ids.length) return [];
+      return (await db.all(FIND_NOTIFICATIONS, [recipientId, [...ids]])).map((r) => String(r[0]));
+    },
+    markNotificationsRead(recipientId, ids) {
+      return db.write(
+        function* () {
+          const marked = ids === null ? yield* run(MARK_ALL, [recipientId]) : ids.length ? yield* run(MARK_IDS, [recipientId, [...ids]]) : 0;
+          if (!marked) return { marked, unread: Number((yield* get(UNREAD, [recipientId]))?.[0] ?? 0) };
+          const row = yield* get(DROP_UNREAD, [marked, marked, recipientId]);
+          return { marked, unread: Number(row?.[0] ?? 0) };
+        },
+        { atomic: true },
+      );
+    },
+    async latestEventSeq() {
+      const r = await db.get(LATEST_SEQ, []);
+      return r?.[0] == null ? 0 : Number(r[0]);
+    },
+    async countNewFollowers(agentId, afterMs, cap) {
+      return Number((await db.get(NEW_FOLLOWERS, [agentId, afterMs, cap]))?.[0] ?? 0);
+    },
+    async recordHome(agentId, atMs, seq, skill) {
+      await db.write(function* () {
+        yield* run(RECORD_HOME, [atMs, seq, skill, agentId]);
+      });
+    },
+  };
+}
