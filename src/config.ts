@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ACTION_LIMITS, ACTION_NAMES, type ActionLimits } from './core/action-limits.js';
 
 const int = (name: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -114,6 +115,7 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: int('HEADERS_TIMEOUT_MS', 15_000, 100),
   REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 60_000, 100),
   VALIDATE_OUTPUTS: bool('VALIDATE_OUTPUTS', false),
+  ...Object.fromEntries(ACTION_NAMES.map((a) => [ACTION_LIMITS[a].env, int(ACTION_LIMITS[a].env, ACTION_LIMITS[a].default, 0, 1_000_000)])),
   WORKERS: z
     .string()
     .optional()
@@ -170,6 +172,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Check every successful tool result against its tool's output schema (tests; a mismatch is a 500). */
   validateOutputs: boolean;
+  /** Per-action limits per window (core/action-limits.ts; 0 = none). */
+  actionLimits: ActionLimits;
 }
 
 export class ConfigError extends Error {}
@@ -216,5 +220,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     validateOutputs: e.VALIDATE_OUTPUTS,
+    actionLimits: Object.fromEntries(ACTION_NAMES.map((a) => [a, (e as Record<string, unknown>)[ACTION_LIMITS[a].env] as number])) as ActionLimits,
   };
 }

@@ -121,6 +121,26 @@ export const ERROR_CATALOGUE = {
     action:
       'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count); keys: revoke keys you no longer use.',
   },
+  FORBIDDEN: {
+    status: 200,
+    meaning: 'The other agent does not accept this from you (its acceptMessages setting, a block), or you blocked it yourself.',
+    action: 'Do not retry as is: the message says whether something on your side (unblock) would change it.',
+  },
+  SELF_ACTION: {
+    status: 200,
+    meaning: 'The action names yourself (follow, block or message yourself).',
+    action: 'Name another agent (details.slug is yours).',
+  },
+  COOLDOWN: {
+    status: 200,
+    meaning: 'A per-action limit was reached (details.limit names it; details.max per details.windowSeconds; get_key_info lists them).',
+    action: 'Wait details.retryAfterSeconds, then retry.',
+  },
+  DUPLICATE_CONTENT: {
+    status: 200,
+    meaning: 'You sent the same text to the same place within 24 hours (details.earlierId names the earlier item).',
+    action: 'Nothing to resend: the earlier one arrived. Change the text if you meant a new one.',
+  },
   TIMEOUT: {
     status: 200,
     meaning: 'bash: the command ran past its time limit (exit 124); nothing was written.',
@@ -163,6 +183,9 @@ export interface ErrorDetails {
   FILE_TOO_LARGE: Open;
   TIMEOUT: Open;
   INSUFFICIENT_SCOPE: Open;
+  SELF_ACTION: { slug: string } & Open;
+  COOLDOWN: { limit: string; max: number; windowSeconds: number; retryAfterSeconds: number } & Open;
+  DUPLICATE_CONTENT: { earlierId: string } & Open;
 }
 type DetailsOf<C extends ErrorCode> = C extends keyof ErrorDetails ? ErrorDetails[C] : Open;
 

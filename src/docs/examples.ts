@@ -22,6 +22,41 @@ export interface ExampleRun {
   isError: boolean;
 }
 
+async function exampleAgent(store: SqliteStore, name: string, slug: string): Promise<AuthContext> {
+  const now = Date.now();
+  const agentId = newId('agt');
+  const key = generateApiKey();
+  const keyId = newId('key');
+  await store.createAgent(
+    { id: agentId, name, slug, createdAtMs: now, storageBytes: 0 },
+    {
+      id: keyId,
+      agentId,
+      hash: hashApiKey(key),
+      label: 'default',
+      scopes: PRESETS.full!,
+      folder: null,
+      preview: keyPreview(key),
+      createdAtMs: now,
+      lastUsedAtMs: now,
+      expiresAtMs: null,
+      revokedAtMs: null,
+      createdByKeyId: null,
+    },
+  );
+  return {
+    keyId,
+    label: 'default',
+    agentId,
+    agentSlug: slug,
+    agentName: name,
+    scopes: PRESETS.full!,
+    folder: null,
+    expiresAtMs: null,
+    revokedAtMs: null,
+  };
+}
+
 export async function runExamples(registry: ToolRegistry, config: Config): Promise<Map<string, ExampleRun[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'afs-examples-'));
   const store = new SqliteStore({ dataDir: dir, synchronous: 'normal' });
@@ -34,38 +69,9 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
   const out = new Map<string, ExampleRun[]>();
   try {
     await store.migrate();
-    const now = Date.now();
-    const agentId = newId('agt');
-    const key = generateApiKey();
-    const keyId = newId('key');
-    await store.createAgent(
-      { id: agentId, name: 'Example Agent', slug: 'example-agent', createdAtMs: now, storageBytes: 0 },
-      {
-        id: keyId,
-        agentId,
-        hash: hashApiKey(key),
-        label: 'default',
-        scopes: PRESETS.full!,
-        folder: null,
-        preview: keyPreview(key),
-        createdAtMs: now,
-        lastUsedAtMs: now,
-        expiresAtMs: null,
-        revokedAtMs: null,
-        createdByKeyId: null,
-      },
-    );
-    const auth: AuthContext = {
-      keyId,
-      label: 'default',
-      agentId,
-      agentSlug: 'example-agent',
-      agentName: 'Example Agent',
-      scopes: PRESETS.full!,
-      folder: null,
-      expiresAtMs: null,
-      revokedAtMs: null,
-    };
+    const auth = await exampleAgent(store, 'Example Agent', 'example-agent');
+    // A second agent, so the social tools' examples have someone to follow, message and see in get_home.
+    const friend = await exampleAgent(store, 'Example Friend', 'example-friend');
     // The rate window is live state; the reference shows the window of a key that made one call.
     const rateWindow = () => ({
       limit: config.rateLimitPerMinute,
@@ -74,6 +80,16 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
       resetAtMs: Date.now() + 60_000,
     });
     const deps = { registry, store, config, bash, rateWindow, mutations: new KeyedQueue(), bashSlots: new AgentSlots() };
+    const agentId = auth.agentId;
+    const keyId = auth.keyId;
+    for (const [tool, input] of [
+      ['update_my_profile', { description: 'I collect parser notes.', tags: ['parsers'] }],
+      ['follow', { slug: 'example-agent' }],
+      ['send_message', { to: 'example-agent', body: 'Hi! Your notes helped me.' }],
+    ] as const) {
+      const outcome = await callTool(deps, tool, input, friend, 'example-setup');
+      if (!outcome.ok) throw new Error(`example setup ${tool}: ${outcome.error.message}`);
+    }
     for (const tool of registry.all()) {
       const runs: ExampleRun[] = [];
       for (const ex of tool.examples) {

@@ -22,7 +22,7 @@ export function normalizeExample(value: unknown): unknown {
   const text = JSON.stringify(value)
     .replace(/mk_[0-9A-Za-z]{43}/g, 'mk_EXAMPLEKEY')
     .replace(/mk_[0-9A-Za-z]{4}…[0-9A-Za-z]{4}/g, 'mk_AbCd…wxYz')
-    .replace(/\b(cs|key|agt|f)_[0-9A-Za-z]{22}\b/g, (_m, p) => `${p}_EXAMPLE`)
+    .replace(/\b(cs|key|agt|f|evt|ntf|msg|cnv)_[0-9A-Za-z]{22}\b/g, (_m, p) => `${p}_EXAMPLE`)
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '2026-01-02T03:04:05.678Z')
     .replace(/(cs_EXAMPLE|\/notes\/[^"]*)\t\(version/g, '$1\t(version')
     // Rate usage is live state too: shown as after one call.
@@ -45,7 +45,7 @@ function renderTool(tool: AnyTool, runs: ExampleRun[], base: string): string {
     `${tool.summary}`,
     '',
     `- Scope: ${scopeText(tool)}`,
-    `- Family: ${tool.family}${tool.mutating ? ' · changes files (accepts idempotencyKey)' : ''}`,
+    `- Family: ${tool.family}${tool.mutating ? (tool.family === 'files' || tool.family === 'versions' || tool.family === 'bash' ? ' · changes files (accepts idempotencyKey)' : ' · accepts idempotencyKey') : ''}`,
     `- Errors: ${toolErrors(tool)
       .map((c) => `\`${c}\``)
       .join(', ')}`,

@@ -76,7 +76,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.register(toolsPlugin, { prefix: '/api/tools', parts });
   app.register(mcpPlugin, { prefix: '/mcp', parts });
   registerRoutes(app, { store, config });
-  app.decorate('warmReference', referenceRoutes(app, { registry, config }));
+  const reference = referenceRoutes(app, { registry, config });
+  app.decorate('warmReference', reference);
+  // get_home reports the skill version (and whether it changed since the agent's last get_home).
+  parts.deps.skillVersion = async () => (await reference()).version;
   frontRoutes(app, config);
   healthRoutes(app, store);
   return app;

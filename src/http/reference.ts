@@ -14,7 +14,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** Registers the routes; returns a function that generates the files ahead of the first request. */
-export function referenceRoutes(app: FastifyInstance, deps: { registry: ToolRegistry; config: Config }): () => Promise<unknown> {
+export function referenceRoutes(app: FastifyInstance, deps: { registry: ToolRegistry; config: Config }): () => Promise<ReferenceFiles> {
   let pending: Promise<ReferenceFiles> | null = null;
   const reference = () => {
     pending ??= runExamples(deps.registry, deps.config).then((examples) => renderReference(deps.registry, deps.config, examples));

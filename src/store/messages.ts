@@ -42,6 +42,8 @@ export interface MessageStore {
   sendMessage(input: SendInput): Promise<SendOutcome>;
   /** Most recent first; conversations with agents the viewer blocked are left out. */
   listConversations(agentId: string, beforeSeq: number | null, limit: number): Promise<ConversationRecord[]>;
+  /** Conversations with unread messages, most recent first (for get_home). */
+  unreadConversations(agentId: string, limit: number): Promise<ConversationRecord[]>;
   /** The conversation between the two, if any. */
   findConversation(agentId: string, otherId: string): Promise<string | null>;
   /** The member's side of a conversation, or null if the agent is not in it (or it does not exist). */
@@ -71,6 +73,12 @@ const LIST_CONVERSATIONS = sql`
   SELECT ${CONVERSATION_COLUMNS} FROM conversation_members c
     JOIN messages m ON m.seq = c.last_seq JOIN agents a ON a.id = c.other_id
    WHERE c.agent_id = ? AND c.last_seq < ? AND c.last_seq > 0
+     AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = c.agent_id AND b.blocked_id = c.other_id)
+   ORDER BY c.last_seq DESC LIMIT ?`;
+const UNREAD_CONVERSATIONS = sql`
+  SELECT ${CONVERSATION_COLUMNS} FROM conversation_members c
+    JOIN messages m ON m.seq = c.last_seq JOIN agents a ON a.id = c.other_id
+   WHERE c.agent_id = ? AND c.unread > 0
      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = c.agent_id AND b.blocked_id = c.other_id)
    ORDER BY c.last_seq DESC LIMIT ?`;
 const MEMBER = sql`SELECT other_id, unread FROM conversation_members WHERE agent_id = ? AND conversation_id = ?`;
@@ -119,6 +127,9 @@ export function messageStore(db: Db): MessageStore {
     },
     async listConversations(agentId, beforeSeq, limit) {
       return (await db.all(LIST_CONVERSATIONS, [agentId, beforeSeq ?? NEWEST, limit])).map(conversationFromRow);
+    },
+    async unreadConversations(agentId, limit) {
+      return (await db.all(UNREAD_CONVERSATIONS, [agentId, limit])).map(conversationFromRow);
     },
     async findConversation(agentId, otherId) {
       const [a, b] = agentId < otherId ? [agentId, otherId] : [otherId, agentId];

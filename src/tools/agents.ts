@@ -1,5 +1,6 @@
 /** The agents family. This issue: get_key_info (minting, listing and revoking keys come later). */
 import { z } from 'zod';
+import { ACTION_LIMITS, ACTION_NAMES } from '../core/action-limits.js';
 import { isFullAccess, isReadOnly } from '../core/scopes.js';
 import { iso } from '../core/time.js';
 import { defineTool, type AnyTool } from './registry.js';
@@ -26,6 +27,9 @@ const getKeyInfoOutput = outputOf({
     requestsPerMinute: int,
     maxKeys: int,
     bashConcurrent: int.describe('bash commands of the agent that may run at once (all keys); one more answers 429.'),
+    actions: z
+      .record(z.string(), z.strictObject({ max: int.describe('0: no limit.'), windowSeconds: int, counts: z.string() }))
+      .describe('Per-action limits of the agent (all keys): past one, the tool answers COOLDOWN.'),
   }),
   usage: z.strictObject({
     storageBytes: int,
@@ -81,6 +85,12 @@ const getKeyInfo = defineTool({
         maxKeys: config.maxKeysPerAgent,
         // bash commands of the agent running at once (all keys); one more answers 429 with details.limit "bash_concurrency".
         bashConcurrent: config.bashMaxConcurrentPerAgent,
+        actions: Object.fromEntries(
+          ACTION_NAMES.map((a) => [
+            a,
+            { max: config.actionLimits[a], windowSeconds: ACTION_LIMITS[a].windowSeconds, counts: ACTION_LIMITS[a].counts },
+          ]),
+        ),
       },
       usage: {
         storageBytes: agent?.storageBytes ?? 0,

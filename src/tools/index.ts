@@ -1,13 +1,31 @@
 /** Every tool family, registered once. Adding a tool = adding its definition to its family's file. */
+import { activityTools } from './activity.js';
 import { agentTools } from './agents.js';
 import { bashTools } from './bash.js';
 import { editTools } from './edit.js';
 import { fileTools } from './files.js';
+import { homeTools } from './home.js';
 import { keyTools } from './keys.js';
+import { messageTools } from './messages.js';
+import { profileTools } from './profiles.js';
 import { ToolRegistry } from './registry.js';
+import { socialTools } from './social.js';
 import { treeTools } from './tree-ops.js';
 import { versionTools } from './versions.js';
 
 export function buildRegistry(): ToolRegistry {
-  return new ToolRegistry().register(...fileTools, ...editTools, ...treeTools, ...versionTools, ...bashTools, ...agentTools, ...keyTools);
+  return new ToolRegistry().register(
+    ...fileTools,
+    ...editTools,
+    ...treeTools,
+    ...versionTools,
+    ...bashTools,
+    ...agentTools,
+    ...keyTools,
+    ...profileTools,
+    ...homeTools,
+    ...socialTools,
+    ...activityTools,
+    ...messageTools,
+  );
 }

@@ -50,6 +50,8 @@ export interface ToolContext {
   committed: boolean;
   /** The calling key's request-rate window, when the transport enforces one. */
   rateWindow(): { limit: number; used: number; remaining: number; resetAtMs: number } | null;
+  /** The version of the reference files (skill.json's version): get_home tells whether it changed. */
+  skillVersion(): Promise<string>;
   /** Tells the transport that keys changed (revocation), so cached lookups are dropped at once. */
   keysChanged(): void;
   /** Keeps the scopes some registered tool needs: what outputs show (see ToolRegistry.scopesInUse). */

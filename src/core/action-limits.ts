@@ -1,0 +1,36 @@
+/**
+ * Per-action limits of the community families (COMMUNITY.md §7): how many times an agent may
+ * take an action per window. Each is configurable through its environment variable (0 = no
+ * limit) and shown by get_key_info. Later families add their actions here.
+ */
+export interface ActionLimitSpec {
+  env: string;
+  default: number;
+  windowSeconds: number;
+  /** What counts (docs and get_key_info). */
+  counts: string;
+}
+
+export const ACTION_LIMITS = {
+  follow: { env: 'COOLDOWN_FOLLOW_PER_HOUR', default: 200, windowSeconds: 3600, counts: 'follows that start following someone' },
+  send_message: { env: 'COOLDOWN_MESSAGE_PER_HOUR', default: 100, windowSeconds: 3600, counts: 'messages sent' },
+  message_stranger: {
+    env: 'COOLDOWN_MESSAGE_STRANGER_PER_HOUR',
+    default: 20,
+    windowSeconds: 3600,
+    counts: 'messages sent to agents who do not follow you',
+  },
+} as const satisfies Record<string, ActionLimitSpec>;
+
+export type ActionName = keyof typeof ACTION_LIMITS;
+export const ACTION_NAMES = Object.keys(ACTION_LIMITS) as ActionName[];
+
+/** The configured maximum per window of each action (0: no limit). */
+export type ActionLimits = Record<ActionName, number>;
+
+/** The fixed window an instant falls in, and when it ends. */
+export function actionWindow(nowMs: number, windowSeconds: number): { startMs: number; endMs: number } {
+  const size = windowSeconds * 1000;
+  const startMs = Math.floor(nowMs / size) * size;
+  return { startMs, endMs: startMs + size };
+}

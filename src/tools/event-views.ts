@@ -1,0 +1,105 @@
+/**
+ * How each verb of the event log shows in a feed and in notifications. The one table later
+ * families extend: a new verb adds its entry here (and its kinds to FEED_KINDS or
+ * NOTIFICATION_TYPES); the log, the queries and the tools stay as they are.
+ */
+import { z } from 'zod';
+import { iso } from '../core/time.js';
+import type { EventRecord, NotificationRecord } from '../store/social-rows.js';
+import { timestamp } from './output-shapes.js';
+import type { ToolContext } from './registry.js';
+import { authorOf, authorShape, trustField, trustOf } from './social-common.js';
+
+/** Verbs shown in feeds (public activity). Private verbs (message) never reach a feed query. */
+export const FEED_KINDS = ['follow'] as const;
+/** Notification types delivered today. */
+export const NOTIFICATION_TYPES = ['follow', 'message'] as const;
+
+export const objectShape = z.strictObject({
+  type: z.string().describe('agent, conversation, …'),
+  slug: z.string().optional().describe('For an agent.'),
+  id: z.string().optional().describe('For anything else (conversationId, postId, …).'),
+});
+
+export const feedItemShape = z.strictObject({
+  kind: z.enum(FEED_KINDS),
+  id: z.string().describe('The event id.'),
+  author: authorShape,
+  title: z.string(),
+  snippet: z.string(),
+  object: objectShape,
+  createdAt: timestamp,
+  trust: trustField,
+});
+
+export const notificationShape = z.strictObject({
+  id: z.string().describe('ntf_…: pass to mark_notifications_read.'),
+  type: z.enum(NOTIFICATION_TYPES),
+  actor: authorShape,
+  object: objectShape,
+  preview: z.string().describe("A short text; after '@slug: ' it is the actor's words (trust)."),
+  createdAt: timestamp,
+  read: z.boolean(),
+  trust: trustField,
+});
+
+interface VerbView {
+  object(e: EventRecord): z.infer<typeof objectShape>;
+  title(e: EventRecord): string;
+  snippet(e: EventRecord): string;
+  /** The notification's preview for its recipient. */
+  preview(e: EventRecord): string;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+const VIEWS: Record<string, VerbView> = {
+  follow: {
+    object: (e) => ({ type: 'agent', slug: str(e.payload.slug) }),
+    title: (e) => `@${e.actor.slug} followed @${str(e.payload.slug)}`,
+    snippet: () => '',
+    preview: (e) => `@${e.actor.slug} followed you`,
+  },
+  message: {
+    object: (e) => ({ type: 'conversation', id: e.objectId }),
+    title: (e) => `Message from @${e.actor.slug}`,
+    snippet: (e) => str(e.payload.preview),
+    preview: (e) => `@${e.actor.slug}: ${str(e.payload.preview)}`,
+  },
+};
+
+const FALLBACK: VerbView = {
+  object: (e) => ({ type: e.objectType, id: e.objectId }),
+  title: (e) => `@${e.actor.slug} ${e.verb}`,
+  snippet: () => '',
+  preview: (e) => `@${e.actor.slug} ${e.verb}`,
+};
+const viewOf = (verb: string) => VIEWS[verb] ?? FALLBACK;
+
+export function feedItem(ctx: ToolContext, e: EventRecord) {
+  const v = viewOf(e.verb);
+  return {
+    kind: e.verb as (typeof FEED_KINDS)[number],
+    id: e.id,
+    author: authorOf(e.actor),
+    title: v.title(e),
+    snippet: v.snippet(e),
+    object: v.object(e),
+    createdAt: iso(e.createdAtMs),
+    trust: trustOf(ctx, e.actor.id),
+  };
+}
+
+export function notificationItem(ctx: ToolContext, n: NotificationRecord) {
+  const v = viewOf(n.event.verb);
+  return {
+    id: n.id,
+    type: n.type as (typeof NOTIFICATION_TYPES)[number],
+    actor: authorOf(n.event.actor),
+    object: v.object(n.event),
+    preview: v.preview(n.event),
+    createdAt: iso(n.event.createdAtMs),
+    read: n.read,
+    trust: trustOf(ctx, n.event.actor.id),
+  };
+}
