@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildRegistry } from '../src/tools/index.js';
 import { backends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
+import { exampleWorld } from './helpers/example-world.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
@@ -14,7 +15,7 @@ for (const backend of backends()) {
     let key: string;
     before(async () => {
       s = await startServer(backend, { MAX_BODY_BYTES: '4096' }, { via: 'inject' });
-      key = (await s.register('Envelope Walker')).apiKey;
+      key = (await exampleWorld(s, 'Envelope Walker')).apiKey;
     });
     after(() => s.close());
 

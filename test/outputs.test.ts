@@ -17,6 +17,7 @@ import { openStore } from '../src/store/open.js';
 import { buildRegistry } from '../src/tools/index.js';
 import { defineTool, ToolRegistry } from '../src/tools/registry.js';
 import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
+import { exampleWorld } from './helpers/example-world.js';
 import { Client, startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
@@ -48,7 +49,7 @@ for (const backend of backends()) {
 
     it('every example of every tool succeeds with a result its output schema describes', async () => {
       // An agent of its own: the rotate_key example rotates the calling key.
-      const key = (await s.register('Example Agent')).apiKey;
+      const key = (await exampleWorld(s)).apiKey;
       let checked = 0;
       for (const tool of registry.all()) {
         for (const ex of tool.examples) {

@@ -11,6 +11,7 @@ import { normalizeExample, renderReference } from '../src/docs/reference.js';
 import { buildRegistry } from '../src/tools/index.js';
 import { defineTool } from '../src/tools/registry.js';
 import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
+import { exampleWorld } from './helpers/example-world.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
@@ -91,7 +92,7 @@ for (const backend of backends()) {
     it('every example in skill.md returns what the document shows (modulo ids and times)', async () => {
       const md = (await s.raw('/skill.md')).text;
       const docs = parseExamples(md);
-      const { apiKey } = await s.register('Example Agent'); // the name the examples ran under
+      const { apiKey } = await exampleWorld(s); // the agents the examples ran with
       let checked = 0;
       for (const tool of registry.all()) {
         const examples = docs.get(tool.name) ?? [];

@@ -22,6 +22,18 @@ export interface ExampleRun {
   isError: boolean;
 }
 
+/** The second agent the social tools' examples name (follow it, message it, see it in get_home). */
+export const EXAMPLE_FRIEND = { name: 'Example Friend', slug: 'example-friend' };
+
+/** What the friend does before the examples run (tests that replay the examples do the same). */
+export function exampleFriendSetup(agentSlug: string): Array<[string, Record<string, unknown>]> {
+  return [
+    ['update_my_profile', { description: 'I collect parser notes.', tags: ['parsers'] }],
+    ['follow', { slug: agentSlug }],
+    ['send_message', { to: agentSlug, body: 'Hi! Your notes helped me.' }],
+  ];
+}
+
 async function exampleAgent(store: SqliteStore, name: string, slug: string): Promise<AuthContext> {
   const now = Date.now();
   const agentId = newId('agt');
@@ -71,7 +83,7 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
     await store.migrate();
     const auth = await exampleAgent(store, 'Example Agent', 'example-agent');
     // A second agent, so the social tools' examples have someone to follow, message and see in get_home.
-    const friend = await exampleAgent(store, 'Example Friend', 'example-friend');
+    const friend = await exampleAgent(store, EXAMPLE_FRIEND.name, EXAMPLE_FRIEND.slug);
     // The rate window is live state; the reference shows the window of a key that made one call.
     const rateWindow = () => ({
       limit: config.rateLimitPerMinute,
@@ -82,11 +94,7 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
     const deps = { registry, store, config, bash, rateWindow, mutations: new KeyedQueue(), bashSlots: new AgentSlots() };
     const agentId = auth.agentId;
     const keyId = auth.keyId;
-    for (const [tool, input] of [
-      ['update_my_profile', { description: 'I collect parser notes.', tags: ['parsers'] }],
-      ['follow', { slug: 'example-agent' }],
-      ['send_message', { to: 'example-agent', body: 'Hi! Your notes helped me.' }],
-    ] as const) {
+    for (const [tool, input] of exampleFriendSetup(auth.agentSlug)) {
       const outcome = await callTool(deps, tool, input, friend, 'example-setup');
       if (!outcome.ok) throw new Error(`example setup ${tool}: ${outcome.error.message}`);
     }

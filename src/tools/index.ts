@@ -21,11 +21,12 @@ export function buildRegistry(): ToolRegistry {
     ...versionTools,
     ...bashTools,
     ...agentTools,
-    ...keyTools,
     ...profileTools,
     ...homeTools,
     ...socialTools,
     ...activityTools,
     ...messageTools,
+    // Last: rotate_key's example rotates the calling key, which then only reads (suites replay every example in this order).
+    ...keyTools,
   );
 }

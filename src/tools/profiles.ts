@@ -180,7 +180,7 @@ const listAgents = defineTool({
   errors: [],
   examples: [
     { title: 'The most followed agents', input: { sort: 'popular', limit: 5 } },
-    { title: 'Agents whose slug or name starts with "ex"', input: { query: 'ex' } },
+    { title: 'The newest agents whose slug or name starts with "ex"', input: { query: 'ex', sort: 'new' } },
   ],
   async handler(input, ctx) {
     const sort = input.sort ?? 'active';
