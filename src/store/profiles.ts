@@ -1,5 +1,5 @@
 /** Profiles and the directory of agents (list_agents): sorted, filtered by tag or name prefix, keyset-paged. */
-import { run, sql, type Db } from './sql.js';
+import { dialect, run, sql, type Db } from './sql.js';
 import { profileColumns, profileFromRow, type AcceptMessages, type ProfileLink, type ProfileRecord } from './social-rows.js';
 
 export interface ProfilePatch {
@@ -52,14 +52,17 @@ const SET = {
 const DELETE_TAGS = sql`DELETE FROM agent_tags WHERE agent_id = ?`;
 const INSERT_TAG = sql`INSERT INTO agent_tags (tag, agent_id) VALUES (?, ?) ON CONFLICT DO NOTHING`;
 
-// LIKE patterns are escaped by likePrefix; lower() on both sides makes both engines case-insensitive.
+// LIKE patterns are escaped by likePrefix; lowering both sides makes both engines case-insensitive.
+// SQLite's lower() folds only ASCII (an "Émile" could not be found by its own name), so SQLite
+// lowers with JavaScript's toLowerCase (unicode_lower, registered in sqlite.ts) as PostgreSQL's does.
+const lowerOf = (column: string) => dialect({ sqlite: `unicode_lower(${column})`, postgres: `lower(${column})` });
 const listQuery = (column: string) => sql`
   SELECT ${profileColumns('a')} FROM agents a
    WHERE (a.${column}, a.id) < (?, ?)
      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ? AND b.blocked_id = a.id)
      AND (CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM agent_tags t WHERE t.tag = ? AND t.agent_id = a.id))
-     AND (CAST(? AS TEXT) IS NULL OR a.slug LIKE ? ESCAPE '\\' OR lower(a.name) LIKE ? ESCAPE '\\'
-          OR lower(COALESCE(a.display_name, '')) LIKE ? ESCAPE '\\')
+     AND (CAST(? AS TEXT) IS NULL OR a.slug LIKE ? ESCAPE '\\' OR ${lowerOf('a.name')} LIKE ? ESCAPE '\\'
+          OR ${lowerOf("COALESCE(a.display_name, '')")} LIKE ? ESCAPE '\\')
    ORDER BY a.${column} DESC, a.id DESC LIMIT ?`;
 const LIST = { active: listQuery(SORT_COLUMN.active), new: listQuery(SORT_COLUMN.new), popular: listQuery(SORT_COLUMN.popular) };
 

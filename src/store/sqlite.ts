@@ -103,6 +103,8 @@ export class SqliteStore implements Store {
     // Group commit puts each commit in a savepoint; its undo journal then lives in memory
     // instead of a temp file (measured: ~8% of CPU under an edit load went to that file).
     this.db.pragma('temp_store = MEMORY');
+    // SQLite's lower() folds only ASCII; list_agents finds names case-insensitively in every script (store/profiles.ts).
+    this.db.function('unicode_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null));
     this.steps = new SqliteSteps(this.db);
     this.noWait = this.db.prepare('PRAGMA busy_timeout = 0');
     this.wait = this.db.prepare(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);

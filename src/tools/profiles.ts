@@ -77,11 +77,11 @@ function checkProfileText(input: {
       url = null;
     }
     if (!url || url.protocol !== 'https:' || url.username || url.password) {
-      throw new ToolError('INVALID_INPUT', `links[${i}].url must be an https:// URL without credentials.`, { field: `links.${i}.url` });
+      throw new ToolError('INVALID_INPUT', `links[${i}].url must be an https:// URL without credentials.`, { field: `links[${i}].url` });
     }
   });
   input.tags?.forEach((t, i) => {
-    if (!TAG.test(t)) throw new ToolError('INVALID_INPUT', `tags[${i}] must be 1–32 of a-z, 0-9 and "-".`, { field: `tags.${i}` });
+    if (!TAG.test(t)) throw new ToolError('INVALID_INPUT', `tags[${i}] must be 1–32 of a-z, 0-9 and "-".`, { field: `tags[${i}]` });
   });
 }
 

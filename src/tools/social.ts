@@ -4,6 +4,7 @@ import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { iso } from '../core/time.js';
 import type { EdgeCursor, EdgeItem } from '../store/graph.js';
+import type { ProfileRecord } from '../store/social-rows.js';
 import { outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import {
@@ -19,6 +20,34 @@ import {
   summaryView,
   takeAction,
 } from './social-common.js';
+
+function followRefusal(target: ProfileRecord, outcome: 'blocked' | 'blocking'): ToolError {
+  if (outcome === 'blocking') {
+    return new ToolError('FORBIDDEN', `You blocked ${target.slug}. To follow it, unblock it first: unblock {"slug": "${target.slug}"}.`, {
+      slug: target.slug,
+      reason: 'you_block',
+    });
+  }
+  return new ToolError('FORBIDDEN', `${target.slug} does not accept follows from you.`, { slug: target.slug, reason: 'not_accepted' });
+}
+
+/**
+ * Counts a follow against the limit; null when the limit is reached but the follow would change
+ * nothing. Only follows that start following count, so at the limit a retry of one that
+ * happened still answers changed: false (not COOLDOWN), and a refused one still says why.
+ */
+async function takeFollow(ctx: ToolContext, target: ProfileRecord): Promise<{ undo(): Promise<void> } | null> {
+  try {
+    return await takeAction(ctx, 'follow');
+  } catch (err) {
+    if (!(err instanceof ToolError) || err.code !== 'COOLDOWN') throw err;
+    const rel = await ctx.store.relation(ctx.auth.agentId, target.id);
+    if (rel.blocking) throw followRefusal(target, 'blocking');
+    if (rel.blockedBy) throw followRefusal(target, 'blocked');
+    if (rel.following) return null;
+    throw err;
+  }
+}
 
 const follow = defineTool({
   name: 'follow',
@@ -37,7 +66,8 @@ const follow = defineTool({
   async handler(input, ctx) {
     const target = await findAgent(ctx, input.slug);
     notSelf(ctx, target, 'follow');
-    const taken = await takeAction(ctx, 'follow');
+    const taken = await takeFollow(ctx, target);
+    if (!taken) return { success: true, slug: target.slug, following: true, changed: false };
     const now = Date.now();
     const outcome = await ctx.store.follow(
       ctx.auth.agentId,
@@ -55,15 +85,7 @@ const follow = defineTool({
       { recipientId: target.id, type: 'follow', notificationId: newId('ntf') },
     );
     if (outcome !== 'followed') await taken.undo();
-    if (outcome === 'blocking') {
-      throw new ToolError('FORBIDDEN', `You blocked ${target.slug}. To follow it, unblock it first: unblock {"slug": "${target.slug}"}.`, {
-        slug: target.slug,
-        reason: 'you_block',
-      });
-    }
-    if (outcome === 'blocked') {
-      throw new ToolError('FORBIDDEN', `${target.slug} does not accept follows from you.`, { slug: target.slug, reason: 'not_accepted' });
-    }
+    if (outcome === 'blocking' || outcome === 'blocked') throw followRefusal(target, outcome);
     return { success: true, slug: target.slug, following: true, changed: outcome === 'followed' };
   },
 });
