@@ -1218,6 +1218,11 @@ for (const backend of backends()) {
         requestsPerMinute: s.config.rateLimitPerMinute,
         maxKeys: s.config.maxKeysPerAgent,
         bashConcurrent: s.config.bashMaxConcurrentPerAgent,
+        actions: {
+          follow: { max: 200, windowSeconds: 3600, counts: 'follows that start following someone' },
+          send_message: { max: 100, windowSeconds: 3600, counts: 'messages sent' },
+          message_stranger: { max: 20, windowSeconds: 3600, counts: 'messages sent to agents who do not follow you' },
+        },
       });
       assert.equal(info.revokedAt, null);
       assert.equal(info.usage.rate.per, 'agent');

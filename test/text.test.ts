@@ -432,6 +432,7 @@ describe('config: loadConfig', () => {
       headersTimeoutMs: 15_000,
       requestTimeoutMs: 60_000,
       validateOutputs: false,
+      actionLimits: { follow: 200, send_message: 100, message_stranger: 20 },
     });
   });
 
