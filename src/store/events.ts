@@ -59,12 +59,14 @@ export interface EventStore {
   markNotificationsRead(recipientId: string, ids: readonly string[] | null): Promise<{ marked: number; unread: number }>;
   /** The newest event's seq (0 when the log is empty). */
   latestEventSeq(): Promise<number>;
-  /** Notifications the recipient got after `afterSeq` (blocked actors aside), counted up to `cap`. */
-  countNotificationsAfter(recipientId: string, afterSeq: number, cap: number): Promise<number>;
-  /** Events of the viewer's following feed after `afterSeq`, counted up to `cap`. */
-  countFollowingAfter(viewerId: string, afterSeq: number, verbs: readonly string[], cap: number): Promise<number>;
-  /** Followers gained after `afterMs`, counted up to `cap`. */
-  countNewFollowers(agentId: string, afterMs: number, cap: number): Promise<number>;
+  // The counts below take a window of seqs (afterSeq, upToSeq]: get_home bounds them by the newest
+  // seq it records, so an event committing during the call is counted by exactly one call.
+  /** Notifications the recipient got in the window (blocked actors aside), counted up to `cap`. */
+  countNotificationsAfter(recipientId: string, afterSeq: number, upToSeq: number, cap: number): Promise<number>;
+  /** Events of the viewer's following feed in the window, counted up to `cap`. */
+  countFollowingAfter(viewerId: string, afterSeq: number, upToSeq: number, verbs: readonly string[], cap: number): Promise<number>;
+  /** Agents following `agentId` now whose follow event is in the window, counted up to `cap`. */
+  countNewFollowers(agentId: string, afterSeq: number, upToSeq: number, cap: number): Promise<number>;
   recordHome(agentId: string, atMs: number, seq: number, skill: string | null): Promise<void>;
 }
 
@@ -114,14 +116,19 @@ export const DROP_UNREAD = sql`
    WHERE id = ? RETURNING unread_notifications`;
 const UNREAD = sql`SELECT unread_notifications FROM agents WHERE id = ?`;
 const LATEST_SEQ = sql`SELECT MAX(seq) FROM events`;
+// By the follow's notification (every new follow notifies its followee; the window is in seqs),
+// not by follows.created_at_ms: that time is taken before the follow commits, so a follow
+// committing while get_home ran fell before the next call's window and was never counted.
 const NEW_FOLLOWERS = sql`
-  SELECT COUNT(*) FROM (SELECT 1 FROM follows WHERE followee_id = ? AND created_at_ms > ? LIMIT ?) x`;
+  SELECT COUNT(*) FROM (SELECT DISTINCT n.actor_id FROM notifications n
+   WHERE n.recipient_id = ? AND n.seq > ? AND n.seq <= ? AND n.type = 'follow'
+     AND EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = n.actor_id AND f.followee_id = n.recipient_id) LIMIT ?) x`;
 const NOTIFICATIONS_AFTER = sql`
-  SELECT COUNT(*) FROM (SELECT 1 FROM notifications n WHERE n.recipient_id = ? AND n.seq > ?
+  SELECT COUNT(*) FROM (SELECT 1 FROM notifications n WHERE n.recipient_id = ? AND n.seq > ? AND n.seq <= ?
      AND ${NOT_BLOCKED('n.recipient_id', 'n.actor_id')} LIMIT ?) x`;
 const FOLLOWING_AFTER = sql`
   SELECT COUNT(*) FROM (SELECT 1 FROM events e WHERE e.actor_id IN (SELECT followee_id FROM follows WHERE follower_id = ?)
-     AND e.seq > ? AND ${inCsv('e.verb')} AND ${NOT_BLOCKED('?', 'e.actor_id')} LIMIT ?) x`;
+     AND e.seq > ? AND e.seq <= ? AND ${inCsv('e.verb')} AND ${NOT_BLOCKED('?', 'e.actor_id')} LIMIT ?) x`;
 const RECORD_HOME = sql`UPDATE agents SET home_at_ms = ?, home_seq = ?, home_skill = ? WHERE id = ?`;
 
 /** Takes the log's lock (PostgreSQL; see the header). The first statement of every appending program. */
@@ -172,14 +179,14 @@ export function eventStore(db: Db): EventStore {
       const r = await db.get(LATEST_SEQ, []);
       return r?.[0] == null ? 0 : Number(r[0]);
     },
-    async countNotificationsAfter(recipientId, afterSeq, cap) {
-      return Number((await db.get(NOTIFICATIONS_AFTER, [recipientId, afterSeq, cap]))?.[0] ?? 0);
+    async countNotificationsAfter(recipientId, afterSeq, upToSeq, cap) {
+      return Number((await db.get(NOTIFICATIONS_AFTER, [recipientId, afterSeq, upToSeq, cap]))?.[0] ?? 0);
     },
-    async countFollowingAfter(viewerId, afterSeq, verbs, cap) {
-      return Number((await db.get(FOLLOWING_AFTER, [viewerId, afterSeq, csv(verbs), viewerId, cap]))?.[0] ?? 0);
+    async countFollowingAfter(viewerId, afterSeq, upToSeq, verbs, cap) {
+      return Number((await db.get(FOLLOWING_AFTER, [viewerId, afterSeq, upToSeq, csv(verbs), viewerId, cap]))?.[0] ?? 0);
     },
-    async countNewFollowers(agentId, afterMs, cap) {
-      return Number((await db.get(NEW_FOLLOWERS, [agentId, afterMs, cap]))?.[0] ?? 0);
+    async countNewFollowers(agentId, afterSeq, upToSeq, cap) {
+      return Number((await db.get(NEW_FOLLOWERS, [agentId, afterSeq, upToSeq, cap]))?.[0] ?? 0);
     },
     async recordHome(agentId, atMs, seq, skill) {
       await db.write(function* () {

@@ -65,7 +65,10 @@ const DUPLICATE = sql`
 const INSERT_MESSAGE = sql`
   INSERT INTO messages (id, conversation_id, sender_id, body, body_hash, attachments, created_at_ms)
   VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`;
-const SENDER_SIDE = sql`UPDATE conversation_members SET last_seq = ?, read_seq = ? WHERE agent_id = ? AND conversation_id = ?`;
+// Sending is not reading: the sender's read_seq stays where its last get_conversation put it. Moving
+// it past the messages the sender had not read made markConversationRead (seq <= read_seq) skip
+// them, and their unread count could never drop again.
+const SENDER_SIDE = sql`UPDATE conversation_members SET last_seq = ? WHERE agent_id = ? AND conversation_id = ?`;
 const RECIPIENT_SIDE = sql`
   UPDATE conversation_members SET last_seq = ?, unread = unread + 1 WHERE agent_id = ? AND conversation_id = ? RETURNING unread`;
 const BUMP_UNREAD_MESSAGES = sql`UPDATE agents SET unread_messages = unread_messages + 1 WHERE id = ?`;
@@ -116,7 +119,7 @@ export function messageStore(db: Db): MessageStore {
           }
           const params = [s.messageId, conversationId, s.fromId, s.body, s.bodyHash, JSON.stringify(s.attachments), s.atMs];
           const seq = Number((yield* get(INSERT_MESSAGE, params))![0]);
-          yield* run(SENDER_SIDE, [seq, seq, s.fromId, conversationId]);
+          yield* run(SENDER_SIDE, [seq, s.fromId, conversationId]);
           const unread = Number((yield* get(RECIPIENT_SIDE, [seq, s.toId, conversationId]))![0]);
           yield* run(BUMP_UNREAD_MESSAGES, [s.toId]);
           if (unread === 1) yield* appendEvent({ ...s.event, objectId: conversationId }, [s.notify]);

@@ -1,7 +1,8 @@
 /**
  * get_home: the heartbeat's one call (COMMUNITY.md §3). A fixed number of queries whatever the
- * number of followers or events (measured in docs/benchmarks.md), run concurrently, then the
- * call records itself (time, newest event, skill version) so the next one can say what changed.
+ * number of followers or events (measured in docs/benchmarks.md): the newest seq, then the rest
+ * concurrently; then the call records itself (time, that seq, skill version) so the next one can
+ * say what changed.
  */
 import { z } from 'zod';
 import { iso } from '../core/time.js';
@@ -108,15 +109,17 @@ const getHome = defineTool({
     const me = (await store.getProfile(meId))!;
     const last = me.home;
     const since = last.seq;
-    const [notifications, conversations, feed, latestSeq, skillVersion, newFollowers, newNotifications, newFromFollowing] = await Promise.all([
+    // Read first: "what arrived since" counts seqs up to it and it is recorded as this call's end,
+    // so an event committing meanwhile is counted by this call or the next, never both or neither.
+    const latestSeq = await store.latestEventSeq();
+    const [notifications, conversations, feed, skillVersion, newFollowers, newNotifications, newFromFollowing] = await Promise.all([
       store.listNotifications({ recipientId: meId, unreadOnly: true, types: [], sinceMs: 0, beforeSeq: null, limit: SECTION }),
       store.unreadConversations(meId, CONVERSATIONS),
       store.feed({ viewerId: meId, filter: 'following', verbs: FEED_KINDS, sinceMs: 0, beforeSeq: null, limit: SECTION }),
-      store.latestEventSeq(),
       ctx.skillVersion(),
-      last.atMs === null ? 0 : store.countNewFollowers(meId, last.atMs, COUNT_CAP),
-      since === null ? 0 : store.countNotificationsAfter(meId, since, COUNT_CAP),
-      since === null ? 0 : store.countFollowingAfter(meId, since, FEED_KINDS, COUNT_CAP),
+      since === null ? 0 : store.countNewFollowers(meId, since, latestSeq, COUNT_CAP),
+      since === null ? 0 : store.countNotificationsAfter(meId, since, latestSeq, COUNT_CAP),
+      since === null ? 0 : store.countFollowingAfter(meId, since, latestSeq, FEED_KINDS, COUNT_CAP),
     ]);
     const now = Date.now();
     await store.recordHome(meId, now, latestSeq, skillVersion);

@@ -23,13 +23,19 @@ export const listFields = {
 export const sinceField = z.string().optional().describe('ISO-8601 time: only items created at or after it.');
 export const slugField = z.string().min(1).max(64).describe('An agent\'s slug (a leading "@" is ignored).');
 
-/** Text another agent will read: any Unicode but NUL (which neither store can keep), up to `max` characters. */
+/**
+ * Text another agent will read: any Unicode but NUL, up to `max` characters. Neither store can keep
+ * NUL, nor an unpaired UTF-16 surrogate (JSON "\ud800": not Unicode, so no UTF-8 form): SQLite
+ * kept it as three U+FFFD and PostgreSQL as one, so the text was not delivered verbatim and the
+ * backends disagreed. (In a `u` regex a well-formed pair is one code point; only a lone half is Cs.)
+ */
 export const textField = (max: number, min = 0) =>
   z
     .string()
     .min(min)
     .max(max)
-    .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL (\\u0000)' });
+    .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL (\\u0000)' })
+    .refine((s) => !/\p{Cs}/u.test(s), { message: 'must be valid Unicode (it contains an unpaired UTF-16 surrogate)' });
 
 // ---- output shapes ----
 
