@@ -356,15 +356,20 @@ for (const backend of backends()) {
       const fromFollowers = (await s.ok(viewer.key, 'list_followers', { slug: followers.slug, limit: 1 })).nextCursor;
       assert.equal(typeof fromFollowers, 'string');
       const forged = (v: unknown[]) => Buffer.from(JSON.stringify(v)).toString('base64url');
+      // The list a cursor belongs to names the sort and the filters (tag, query).
+      const NEW_LIST = 'agents:new:[null,null]';
+      const fromQuery = (await s.ok(viewer.key, 'list_agents', { sort: 'new', query: 'cursor', limit: 1 })).nextCursor;
+      assert.equal(typeof fromQuery, 'string');
       const bad: Array<[string, Record<string, unknown>]> = [
         ['a cursor of sort new, for popular', { sort: 'popular', cursor: fromNew }],
         ['a cursor of sort new, for active', { cursor: fromNew }],
         ['a cursor of list_followers', { sort: 'new', cursor: fromFollowers }],
+        ['a cursor of query "cursor", without the query', { sort: 'new', cursor: fromQuery }],
         ['garbage', { cursor: 'not-a-cursor!!' }],
         ['base64 of no JSON', { cursor: Buffer.from('hello').toString('base64url') }],
-        ['values of the wrong kind', { sort: 'new', cursor: forged(['agents:new', 'x', 'y']) }],
-        ['a value too many', { sort: 'new', cursor: forged(['agents:new', 1, 'a', 2]) }],
-        ['an unsafe integer', { sort: 'new', cursor: forged(['agents:new', 2 ** 60, 'a']) }],
+        ['values of the wrong kind', { sort: 'new', cursor: forged([NEW_LIST, 'x', 'y']) }],
+        ['a value too many', { sort: 'new', cursor: forged([NEW_LIST, 1, 'a', 2]) }],
+        ['an unsafe integer', { sort: 'new', cursor: forged([NEW_LIST, 2 ** 60, 'a']) }],
       ];
       for (const [what, input] of bad) {
         const err = await s.fail(viewer.key, 'list_agents', input, 'INVALID_INPUT');
@@ -374,7 +379,7 @@ for (const backend of backends()) {
       const err = await s.fail(viewer.key, 'list_followers', { slug: followers.slug, cursor: fromNew }, 'INVALID_INPUT');
       assert.equal(err.details.field, 'cursor', 'and the other way round');
       // A forged cursor of the right list and kinds is only a position: the page after it.
-      const page = await s.ok(viewer.key, 'list_agents', { sort: 'new', cursor: forged(['agents:new', 0, '']) });
+      const page = await s.ok(viewer.key, 'list_agents', { sort: 'new', cursor: forged([NEW_LIST, 0, '']) });
       assert.deepEqual(page, { success: true, items: [], nextCursor: null });
     });
   });

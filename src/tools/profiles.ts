@@ -185,13 +185,15 @@ const listAgents = defineTool({
   async handler(input, ctx) {
     const sort = input.sort ?? 'active';
     const limit = limitOf(input.limit);
-    const list = `agents:${sort}`;
+    const prefix = input.query === undefined ? null : input.query.trim().replace(/^@/, '').toLowerCase();
+    // The cursor belongs to this sort and these filters: another call's cursor is INVALID_INPUT.
+    const list = `agents:${sort}:${JSON.stringify([input.tag ?? null, prefix])}`;
     const at = cursorOf(list, input.cursor, ['n', 's']);
     const after: AgentCursor | null = at ? { value: at[0] as number, id: at[1] as string } : null;
     const rows = await ctx.store.listAgents({
       sort,
       tag: input.tag ?? null,
-      prefix: input.query === undefined ? null : input.query.trim().replace(/^@/, '').toLowerCase(),
+      prefix,
       viewerId: ctx.auth.agentId,
       after,
       limit: limit + 1,
