@@ -8,6 +8,12 @@
  * order and a reader paging down could pass a seq that commits later. Every program that
  * appends to the log (or to messages) therefore starts with lockLog(): a transaction-scoped
  * advisory lock, so seq order is commit order on every instance. SQLite has one writer anyway.
+ *
+ * Lock order (PostgreSQL): a program that changes an agent's unread counters locks that agent's
+ * row (lockAgent) before its notification or conversation rows; the counter update comes after.
+ * Without it, marking read (notifications, a conversation) and blocking take the same rows in
+ * opposite orders — one holds the agent row and waits for a conversation row the other holds
+ * while waiting for the agent row — and PostgreSQL aborts one: "deadlock detected", a 500.
  */
 import { dialect, get, run, sql, type Db, type Program } from './sql.js';
 import { EVENT_COLUMNS, NOTIFICATION_COLUMNS, eventFromRow, notificationFromRow, type EventRecord, type NotificationRecord } from './social-rows.js';
@@ -78,6 +84,7 @@ const inCsv = (column: string) => dialect({ sqlite: `instr(?, ',' || ${column} |
 const csv = (values: readonly string[]) => `,${values.join(',')},`;
 
 const LOCK_LOG = sql`${dialect({ sqlite: 'SELECT 1', postgres: "SELECT pg_advisory_xact_lock(hashtext('afs:social-log'))" })}`;
+const LOCK_AGENT = sql`SELECT id FROM agents WHERE id = ? ${dialect({ sqlite: '', postgres: 'FOR UPDATE' })}`;
 const INSERT_EVENT = sql`
   INSERT INTO events (id, actor_id, verb, object_type, object_id, subject_id, payload, created_at_ms)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`;
@@ -136,6 +143,11 @@ export function* lockLog(): Program<void> {
   yield* get(LOCK_LOG, []);
 }
 
+/** Locks the agent's row before its notification or conversation rows (PostgreSQL; see the header). */
+export function* lockAgent(agentId: string): Program<void> {
+  yield* get(LOCK_AGENT, [agentId]);
+}
+
 /** Appends an event and notifies its recipients (not the actor, not one who blocked the actor); returns its seq. */
 export function* appendEvent(e: NewEvent, notify: readonly Notify[] = []): Program<number> {
   const row = yield* get(INSERT_EVENT, [e.id, e.actorId, e.verb, e.objectType, e.objectId, e.subjectId, JSON.stringify(e.payload), e.createdAtMs]);
@@ -167,6 +179,7 @@ export function eventStore(db: Db): EventStore {
     markNotificationsRead(recipientId, ids) {
       return db.write(
         function* () {
+          yield* lockAgent(recipientId);
           const marked = ids === null ? yield* run(MARK_ALL, [recipientId]) : ids.length ? yield* run(MARK_IDS, [recipientId, [...ids]]) : 0;
           if (!marked) return { marked, unread: Number((yield* get(UNREAD, [recipientId]))?.[0] ?? 0) };
           const row = yield* get(DROP_UNREAD, [marked, marked, recipientId]);

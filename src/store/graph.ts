@@ -4,7 +4,7 @@
  * changes an edge takes the log's lock first (events.ts), so a follow and a block of the same
  * pair cannot interleave on any instance.
  */
-import { DROP_UNREAD, MARK_FROM_ACTOR, appendEvent, lockLog, type NewEvent, type Notify } from './events.js';
+import { DROP_UNREAD, MARK_FROM_ACTOR, appendEvent, lockAgent, lockLog, type NewEvent, type Notify } from './events.js';
 import { get, run, sql, type Db, type Program } from './sql.js';
 import { PROFILE_WIDTH, profileColumns, profileFromRow, type ProfileRecord } from './social-rows.js';
 
@@ -121,6 +121,8 @@ export function graphStore(db: Db): GraphStore {
       return db.write(
         function* () {
           yield* lockLog();
+          // The blocker's unread counts change below: its row first (events.ts, lock order).
+          yield* lockAgent(blockerId);
           if (!(yield* run(INSERT_BLOCK, [blockerId, blockedId, atMs]))) return false;
           yield* removeFollow(blockerId, blockedId);
           yield* removeFollow(blockedId, blockerId);

@@ -5,7 +5,7 @@
  * are exact under concurrency. Sending takes the log's lock (events.ts): message seqs are then
  * in commit order, and a read that marks "everything up to seq N" cannot miss a message.
  */
-import { appendEvent, lockLog, type NewEvent, type Notify } from './events.js';
+import { appendEvent, lockAgent, lockLog, type NewEvent, type Notify } from './events.js';
 import { dialect, get, run, sql, type Db, type Program } from './sql.js';
 import {
   CONVERSATION_COLUMNS,
@@ -106,6 +106,8 @@ export function messageStore(db: Db): MessageStore {
           const accepts = String((yield* get(ACCEPTS, [s.toId]))?.[0] ?? 'everyone');
           if (accepts === 'none') return { kind: 'refused', reason: 'none' };
           if (accepts === 'following' && !(yield* get(FOLLOWS, [s.toId, s.fromId]))) return { kind: 'refused', reason: 'following' };
+          // The recipient's unread counts change below: its row first (events.ts, lock order).
+          yield* lockAgent(s.toId);
           const [a, b] = s.fromId < s.toId ? [s.fromId, s.toId] : [s.toId, s.fromId];
           let conversationId = (yield* get(FIND_CONVERSATION, [a, b]))?.[0] as string | undefined;
           if (conversationId === undefined) {
@@ -149,6 +151,7 @@ export function messageStore(db: Db): MessageStore {
     markConversationRead(agentId, conversationId, seq) {
       return db.write(
         function* () {
+          yield* lockAgent(agentId);
           const row = yield* get(MEMBER_FOR_UPDATE, [agentId, conversationId]);
           if (!row) return 0;
           const [before, readSeq] = [Number(row[0]), Number(row[1])];
