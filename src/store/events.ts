@@ -97,14 +97,33 @@ const BUMP_UNREAD = sql`UPDATE agents SET unread_notifications = unread_notifica
 
 const NOT_BLOCKED = (viewer: string, column: string) =>
   `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ${viewer} AND b.blocked_id = ${column})`;
-const feedQuery = (scope: string) => sql`
+/** An event a feed may show: before the cursor, since, of the verbs asked, not about an agent the viewer blocked. */
+const visibleWith = (verbIn: string) =>
+  `e.seq < ? AND e.created_at_ms >= ? AND ${verbIn} AND (e.subject_id IS NULL OR ${NOT_BLOCKED('?', 'e.subject_id')})`;
+const VERB_IN = inCsv('e.verb');
+const VISIBLE = dialect({ sqlite: visibleWith(VERB_IN.sqlite), postgres: visibleWith(VERB_IN.postgres) });
+const FEED_ALL = sql`
   SELECT ${EVENT_COLUMNS} FROM events e JOIN agents a ON a.id = e.actor_id
-   WHERE ${scope} e.seq < ? AND e.created_at_ms >= ? AND ${inCsv('e.verb')}
-     AND ${NOT_BLOCKED('?', 'e.actor_id')}
-     AND (e.subject_id IS NULL OR ${NOT_BLOCKED('?', 'e.subject_id')})
+   WHERE ${VISIBLE} AND ${NOT_BLOCKED('?', 'e.actor_id')}
    ORDER BY e.seq DESC LIMIT ?`;
-const FEED_FOLLOWING = feedQuery('e.actor_id IN (SELECT followee_id FROM follows WHERE follower_id = ?) AND');
-const FEED_ALL = feedQuery('');
+// The following feed, bounded by the number of followees rather than the size of the log:
+// (1) heads: each followee's newest visible event before the cursor, one probe of events_actor
+// per followee; (2) top: the `limit` followees with the newest heads. Every item of the page is by
+// one of them (another's items are older than `limit` heads, visible items themselves), and when
+// there are `limit` of them none is older than the oldest head (the floor); (3) their visible
+// events from the floor up (with fewer than `limit` heads, all of those few followees' events
+// before the cursor: SQLite stops each at the page, PostgreSQL reads them). The plain form ("actor IN followees ORDER BY seq DESC LIMIT n") left
+// PostgreSQL a choice it got wrong: from the 6th call its prepared statement's generic plan read
+// every event of every followee and sorted them, 400 ms a page at 1,000 followees and 1,000,000
+// events (docs/benchmarks.md, "Social layer at scale"). MATERIALIZED: each runs once.
+const FEED_FOLLOWING = sql`
+  WITH heads AS MATERIALIZED (
+    SELECT f.followee_id AS actor_id, (SELECT e.seq FROM events e WHERE e.actor_id = f.followee_id AND ${VISIBLE} ORDER BY e.seq DESC LIMIT 1) AS head
+      FROM follows f WHERE f.follower_id = ? AND ${NOT_BLOCKED('?', 'f.followee_id')}
+  ), top AS MATERIALIZED (SELECT actor_id, head FROM heads WHERE head IS NOT NULL ORDER BY head DESC LIMIT ?)
+  SELECT ${EVENT_COLUMNS} FROM events e JOIN agents a ON a.id = e.actor_id
+   WHERE e.actor_id IN (SELECT actor_id FROM top) AND e.seq >= (SELECT CASE WHEN COUNT(*) = ? THEN MIN(head) ELSE 0 END FROM top) AND ${VISIBLE}
+   ORDER BY e.seq DESC LIMIT ?`;
 
 const notificationQuery = (unreadOnly: boolean) => sql`
   SELECT ${NOTIFICATION_COLUMNS} FROM notifications n JOIN events e ON e.seq = n.seq JOIN agents a ON a.id = n.actor_id
@@ -163,8 +182,11 @@ export function* appendEvent(e: NewEvent, notify: readonly Notify[] = []): Progr
 export function eventStore(db: Db): EventStore {
   return {
     async feed(q) {
-      const common = [q.beforeSeq ?? NEWEST, q.sinceMs, csv(q.verbs), q.viewerId, q.viewerId, q.limit];
-      const rows = q.filter === 'following' ? await db.all(FEED_FOLLOWING, [q.viewerId, ...common]) : await db.all(FEED_ALL, common);
+      const visible = [q.beforeSeq ?? NEWEST, q.sinceMs, csv(q.verbs), q.viewerId];
+      const rows =
+        q.filter === 'following'
+          ? await db.all(FEED_FOLLOWING, [...visible, q.viewerId, q.viewerId, q.limit, q.limit, ...visible, q.limit])
+          : await db.all(FEED_ALL, [...visible, q.viewerId, q.limit]);
       return rows.map((r) => eventFromRow(r));
     },
     async listNotifications(q) {
