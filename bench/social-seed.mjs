@@ -1,8 +1,9 @@
 // Seeds the social layer's scale bench (bench/social.mjs) on SQLite or PostgreSQL: 10,000 agents,
 // a follow graph in which the measured agent (the viewer) follows 1,000 of them, 1,000,000 follow
-// events with the notification each one sends, blocks and a few conversations. The tables are the
+// events with the notification each one sends, blocks and a few conversations; and a second
+// measured agent (heavy) who follows all 9,999 others (how the feed grows with followees). The tables are the
 // ones migration 5 made, written with bulk SQL (the tools would take hours at this size); the
-// viewer itself is created through the real store with a real API key. Every counter the tools
+// measured agents are created through the real store with real API keys. Every counter the tools
 // read from the agent row (followers, following, unread_notifications, unread_messages) is
 // computed from the rows written, and checked afterwards.
 import Database from 'better-sqlite3';
@@ -117,7 +118,7 @@ class Rows {
 }
 
 /** Generates every row (in the order: graph, log, messages, agents) and passes batches to `load`. */
-async function generate(shape, viewer, now, load) {
+async function generate(shape, viewer, heavy, now, load) {
   const r = prng(13);
   const n = shape.agents;
   const ids = [viewer.id, ...Array.from({ length: n - 1 }, () => idOf(r, 'agt'))];
@@ -156,6 +157,10 @@ async function generate(shape, viewer, now, load) {
     await follows.add([ids[a], ids[b], at]);
   };
   for (const b of followees) await follow(0, b, now - 40 * DAY + Math.floor(r() * 39 * DAY));
+  for (let b = 1; b < n; b++) {
+    followers[b]++;
+    await follows.add([heavy.id, ids[b], now - 40 * DAY + b]);
+  }
   for (let a = 1; a < n; a++) {
     const targets = new Set([(a % (n - 1)) + 1]);
     for (let k = 5 + Math.floor(r() * 31); k > 0; k--) targets.add(popular[Math.floor((n - 1) * r() ** 2)]);
@@ -222,6 +227,7 @@ async function generate(shape, viewer, now, load) {
   const viewerUnreadMessages = 2 * shape.unreadConversations;
   return {
     viewerRow: [followers[0], following[0], unread[0], viewerUnreadMessages, lastActive[0]],
+    heavyRow: [0, n - 1, 0, 0, heavy.createdAtMs],
     maxSeq: { events: shape.events, messages: seq },
   };
 }
@@ -233,24 +239,34 @@ const CHECK =
   '(SELECT COUNT(*) FROM notifications n WHERE n.recipient_id = a.id AND NOT n.is_read), a.unread_notifications, ' +
   '(SELECT COUNT(*) FROM notifications n WHERE n.recipient_id = a.id) FROM agents a WHERE a.id = ?';
 
-/** Creates the viewer through the real store (migrating first): a real agent with a real full-scope key. */
-async function createViewer(config) {
+/** Creates the measured agents through the real store (migrating first): real agents with real full-scope keys. */
+async function createViewers(config) {
   const store = openStore({ sqliteSynchronous: 'normal', pgPoolSize: 2, ...config });
   await store.migrate();
-  const apiKey = generateApiKey();
-  const createdAtMs = Date.now() - 100 * DAY;
-  const viewer = { id: 'agt_' + 'benchviewer'.padEnd(22, '0'), slug: 'bench-viewer', apiKey, createdAtMs };
-  await store.createAgent(
-    { id: viewer.id, name: 'Bench viewer', slug: viewer.slug, createdAtMs, storageBytes: 0 },
-    {
-      ...{ id: 'key_' + 'benchviewer'.padEnd(22, '0'), agentId: viewer.id, hash: hashApiKey(apiKey), label: 'default' },
-      ...{ scopes: PRESETS.full, folder: null, preview: keyPreview(apiKey), createdAtMs, lastUsedAtMs: null },
-      ...{ expiresAtMs: null, revokedAtMs: null, createdByKeyId: null },
-    },
-  );
+  const created = [];
+  for (const name of ['viewer', 'heavy']) {
+    const apiKey = generateApiKey();
+    const createdAtMs = Date.now() - 100 * DAY;
+    const agent = { id: 'agt_' + `bench${name}`.padEnd(22, '0'), slug: `bench-${name}`, apiKey, createdAtMs };
+    await store.createAgent(
+      { id: agent.id, name: `Bench ${name}`, slug: agent.slug, createdAtMs, storageBytes: 0 },
+      {
+        ...{ id: 'key_' + `bench${name}`.padEnd(22, '0'), agentId: agent.id, hash: hashApiKey(apiKey), label: 'default' },
+        ...{ scopes: PRESETS.full, folder: null, preview: keyPreview(apiKey), createdAtMs, lastUsedAtMs: null },
+        ...{ expiresAtMs: null, revokedAtMs: null, createdByKeyId: null },
+      },
+    );
+    created.push(agent);
+  }
   await store.close();
-  return viewer;
+  return created;
 }
+
+/** `?` → `$1…$n` for PostgreSQL. */
+const numbered = (text) => {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+};
 
 const checked = (row) => {
   const [events, followees, unreadRows, unreadCounter, notifications] = row.map(Number);
@@ -260,7 +276,7 @@ const checked = (row) => {
 
 /** SQLite: prepared statements in one transaction on the store's file (DATA_DIR/afs.sqlite). */
 export async function seedSqlite(dataDir, shape = SHAPE) {
-  const viewer = await createViewer({ dataDir });
+  const [viewer, heavy] = await createViewers({ dataDir });
   const db = new Database(join(dataDir, 'afs.sqlite'));
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -1000000'); // 1 GB: the random-id indexes stay in memory while loading
@@ -271,21 +287,22 @@ export async function seedSqlite(dataDir, shape = SHAPE) {
     return stmts.get(table);
   };
   db.exec('BEGIN');
-  const out = await generate(shape, viewer, Date.now(), async (table, rows) => {
+  const out = await generate(shape, viewer, heavy, Date.now(), async (table, rows) => {
     const stmt = insert(table);
     for (const row of rows) stmt.run(row.map((v) => (typeof v === 'boolean' ? Number(v) : v)));
   });
   db.prepare(VIEWER_UPDATE).run(...out.viewerRow, viewer.id);
+  db.prepare(VIEWER_UPDATE).run(...out.heavyRow, heavy.id);
   db.exec('COMMIT');
   db.pragma('wal_checkpoint(TRUNCATE)');
   const check = checked(db.prepare(CHECK).raw().get(viewer.id));
   db.close();
-  return { viewer, check };
+  return { viewer, heavy, check };
 }
 
 /** PostgreSQL: INSERT … SELECT FROM unnest(arrays), 20,000 rows a statement, the next batch built while one runs. */
 export async function seedPostgres(url, shape = SHAPE) {
-  const viewer = await createViewer({ databaseUrl: url });
+  const [viewer, heavy] = await createViewers({ databaseUrl: url });
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query('BEGIN');
@@ -304,7 +321,7 @@ export async function seedPostgres(url, shape = SHAPE) {
   for (const i of indexes) await client.query(`DROP INDEX ${i.indexname}`);
   for (const c of constraints) await client.query(`ALTER TABLE ${c.tbl} DROP CONSTRAINT ${c.conname}`);
   let inFlight = Promise.resolve();
-  const out = await generate(shape, viewer, Date.now(), async (table, rows) => {
+  const out = await generate(shape, viewer, heavy, Date.now(), async (table, rows) => {
     const types = Object.values(TABLES[table]);
     const cols = types.map((_, c) => rows.map((row) => row[c]));
     const text = `INSERT INTO ${table} (${Object.keys(TABLES[table])}) SELECT * FROM unnest(${types.map((t, c) => `$${c + 1}::${t}[]`)})`;
@@ -315,11 +332,8 @@ export async function seedPostgres(url, shape = SHAPE) {
   await client.query("SET maintenance_work_mem = '256MB'");
   for (const c of constraints) await client.query(`ALTER TABLE ${c.tbl} ADD CONSTRAINT ${c.conname} ${c.def}`);
   for (const i of indexes) await client.query(i.indexdef);
-  let p = 0;
-  await client.query(
-    VIEWER_UPDATE.replace(/\?/g, () => `$${++p}`),
-    [...out.viewerRow, viewer.id],
-  );
+  await client.query(numbered(VIEWER_UPDATE), [...out.viewerRow, viewer.id]);
+  await client.query(numbered(VIEWER_UPDATE), [...out.heavyRow, heavy.id]);
   await client.query(`SELECT setval(pg_get_serial_sequence('events', 'seq'), $1), setval(pg_get_serial_sequence('messages', 'seq'), $2)`, [
     out.maxSeq.events,
     out.maxSeq.messages,
@@ -328,8 +342,7 @@ export async function seedPostgres(url, shape = SHAPE) {
   // What autovacuum does within a minute of such a load: statistics for the planner, the
   // visibility map for index-only scans.
   await client.query('VACUUM ANALYZE');
-  p = 0;
-  const check = checked((await client.query({ text: CHECK.replace(/\?/g, () => `$${++p}`), values: [viewer.id], rowMode: 'array' })).rows[0]);
+  const check = checked((await client.query({ text: numbered(CHECK), values: [viewer.id], rowMode: 'array' })).rows[0]);
   await client.end();
-  return { viewer, check };
+  return { viewer, heavy, check };
 }

@@ -13,9 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { eventStore } from '../dist/src/store/events.js';
-import { messageStore } from '../dist/src/store/messages.js';
-import { FEED_KINDS } from '../dist/src/tools/event-views.js';
+import { capturedQueries, ms3, postgresPlans, sqlitePlans } from './social-plans.mjs';
 import { SHAPE, seedPostgres, seedSqlite } from './social-seed.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -111,7 +109,7 @@ const summary = (ms) => {
 async function measure(ctx, c) {
   for (let i = 0; i < WARMUP; i++) {
     await c.before?.();
-    await callTool(ctx.base, ctx.key, c.tool, c.input);
+    await callTool(ctx.base, c.key ?? ctx.key, c.tool, c.input);
   }
   const dbPids = await ctx.dbPids();
   const cpu0 = { server: cpuOf(ctx.serverPid), db: dbPids.reduce((n, p) => n + cpuOf(p), 0) };
@@ -119,101 +117,13 @@ async function measure(ctx, c) {
   let items = 0;
   for (let i = 0; i < CALLS; i++) {
     await c.before?.();
-    const r = await callTool(ctx.base, ctx.key, c.tool, c.input);
+    const r = await callTool(ctx.base, c.key ?? ctx.key, c.tool, c.input);
     ms.push(r.ms);
     items = (r.inner.items ?? r.inner.fromFollowing ?? []).length;
   }
   const server = ((cpuOf(ctx.serverPid) - cpu0.server) / CALLS) * 1000;
   const db = dbPids.length ? ((dbPids.reduce((n, p) => n + cpuOf(p), 0) - cpu0.db) / CALLS) * 1000 : null;
-  return { name: c.name, items, ...summary(ms), serverCpuMs: server, dbCpuMs: db };
-}
-
-// ------------------------------------------------------------------ the queries behind the tools, captured from the store
-/** The exact SQL and parameters the store runs for each view, captured by a Db that records instead of running. */
-async function capturedQueries(viewerId, seqs) {
-  const calls = [];
-  const recorder = { all: async (q, p) => (calls.push({ q, p }), []), get: async (q, p) => (calls.push({ q, p }), undefined) };
-  const events = eventStore(recorder);
-  const messages = messageStore(recorder);
-  const feed = (limit, beforeSeq) => events.feed({ viewerId, filter: 'following', verbs: FEED_KINDS, sinceMs: 0, beforeSeq, limit });
-  const notes = (unreadOnly, limit) => events.listNotifications({ recipientId: viewerId, unreadOnly, types: [], sinceMs: 0, beforeSeq: null, limit });
-  const views = [
-    ['feed, following, page 1 (get_feed {})', () => feed(26, null)],
-    ['feed, following, page 2 (cursor)', () => feed(26, seqs.page2)],
-    ['feed, following, 10 (get_home)', () => feed(10, null)],
-    ['feed, all (get_feed {filter: all})', () => events.feed({ viewerId, filter: 'all', verbs: FEED_KINDS, sinceMs: 0, beforeSeq: null, limit: 26 })],
-    ['notifications (list_notifications {})', () => notes(false, 26)],
-    ['notifications, unread (list_notifications {unreadOnly})', () => notes(true, 26)],
-    ['unread conversations (get_home)', () => messages.unreadConversations(viewerId, 5)],
-    ['new notifications since a day (get_home)', () => events.countNotificationsAfter(viewerId, seqs.dayAgo, 100)],
-    ['new from following since a day (get_home)', () => events.countFollowingAfter(viewerId, seqs.dayAgo, FEED_KINDS, 100)],
-    ['new followers since a day (get_home)', () => events.countNewFollowers(viewerId, Date.now() - DAY, 100)],
-  ];
-  const out = [];
-  for (const [name, run] of views) {
-    calls.length = 0;
-    await run();
-    out.push({ name, ...calls[0] });
-  }
-  return out;
-}
-
-const ms3 = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
-const timeIt = async (run, n = 20) => {
-  const ms = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await run();
-    ms.push(performance.now() - t);
-  }
-  return summary(ms.slice(5)).p50; // PostgreSQL: past its 5 custom plans, what the server's prepared statement settles on
-};
-
-/** SQLite: EXPLAIN QUERY PLAN, and the query alone on its own connection. */
-async function sqlitePlans(file, queries) {
-  const db = new Database(file, { readonly: true });
-  const plans = [];
-  for (const { name, q, p } of queries) {
-    const plan = db
-      .prepare(`EXPLAIN QUERY PLAN ${q.sqlite}`)
-      .all(...p)
-      .map((r) => r.detail);
-    const stmt = db.prepare(q.sqlite).raw();
-    const ms = await timeIt(() => stmt.all(...p));
-    plans.push({ name, ms, short: plan.join(' › '), full: plan.join('\n') });
-  }
-  db.close();
-  return plans;
-}
-
-/** Condenses an EXPLAIN ANALYZE into its nodes, each with its actual rows (× loops). */
-const condense = (lines) =>
-  lines
-    .filter((l) => /^\s*(->\s+)?[A-Z]/.test(l) && l.includes('(cost='))
-    .map((l) => {
-      const node = l.replace(/^\s*(->\s+)?/, '').replace(/\s+\(cost=.*$/, '');
-      const m = l.match(/actual time=[\d.]+\.\.[\d.]+ rows=(\d+) loops=(\d+)/);
-      return m ? `${node} [${m[1]}${m[2] === '1' ? '' : `×${m[2]}`}]` : node;
-    })
-    .join(' › ');
-
-/** PostgreSQL: a SQL-level PREPARE run 6 times (as the server's named statements are), then EXPLAIN ANALYZE EXECUTE. */
-async function postgresPlans(url, queries) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  const plans = [];
-  let i = 0;
-  for (const { name, q, p } of queries) {
-    const args = p.map((v) => (typeof v === 'number' ? String(v) : c.escapeLiteral(String(v)))).join(', ');
-    const stmt = `bench_q${i++}`;
-    await c.query(`PREPARE ${stmt} AS ${q.postgres}`);
-    const ms = await timeIt(() => c.query(`EXECUTE ${stmt}(${args})`));
-    const lines = (await c.query(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE ${stmt}(${args})`)).rows.map((r) => r['QUERY PLAN']);
-    const exec = lines.find((l) => l.startsWith('Execution Time'));
-    plans.push({ name, ms, short: `${condense(lines)} (${exec})`, full: lines.join('\n') });
-  }
-  await c.end();
-  return plans;
+  return { name: c.name, beyond: c.beyond, items, ...summary(ms), serverCpuMs: server, dbCpuMs: db };
 }
 
 // ------------------------------------------------------------------ one backend
@@ -275,7 +185,7 @@ async function runBackend(backend) {
     fs.mkdirSync(OUT, { recursive: true });
     fs.writeFileSync(saved, JSON.stringify(seeded));
   }
-  const { viewer } = seeded;
+  const { viewer, heavy } = seeded;
   let server;
   try {
     server = await startServer(env);
@@ -292,6 +202,9 @@ async function runBackend(backend) {
       { name: 'get_feed {filter: all}', tool: 'get_feed', input: { filter: 'all' } },
       { name: 'list_notifications {}', tool: 'list_notifications', input: {} },
       { name: 'list_notifications {unreadOnly: true}', tool: 'list_notifications', input: { unreadOnly: true } },
+      // Beyond the target's shape (10× its followees): how the following feed grows with them.
+      { name: 'heavy (follows 9,999): get_feed {}', tool: 'get_feed', input: {}, key: heavy.apiKey, beyond: true },
+      { name: 'heavy (follows 9,999): get_home {}', tool: 'get_home', input: {}, key: heavy.apiKey, beyond: true },
     ];
     const load = [os.loadavg()[0]];
     const results = [];
@@ -304,7 +217,7 @@ async function runBackend(backend) {
     await server.stop();
     server = null;
     const page2 = Number(JSON.parse(Buffer.from(page1.nextCursor, 'base64url').toString())[1]); // [list, seq]: see src/core/cursor.ts
-    const queries = await capturedQueries(viewer.id, { ...seqs, page2 });
+    const queries = await capturedQueries(viewer.id, heavy.id, { ...seqs, page2 });
     const plans = backend === 'sqlite' ? await sqlitePlans(sqliteFile, queries) : await postgresPlans(dbUrl, queries);
     for (const p of plans) console.log(`${backend}  plan  ${p.name}: ${ms3(p.ms)} ms\n    ${p.short}`);
     fs.mkdirSync(OUT, { recursive: true });
@@ -355,7 +268,7 @@ function markdown(runs, m) {
     for (const r of run.results) {
       const db = r.dbCpuMs == null ? '—' : ms3(r.dbCpuMs);
       out.push(
-        `| ${run.backend} | \`${r.name}\` | ${ms3(r.p50)} | ${ms3(r.p99)} | ${ms3(r.mean)} | ${ms3(r.serverCpuMs)} | ${db} | ${r.items} | ${r.p50 < TARGET_MS ? 'yes' : '**no**'} |`,
+        `| ${run.backend} | \`${r.name}\` | ${ms3(r.p50)} | ${ms3(r.p99)} | ${ms3(r.mean)} | ${ms3(r.serverCpuMs)} | ${db} | ${r.items} | ${r.beyond ? '(10×)' : r.p50 < TARGET_MS ? 'yes' : '**no**'} |`,
       );
     }
   }
@@ -387,5 +300,5 @@ for (const backend of opts.backends.split(',')) runs.push(await runBackend(backe
 const text = markdown(runs, machine());
 if (opts['write-docs']) writeDocs(text);
 else console.log(`\n${text}`);
-const missed = runs.flatMap((r) => r.results.filter((x) => x.p50 >= TARGET_MS).map((x) => `${r.backend} ${x.name}`));
+const missed = runs.flatMap((r) => r.results.filter((x) => !x.beyond && x.p50 >= TARGET_MS).map((x) => `${r.backend} ${x.name}`));
 if (missed.length) console.log(`\nmissed ${TARGET_MS} ms p50: ${missed.join(', ')}`);
