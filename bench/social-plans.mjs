@@ -92,10 +92,11 @@ const condenseSqlite = (details) =>
         .filter((d) => /^(SEARCH|SCAN|USE TEMP)/.test(d))
         .map((d) =>
           d
-            .replace(/^USE TEMP B-TREE FOR ORDER BY$/, 'sort')
-            .replace(/^(SEARCH|SCAN) (\S+) USING INTEGER PRIMARY KEY \((.*)\)$/, '$2 by $3')
-            .replace(/^(SEARCH|SCAN) (\S+) USING COVERING INDEX (\S+)/, '$3 (covering)')
-            .replace(/^(SEARCH|SCAN) (\S+) USING INDEX (\S+)/, '$3'),
+            .replace(/^USE TEMP B-TREE FOR (ORDER BY|DISTINCT)$/, (_, why) => (why === 'DISTINCT' ? 'distinct' : 'sort'))
+            .replace(/^(SEARCH|SCAN) (\S+)( EXISTS)? USING INTEGER PRIMARY KEY \((.*)\)$/, '$2 by $4')
+            .replace(/^(SEARCH|SCAN) (\S+)( EXISTS)? USING COVERING INDEX (\S+)/, '$4 (covering)')
+            .replace(/^(SEARCH|SCAN) (\S+)( EXISTS)? USING INDEX (\S+)/, '$4')
+            .replace(/^SEARCH (\S+)$/, '$1 (max of its rowid)'),
         ),
     ),
   ].join(' · ');
