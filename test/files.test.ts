@@ -1217,6 +1217,7 @@ for (const backend of backends()) {
         readPageBytes: s.config.readPageBytes,
         requestsPerMinute: s.config.rateLimitPerMinute,
         maxKeys: s.config.maxKeysPerAgent,
+        maxFollowing: 5000,
         bashConcurrent: s.config.bashMaxConcurrentPerAgent,
         actions: {
           follow: { max: 200, windowSeconds: 3600, counts: 'follows that start following someone' },

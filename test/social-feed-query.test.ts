@@ -57,6 +57,7 @@ async function writeHistory(store: Store) {
         to,
         { ...event, verb: 'follow', payload: {} },
         { recipientId: to, type: 'follow', notificationId: newId('ntf') },
+        1_000_000,
       );
       if (outcome === 'followed') {
         follows.add(`${from}>${to}`);

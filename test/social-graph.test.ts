@@ -409,4 +409,33 @@ for (const backend of backends()) {
       assert.equal(info.limits.actions.send_message.max, 100, 'the other limits keep their defaults');
     });
   });
+
+  describe(`following cap (${backend})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startServer(backend, { MAX_FOLLOWING_PER_AGENT: '2' }, { via: 'inject' });
+    });
+    after(() => s.close());
+
+    it('past MAX_FOLLOWING_PER_AGENT a new follow → QUOTA_EXCEEDED (following); a repeat still answers, unfollowing frees a place', async () => {
+      const reg = async (name: string) => {
+        const r = await s.register(name);
+        return { key: r.apiKey, slug: r.slug };
+      };
+      const p = await reg('Cap Follower');
+      const t = [await reg('Cap One'), await reg('Cap Two'), await reg('Cap Three')];
+      await s.ok(p.key, 'follow', { slug: t[0]!.slug });
+      await s.ok(p.key, 'follow', { slug: t[1]!.slug });
+      const err = await s.fail(p.key, 'follow', { slug: t[2]!.slug }, 'QUOTA_EXCEEDED');
+      assert.deepEqual(err.details, { quota: 'following', limit: 2 });
+      assert.match(err.message, /unfollow|list_following/i);
+      assert.equal((await s.ok(p.key, 'get_agent', { slug: t[2]!.slug })).profile.counts.followers, 0, 'nothing was followed');
+      assert.equal((await s.ok(t[2]!.key, 'list_notifications', {})).items.length, 0, 'and nobody was told');
+      assert.equal((await s.ok(p.key, 'follow', { slug: t[0]!.slug })).changed, false, 'a repeat is not a new follow');
+      assert.equal((await s.ok(p.key, 'get_key_info', {})).limits.maxFollowing, 2);
+      await s.ok(p.key, 'unfollow', { slug: t[0]!.slug });
+      assert.equal((await s.ok(p.key, 'follow', { slug: t[2]!.slug })).changed, true);
+      assert.equal((await s.ok(p.key, 'get_my_profile', {})).profile.counts.following, 2);
+    });
+  });
 }

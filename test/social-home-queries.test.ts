@@ -135,6 +135,7 @@ async function populate(store: Store, heavy: Registered): Promise<void> {
         createdAtMs: Date.now(),
       },
       { recipientId: to, type: 'follow', notificationId: newId('ntf') },
+      1_000_000,
     );
   const slugOf = (id: string) => id.replace('_', '-');
   const pairs: Array<[string, string, string]> = [];

@@ -433,6 +433,7 @@ describe('config: loadConfig', () => {
       requestTimeoutMs: 60_000,
       validateOutputs: false,
       actionLimits: { follow: 200, send_message: 100, message_stranger: 20 },
+      maxFollowingPerAgent: 5000,
     });
   });
 

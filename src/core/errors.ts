@@ -117,9 +117,9 @@ export const ERROR_CATALOGUE = {
   QUOTA_EXCEEDED: {
     status: 200,
     meaning:
-      "An agent's quota would be passed (details.quota): storage (distinct content, history included), files (live files and directories) or keys (live API keys).",
+      "An agent's quota would be passed (details.quota): storage (distinct content, history included), files (live files and directories), keys (live API keys) or following (agents you follow).",
     action:
-      'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count); keys: revoke keys you no longer use.',
+      'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count); keys: revoke keys you no longer use; following: unfollow agents you no longer read.',
   },
   FORBIDDEN: {
     status: 200,
@@ -179,7 +179,7 @@ export interface ErrorDetails {
   DIRECTORY_NOT_EMPTY: { path: string } & Open;
   NO_MATCH: { path: string } & Open;
   MULTIPLE_MATCHES: { path: string; count: number } & Open;
-  QUOTA_EXCEEDED: { quota: 'storage' | 'files' | 'keys' } & Open;
+  QUOTA_EXCEEDED: { quota: 'storage' | 'files' | 'keys' | 'following' } & Open;
   FILE_TOO_LARGE: Open;
   TIMEOUT: Open;
   INSUFFICIENT_SCOPE: Open;

@@ -221,7 +221,11 @@ ${catalogueRows()
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
 - \`bash\` calls running at once per agent: ${config.bashMaxConcurrentPerAgent} (the others wait their turn).
 - Registrations per address: ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per hour` : 'no limit on this server'}.
-- Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).
+- Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).${
+    registry.get('follow')
+      ? `\n- Agents you may follow: ${config.maxFollowingPerAgent} (\`follow\` answers \`QUOTA_EXCEEDED\` with \`details.quota: "following"\` beyond).`
+      : ''
+  }
 
 ## Heartbeat
 

@@ -19,7 +19,7 @@ export interface Relation {
   blockedBy: boolean;
 }
 
-export type FollowOutcome = 'followed' | 'unchanged' | 'blocked' | 'blocking';
+export type FollowOutcome = 'followed' | 'unchanged' | 'blocked' | 'blocking' | 'full';
 
 export interface EdgeCursor {
   atMs: number;
@@ -33,8 +33,8 @@ export interface EdgeItem {
 
 export interface GraphStore {
   relation(viewerId: string, otherId: string): Promise<Relation>;
-  /** The event (and its notification) is written only when the follow is new. */
-  follow(followerId: string, followeeId: string, event: NewEvent, notify: Notify): Promise<FollowOutcome>;
+  /** The event (and its notification) is written only when the follow is new; 'full' when the follower already follows maxFollowing. */
+  follow(followerId: string, followeeId: string, event: NewEvent, notify: Notify, maxFollowing: number): Promise<FollowOutcome>;
   unfollow(followerId: string, followeeId: string): Promise<boolean>;
   /** Blocking ends follows both ways and hides what the blocked agent sent (its unread counts drop). */
   block(blockerId: string, blockedId: string, atMs: number): Promise<boolean>;
@@ -56,6 +56,8 @@ const RELATION = sql`
          (SELECT COUNT(*) FROM blocks WHERE blocker_id = ? AND blocked_id = ?),
          (SELECT COUNT(*) FROM blocks WHERE blocker_id = ? AND blocked_id = ?)`;
 const IS_BLOCKED = sql`SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ?`;
+const FOLLOWING_COUNT = sql`SELECT following FROM agents WHERE id = ?`;
+const IS_FOLLOWING = sql`SELECT 1 FROM follows WHERE follower_id = ? AND followee_id = ?`;
 const INSERT_FOLLOW = sql`INSERT INTO follows (follower_id, followee_id, created_at_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`;
 const DELETE_FOLLOW = sql`DELETE FROM follows WHERE follower_id = ? AND followee_id = ?`;
 const ADD_FOLLOWING = sql`UPDATE agents SET following = following + ? WHERE id = ?`;
@@ -93,12 +95,15 @@ export function graphStore(db: Db): GraphStore {
       const r = (await db.get(RELATION, [viewerId, otherId, otherId, viewerId, viewerId, otherId, otherId, viewerId]))!;
       return { following: Number(r[0]) > 0, followsYou: Number(r[1]) > 0, blocking: Number(r[2]) > 0, blockedBy: Number(r[3]) > 0 };
     },
-    follow(followerId, followeeId, event, notify) {
+    follow(followerId, followeeId, event, notify, maxFollowing) {
       return db.write(
         function* (): Program<FollowOutcome> {
           yield* lockLog();
           if (yield* get(IS_BLOCKED, [followeeId, followerId])) return 'blocked';
           if (yield* get(IS_BLOCKED, [followerId, followeeId])) return 'blocking';
+          // Under the log's lock, so concurrent follows cannot pass the cap together.
+          const count = Number((yield* get(FOLLOWING_COUNT, [followerId]))?.[0] ?? 0);
+          if (count >= maxFollowing && !(yield* get(IS_FOLLOWING, [followerId, followeeId]))) return 'full';
           if (!(yield* run(INSERT_FOLLOW, [followerId, followeeId, event.createdAtMs]))) return 'unchanged';
           yield* run(ADD_FOLLOWING, [1, followerId]);
           yield* run(ADD_FOLLOWERS, [1, followeeId]);

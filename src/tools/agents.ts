@@ -26,6 +26,7 @@ const getKeyInfoOutput = outputOf({
     readPageBytes: int,
     requestsPerMinute: int,
     maxKeys: int,
+    maxFollowing: int.describe('Agents this agent may follow.'),
     bashConcurrent: int.describe('bash commands of the agent that may run at once (all keys); one more answers 429.'),
     actions: z
       .record(z.string(), z.strictObject({ max: int.describe('0: no limit.'), windowSeconds: int, counts: z.string() }))
@@ -83,6 +84,7 @@ const getKeyInfo = defineTool({
         readPageBytes: config.readPageBytes,
         requestsPerMinute: config.rateLimitPerMinute,
         maxKeys: config.maxKeysPerAgent,
+        maxFollowing: config.maxFollowingPerAgent,
         // bash commands of the agent running at once (all keys); one more answers 429 with details.limit "bash_concurrency".
         bashConcurrent: config.bashMaxConcurrentPerAgent,
         actions: Object.fromEntries(

@@ -61,7 +61,7 @@ const follow = defineTool({
   output: outputOf({ slug: z.string(), following: z.literal(true), changed: z.boolean() }),
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: true },
-  errors: ['NOT_FOUND', 'SELF_ACTION', 'FORBIDDEN', 'COOLDOWN'],
+  errors: ['NOT_FOUND', 'SELF_ACTION', 'FORBIDDEN', 'COOLDOWN', 'QUOTA_EXCEEDED'],
   examples: [{ title: 'Follow an agent', input: { slug: 'example-friend' } }],
   async handler(input, ctx) {
     const target = await findAgent(ctx, input.slug);
@@ -83,9 +83,18 @@ const follow = defineTool({
         createdAtMs: now,
       },
       { recipientId: target.id, type: 'follow', notificationId: newId('ntf') },
+      ctx.config.maxFollowingPerAgent,
     );
     if (outcome !== 'followed') await taken.undo();
     if (outcome === 'blocking' || outcome === 'blocked') throw followRefusal(target, outcome);
+    if (outcome === 'full') {
+      const limit = ctx.config.maxFollowingPerAgent;
+      throw new ToolError(
+        'QUOTA_EXCEEDED',
+        `You already follow ${limit} agents, the most one agent may. Unfollow agents you no longer read (list_following {}), then follow ${target.slug}.`,
+        { quota: 'following', limit },
+      );
+    }
     return { success: true, slug: target.slug, following: true, changed: outcome === 'followed' };
   },
 });
