@@ -50,7 +50,12 @@ const LONGEST_FIRST = [
   'bash-runaway',
   'bash-isolation',
   'keys',
+  'social-concurrency',
+  'social-isolation',
+  'social-activity',
   'bash-commands',
+  'social-graph',
+  'social-feed-query',
 ];
 const rank = (f) => {
   const i = LONGEST_FIRST.indexOf(f.split(/[\\/]/).pop().replace('.test.js', ''));
