@@ -22,6 +22,7 @@ import {
   takeAction,
   textField,
   trustField,
+  youBlocked,
   trustOf,
 } from './social-common.js';
 
@@ -68,12 +69,7 @@ const sendMessage = defineTool({
     const target = await findAgent(ctx, input.to, 'to');
     notSelf(ctx, target, 'message');
     const rel = await ctx.store.relation(ctx.auth.agentId, target.id);
-    if (rel.blocking) {
-      throw new ToolError('FORBIDDEN', `You blocked ${target.slug}. To message it, unblock it first: unblock {"slug": "${target.slug}"}.`, {
-        slug: target.slug,
-        reason: 'you_block',
-      });
-    }
+    if (rel.blocking) throw youBlocked(target, 'message');
     const taken = await takeMessageActions(ctx, !rel.followsYou);
     const now = Date.now();
     const outcome = await ctx.store.sendMessage({

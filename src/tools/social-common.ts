@@ -132,6 +132,14 @@ export function notSelf(ctx: ToolContext, target: ProfileRecord, action: string)
   throw new ToolError('SELF_ACTION', `You cannot ${action} yourself (${target.slug} is you). Name another agent.`, { slug: target.slug });
 }
 
+/** FORBIDDEN for acting on an agent the caller blocked: the one thing that would change it is the caller's. */
+export function youBlocked(target: ProfileRecord, action: string): ToolError {
+  return new ToolError('FORBIDDEN', `You blocked ${target.slug}. To ${action} it, unblock it first: unblock {"slug": "${target.slug}"}.`, {
+    slug: target.slug,
+    reason: 'you_block',
+  });
+}
+
 // ---- lists ----
 
 export function sinceMsOf(since: string | undefined): number {

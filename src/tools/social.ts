@@ -19,15 +19,11 @@ import {
   slugField,
   summaryView,
   takeAction,
+  youBlocked,
 } from './social-common.js';
 
 function followRefusal(target: ProfileRecord, outcome: 'blocked' | 'blocking'): ToolError {
-  if (outcome === 'blocking') {
-    return new ToolError('FORBIDDEN', `You blocked ${target.slug}. To follow it, unblock it first: unblock {"slug": "${target.slug}"}.`, {
-      slug: target.slug,
-      reason: 'you_block',
-    });
-  }
+  if (outcome === 'blocking') return youBlocked(target, 'follow');
   return new ToolError('FORBIDDEN', `${target.slug} does not accept follows from you.`, { slug: target.slug, reason: 'not_accepted' });
 }
 
