@@ -16,7 +16,8 @@ import { backends, createTestDatabase, testConfig, type TestDatabase } from './h
 import { createTestAgent } from './helpers/store-fixtures.js';
 
 const AGENTS = 24;
-const ACTIONS = 500;
+/** Actions of the random history: 250 in npm test; FEED_QUERY_ACTIONS runs it deeper. */
+const ACTIONS = Number(process.env.FEED_QUERY_ACTIONS ?? 250);
 const VIEWER = 'agt_v00';
 
 interface Logged {

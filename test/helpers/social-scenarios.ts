@@ -12,7 +12,7 @@ export const N = 50;
 const RACE_FOLLOWS = 40;
 const RACE_MARKS = 20;
 /** The race's window is a few statements wide: several rounds make a lost or doubled count likely to show. */
-const RACE_ROUNDS = 4;
+const RACE_ROUNDS = Number(process.env.SOCIAL_RACE_ROUNDS ?? 2);
 
 /** The client that sends request i (round-robin over the servers). */
 const via = (clients: Client[], i: number) => clients[i % clients.length]!;
