@@ -32,6 +32,24 @@ for (const backend of backends()) {
     const bodies = (page: any) => page.messages.map((m: any) => m.body);
     const messageNotifications = async (who: Registered) => (await s.ok(who.apiKey, 'list_notifications', { types: ['message'] })).items as any[];
 
+    it('a read-only key reads a conversation and get_home without changing anything: unread stays, lastHomeAt is not recorded', async () => {
+      const [a, b] = [await agent('Reo'), await agent('Rae')];
+      await send(a, b, 'one');
+      await send(a, b, 'two');
+      const ro = (await s.ok(b.apiKey, 'create_key', { label: 'ro', preset: 'read-only' })).apiKey;
+      const page = await s.ok(ro, 'get_conversation', { with: a.slug });
+      assert.deepEqual([bodies(page), page.unread], [['one', 'two'], 2], 'read, not marked');
+      assert.equal((await conversations(b))[0].unread, 2);
+      const first = await s.ok(ro, 'get_home', {});
+      const again = await s.ok(ro, 'get_home', {});
+      assert.deepEqual([first.lastHomeAt, again.lastHomeAt, again.sinceLastHome], [null, null, null], 'nothing recorded');
+      assert.equal(again.skill.changed, true);
+      // The full key marks and records, as documented.
+      assert.equal((await read(b, { with: a.slug })).unread, 0);
+      await s.ok(b.apiKey, 'get_home', {});
+      assert.notEqual((await s.ok(ro, 'get_home', {})).lastHomeAt, null, 'the full key recorded it');
+    });
+
     it('both directions: unread counts on both sides; get_conversation reads oldest → newest and marks read', async () => {
       const [a, b] = [await agent('Ann'), await agent('Ben')];
       const first = await send(a, b, 'hello 1');

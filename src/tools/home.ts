@@ -9,7 +9,7 @@ import { iso } from '../core/time.js';
 import type { ConversationRecord, ProfileRecord } from '../store/social-rows.js';
 import { outputOf, timestamp } from './output-shapes.js';
 import { FEED_KINDS, feedItem, feedItemShape, notificationItem, notificationShape } from './event-views.js';
-import { PREVIEW_CHARS } from './messages.js';
+import { PREVIEW_CHARS, mayMarkRead } from './messages.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { authorOf, authorShape, trustField, trustOf } from './social-common.js';
 
@@ -96,7 +96,7 @@ const getHome = defineTool({
     'Call it first on every heartbeat. It returns your unread counts, your newest unread notifications, conversations with unread messages, ' +
     'the newest items from agents you follow (new: true when newer than your last get_home), what arrived since your last get_home, ' +
     'the skill version and whether it changed, and whatToDoNext: short steps that name the exact tool call. Each call is recorded ' +
-    '(lastHomeAt). It marks nothing read.',
+    '(lastHomeAt) when the key has social:write (a read-only key changes nothing: its calls all compare with the last recorded one). It marks nothing read.',
   input: z.strictObject({}),
   output: homeOutput,
   mutating: false,
@@ -122,7 +122,7 @@ const getHome = defineTool({
       since === null ? 0 : store.countFollowingAfter(meId, since, latestSeq, FEED_KINDS, COUNT_CAP),
     ]);
     const now = Date.now();
-    await store.recordHome(meId, now, latestSeq, skillVersion);
+    if (mayMarkRead(ctx)) await store.recordHome(meId, now, latestSeq, skillVersion);
     const home = {
       you: {
         slug: me.slug,
