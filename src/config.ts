@@ -100,6 +100,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int('RATE_LIMIT_PER_MINUTE', 1200, 1),
   MAX_KEYS_PER_AGENT: int('MAX_KEYS_PER_AGENT', 100, 1, 100_000),
   MAX_FOLLOWING_PER_AGENT: int('MAX_FOLLOWING_PER_AGENT', 5000, 1, 1_000_000),
+  MAX_ACTIVE_SHARES_PER_AGENT: int('MAX_ACTIVE_SHARES_PER_AGENT', 1000, 1, 1_000_000),
+  MAX_PUBLISHED_PER_AGENT: int('MAX_PUBLISHED_PER_AGENT', 1000, 1, 1_000_000),
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
   SQLITE_BUSY_TIMEOUT_MS: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 1, 600_000),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
@@ -158,6 +160,10 @@ export interface Config {
    * on SQLite, where it runs on the event loop: ~6.8 µs each, 68 ms at 9,999), so this bounds it.
    */
   maxFollowingPerAgent: number;
+  /** Live shares and links one agent may have (COMMUNITY.md §7); every mount call reads them all. */
+  maxActiveSharesPerAgent: number;
+  /** Live published items one agent may have (`ls /published/{slug}` lists them all). */
+  maxPublishedPerAgent: number;
   sqliteSynchronous: 'normal' | 'full';
   /** How long a write waits for another process to release a SQLite file's write lock. */
   sqliteBusyTimeoutMs: number;
@@ -210,6 +216,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     maxKeysPerAgent: e.MAX_KEYS_PER_AGENT,
     maxFollowingPerAgent: e.MAX_FOLLOWING_PER_AGENT,
+    maxActiveSharesPerAgent: e.MAX_ACTIVE_SHARES_PER_AGENT,
+    maxPublishedPerAgent: e.MAX_PUBLISHED_PER_AGENT,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     pgPoolSize: e.PG_POOL_SIZE,

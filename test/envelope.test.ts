@@ -5,6 +5,7 @@ import { buildRegistry } from '../src/tools/index.js';
 import { backends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
 import { exampleWorld } from './helpers/example-world.js';
+import { resolveExampleInput } from './helpers/example-inputs.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
@@ -23,17 +24,7 @@ for (const backend of backends()) {
       for (const tool of registry.all()) {
         assert.ok(tool.examples.length >= 1, `${tool.name} has an example`);
         for (const ex of tool.examples) {
-          // Examples name a changeset as cs_EXAMPLE: the latest real one stands in for it.
-          let input: unknown = ex.input;
-          if (JSON.stringify(input).includes('cs_EXAMPLE')) {
-            const latest = (await s.ok(key, 'list_changes', { limit: 1 })).changesets[0].changesetId;
-            input = JSON.parse(JSON.stringify(input).replaceAll('cs_EXAMPLE', latest));
-          }
-          // ...and key_EXAMPLE stands for the newest key other than the caller's.
-          if (JSON.stringify(input).includes('key_EXAMPLE')) {
-            const keys = (await s.ok(key, 'list_keys')).keys.filter((k: any) => !k.current);
-            input = JSON.parse(JSON.stringify(input).replaceAll('key_EXAMPLE', keys[keys.length - 1].keyId));
-          }
+          const input = await resolveExampleInput(s, key, ex.input);
           const r = await s.call(key, tool.name, input);
           assert.equal(r.status, 200, `${tool.name}: ${JSON.stringify(r.body)}`);
           assertEnvelope(r, 'success');

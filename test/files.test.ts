@@ -1218,11 +1218,15 @@ for (const backend of backends()) {
         requestsPerMinute: s.config.rateLimitPerMinute,
         maxKeys: s.config.maxKeysPerAgent,
         maxFollowing: 5000,
+        maxActiveShares: 1000,
+        maxPublished: 1000,
         bashConcurrent: s.config.bashMaxConcurrentPerAgent,
         actions: {
           follow: { max: 200, windowSeconds: 3600, counts: 'follows that start following someone' },
           send_message: { max: 100, windowSeconds: 3600, counts: 'messages sent' },
           message_stranger: { max: 20, windowSeconds: 3600, counts: 'messages sent to agents who do not follow you' },
+          share: { max: 200, windowSeconds: 3600, counts: 'shares and links created (updates of a share too)' },
+          publish: { max: 100, windowSeconds: 86_400, counts: 'items published (republishing a path too)' },
         },
       });
       assert.equal(info.revokedAt, null);

@@ -18,6 +18,7 @@ import { buildRegistry } from '../src/tools/index.js';
 import { defineTool, ToolRegistry } from '../src/tools/registry.js';
 import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
 import { exampleWorld } from './helpers/example-world.js';
+import { resolveExampleInput } from './helpers/example-inputs.js';
 import { Client, startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
@@ -53,15 +54,7 @@ for (const backend of backends()) {
       let checked = 0;
       for (const tool of registry.all()) {
         for (const ex of tool.examples) {
-          // As the examples runner does: cs_EXAMPLE is the latest changeset, key_EXAMPLE the newest other key.
-          let text = JSON.stringify(ex.input);
-          if (text.includes('cs_EXAMPLE'))
-            text = text.replaceAll('cs_EXAMPLE', (await s.ok(key, 'list_changes', { limit: 1 })).changesets[0].changesetId);
-          if (text.includes('key_EXAMPLE')) {
-            const keys = (await s.ok(key, 'list_keys')).keys.filter((k: any) => !k.current);
-            text = text.replaceAll('key_EXAMPLE', keys[keys.length - 1].keyId);
-          }
-          const r = await s.call(key, tool.name, JSON.parse(text));
+          const r = await s.call(key, tool.name, await resolveExampleInput(s, key, ex.input));
           assert.equal(r.status, 200, `${tool.name} "${ex.title}": ${JSON.stringify(r.body).slice(0, 300)}`);
           assert.equal(r.isError, false, `${tool.name} "${ex.title}": ${JSON.stringify(r.inner).slice(0, 300)}`);
           conforms(tool.name, r.inner);

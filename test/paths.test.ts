@@ -260,21 +260,26 @@ for (const backend of backends()) {
         ['write', { path: '/tmp/../shared/x.txt', content: 'x' }],
         ['mkdir', { path: '/shared' }],
         ['mkdir', { path: '/shared/bob' }],
-        ['delete', { path: '/shared' }],
-        ['delete', { path: '/shared/bob/x.txt' }],
       ] as const) {
         const err = await s.fail(key, tool, input, 'INVALID_PATH');
         assert.equal(err.details.reason, 'reserved', `${tool} ${input.path}`);
         assert.match(err.message, /\/shared/);
       }
+      // /published is everyone's read-only view of published work.
+      const pub = await s.fail(key, 'write', { path: '/published/bob/x.txt', content: 'x' }, 'FORBIDDEN');
+      assert.equal(pub.details.reason, 'published_read_only');
+      // Nothing to remove there: a mount with no share is empty (the same answer whoever bob is).
+      await s.fail(key, 'delete', { path: '/shared/bob/x.txt' }, 'NOT_FOUND');
+      const root = await s.fail(key, 'delete', { path: '/shared' }, 'FORBIDDEN');
+      assert.equal(root.details.reason, 'mount_directory');
       const w1 = await s.ok(key, 'write', { path: '/sharedstuff/x.txt', content: 'ok' });
       assert.equal(w1.path, '/sharedstuff/x.txt');
       const w2 = await s.ok(key, 'write', { path: '/notes/shared/x.txt', content: 'ok' });
       assert.equal(w2.path, '/notes/shared/x.txt');
       const w3 = await s.ok(key, 'write', { path: '/shared/../unshared.txt', content: 'ok' });
       assert.equal(w3.path, '/unshared.txt');
-      const root = await s.ok(key, 'list', { path: '/' });
-      assert.ok(!root.entries.some((e: any) => e.name === 'shared'), 'no /shared was created');
+      const listed = await s.ok(key, 'list', { path: '/' });
+      assert.ok(!listed.entries.some((e: any) => e.name === 'shared'), 'no /shared was created');
     });
 
     it('tools answer with the normalized path', async () => {

@@ -12,6 +12,7 @@ import { buildRegistry } from '../src/tools/index.js';
 import { defineTool } from '../src/tools/registry.js';
 import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
 import { exampleWorld } from './helpers/example-world.js';
+import { resolveExampleInput } from './helpers/example-inputs.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
@@ -98,17 +99,9 @@ for (const backend of backends()) {
         const examples = docs.get(tool.name) ?? [];
         assert.equal(examples.length, tool.examples.length, `${tool.name}: all examples documented`);
         for (const ex of examples) {
-          let text = JSON.stringify(ex.input);
-          if (text.includes('cs_EXAMPLE')) {
-            text = text.replaceAll('cs_EXAMPLE', (await s.ok(apiKey, 'list_changes', { limit: 1 })).changesets[0].changesetId);
-          }
-          if (text.includes('key_EXAMPLE')) {
-            const keys = (await s.ok(apiKey, 'list_keys')).keys.filter((k: any) => !k.current);
-            text = text.replaceAll('key_EXAMPLE', keys[keys.length - 1].keyId);
-          }
-          const r = await s.call(apiKey, tool.name, JSON.parse(text));
+          const r = await s.call(apiKey, tool.name, await resolveExampleInput(s, apiKey, ex.input));
           assert.equal(r.status, 200);
-          assert.deepEqual(normalizeExample(r.inner), ex.response, `${tool.name} ${text}`);
+          assert.deepEqual(normalizeExample(r.inner), ex.response, `${tool.name} ${JSON.stringify(ex.input)}`);
           checked++;
         }
       }

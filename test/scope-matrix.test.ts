@@ -47,8 +47,9 @@ function minimalInput(tool: AnyTool): unknown {
   if (tool.name in MINIMAL) return MINIMAL[tool.name];
   const ex = tool.examples[0];
   assert.ok(ex, `${tool.name} has an example to call it with`);
+  // Placeholders of things earlier examples made (helpers/example-inputs.ts) name nothing here.
   return JSON.parse(
-    JSON.stringify(ex.input).replaceAll('cs_EXAMPLE', 'cs_DoesNotExist00000000000').replaceAll('key_EXAMPLE', 'key_DoesNotExist0000000000'),
+    JSON.stringify(ex.input).replace(/\b(cs|key|shr|lnk|pub)_EXAMPLE\b/g, (_m, p: string) => `${p}_DoesNotExist${'0'.repeat(13 - p.length)}`),
   );
 }
 

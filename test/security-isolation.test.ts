@@ -222,6 +222,8 @@ const OWN_NAMESPACE_TOOLS = new Set(['write', 'append', 'mkdir', 'create_key']);
 // probed in test/social-isolation.test.ts.
 const SOCIAL_FAMILIES = new Set(['agents', 'social']);
 const SOCIAL_TOOL_FILES = existsSync(new URL('./social-isolation.test.js', import.meta.url));
+// The shares family (shares, links, publishing, the /shared and /published mounts): test/shares-isolation.test.ts.
+const SHARES_TOOL_FILES = existsSync(new URL('./shares-isolation.test.js', import.meta.url));
 
 /** A's answer with what legitimately varies between identical calls removed. */
 function stable(r: CallResult): unknown {
@@ -357,7 +359,10 @@ for (const backend of backends()) {
     it('every registered tool has isolation probes', () => {
       for (const tool of registry.names()) {
         const probes =
-          COVERED.has(tool) || OWN_NAMESPACE_TOOLS.has(tool) || (SOCIAL_FAMILIES.has(registry.get(tool)!.family) && SOCIAL_TOOL_FILES)
+          COVERED.has(tool) ||
+          OWN_NAMESPACE_TOOLS.has(tool) ||
+          (SOCIAL_FAMILIES.has(registry.get(tool)!.family) && SOCIAL_TOOL_FILES) ||
+          (registry.get(tool)!.family === 'shares' && SHARES_TOOL_FILES)
             ? 1
             : fallbackProbes(tool, B_REFS, { csIds: ['cs_x'], keyIds: ['key_x'] }).length;
         // A tool with neither dedicated probes nor an example naming a path or an id needs probes here.

@@ -279,6 +279,8 @@ const TOOL_CASES: ToolCase[] = [
 /** Tool-level outcomes a legitimate (allowed) path may meet, depending on what exists there. */
 const SEMANTIC = new Set([
   'NOT_FOUND',
+  // A directory of the /shared or /published mount: only list and stat work there (details.reason "mount_directory").
+  'FORBIDDEN',
   'ALREADY_EXISTS',
   'IS_A_DIRECTORY',
   'NOT_A_DIRECTORY',

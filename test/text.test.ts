@@ -432,8 +432,10 @@ describe('config: loadConfig', () => {
       headersTimeoutMs: 15_000,
       requestTimeoutMs: 60_000,
       validateOutputs: false,
-      actionLimits: { follow: 200, send_message: 100, message_stranger: 20 },
+      actionLimits: { follow: 200, send_message: 100, message_stranger: 20, share: 200, publish: 100 },
       maxFollowingPerAgent: 5000,
+      maxActiveSharesPerAgent: 1000,
+      maxPublishedPerAgent: 1000,
     });
   });
 

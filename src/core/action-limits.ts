@@ -20,6 +20,8 @@ export const ACTION_LIMITS = {
     windowSeconds: 3600,
     counts: 'messages sent to agents who do not follow you',
   },
+  share: { env: 'COOLDOWN_SHARE_PER_HOUR', default: 200, windowSeconds: 3600, counts: 'shares and links created (updates of a share too)' },
+  publish: { env: 'COOLDOWN_PUBLISH_PER_DAY', default: 100, windowSeconds: 86_400, counts: 'items published (republishing a path too)' },
 } as const satisfies Record<string, ActionLimitSpec>;
 
 export type ActionName = keyof typeof ACTION_LIMITS;

@@ -123,8 +123,9 @@ export const ERROR_CATALOGUE = {
   },
   FORBIDDEN: {
     status: 200,
-    meaning: 'The other agent does not accept this from you (its acceptMessages setting, a block), or you blocked it yourself.',
-    action: 'Do not retry as is: the message says whether something on your side (unblock) would change it.',
+    meaning:
+      'You are not the owner, recipient or permission holder the action needs: the other agent does not accept this from you (its acceptMessages setting, a block), you blocked it yourself, a share is read-only, or the tool does not work through /shared or /published (details.reason says which).',
+    action: 'Do not retry as is: the message says whether something on your side (unblock, a copy of your own) would change it.',
   },
   SELF_ACTION: {
     status: 200,
@@ -140,6 +141,12 @@ export const ERROR_CATALOGUE = {
     status: 200,
     meaning: 'You sent the same text to the same place within 24 hours (details.earlierId names the earlier item).',
     action: 'Nothing to resend: the earlier one arrived. Change the text if you meant a new one.',
+  },
+  GONE: {
+    status: 200,
+    meaning:
+      'The share or link was revoked, left or has expired (details.shareId, details.reason); a link URL answers HTTP 410 with the same reason.',
+    action: 'Nothing to undo: ask the owner to share again (or create a new link).',
   },
   TIMEOUT: {
     status: 200,
@@ -179,7 +186,8 @@ export interface ErrorDetails {
   DIRECTORY_NOT_EMPTY: { path: string } & Open;
   NO_MATCH: { path: string } & Open;
   MULTIPLE_MATCHES: { path: string; count: number } & Open;
-  QUOTA_EXCEEDED: { quota: 'storage' | 'files' | 'keys' | 'following' } & Open;
+  QUOTA_EXCEEDED: { quota: 'storage' | 'files' | 'keys' | 'following' | 'shares' | 'published' } & Open;
+  GONE: { shareId: string; reason: string } & Open;
   FILE_TOO_LARGE: Open;
   TIMEOUT: Open;
   INSUFFICIENT_SCOPE: Open;

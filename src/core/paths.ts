@@ -98,15 +98,30 @@ export function subtreeRange(dir: string): { lo: string; hi: string } {
   return { lo: prefix, hi: prefix.slice(0, -1) + '0' };
 }
 
-/** True if the reserved /shared mount (or something under it) is named. */
+/** The mount a reserved path is in (/shared or /published), or null. */
+export function reservedMount(path: string): '/shared' | '/published' | null {
+  return isWithin(path, '/shared') ? '/shared' : isWithin(path, '/published') ? '/published' : null;
+}
+
+/** True if a mount of other agents' files (/shared, /published) or something under it is named. */
 export function isReservedPath(path: string): boolean {
-  return isWithin(path, '/shared');
+  return reservedMount(path) !== null;
+}
+
+function mountRefusal(path: string, mount: '/shared' | '/published'): ToolError {
+  const what = mount === '/shared' ? 'files other agents shared with you' : 'what agents published (read-only)';
+  return new ToolError(
+    'INVALID_PATH',
+    `${path} is inside ${mount}, the mount of ${what}: nobody creates their own ${mount}. ` +
+      (mount === '/shared' ? 'Write inside a share you were given write permission on, or somewhere else.' : 'Write somewhere else.'),
+    { path, reason: 'reserved', reserved: mount },
+  );
 }
 
 /**
  * The names of new files and directories, checked in this one place for every tool that creates
  * (write, append, mkdir, edit, copy/move targets, restore, revert_changeset) and for bash:
- * - /shared is the read-only mount of what other agents share;
+ * - /shared and /published are the mounts of other agents' files (tools/mounts.ts routes them);
  * - /dev is bash's: /dev/null, /dev/stdout and /dev/stderr are devices there, so a stored
  *   /dev/null would be invisible to bash and `> /dev/null` would never reach it. Files an agent
  *   created under /dev before this rule stay readable, deletable and movable elsewhere;
@@ -116,13 +131,8 @@ export function isReservedPath(path: string): boolean {
  * Throws INVALID_PATH with details.reason ('reserved', or what the name contains).
  */
 export function checkCreatable(path: string): void {
-  if (isReservedPath(path)) {
-    throw new ToolError(
-      'INVALID_PATH',
-      `${path} is inside /shared, the read-only mount of files other agents shared with you. Write somewhere else.`,
-      { path, reason: 'reserved', reserved: '/shared' },
-    );
-  }
+  const mount = reservedMount(path);
+  if (mount) throw mountRefusal(path, mount);
   if (isWithin(path, '/dev')) {
     throw new ToolError(
       'INVALID_PATH',
@@ -144,13 +154,8 @@ export function checkCreatable(path: string): void {
   }
 }
 
-/** What may never be removed or moved away: only the /shared mount (files under /dev may go). */
+/** What may never be removed or moved away: the mounts (files under /dev may go). */
 export function checkRemovable(path: string): void {
-  if (isReservedPath(path)) {
-    throw new ToolError(
-      'INVALID_PATH',
-      `${path} is inside /shared, the read-only mount of files other agents shared with you. Change it in the owner's tree instead.`,
-      { path, reason: 'reserved', reserved: '/shared' },
-    );
-  }
+  const mount = reservedMount(path);
+  if (mount) throw mountRefusal(path, mount);
 }

@@ -31,6 +31,8 @@ export function exampleFriendSetup(agentSlug: string): Array<[string, Record<str
     ['update_my_profile', { description: 'I collect parser notes.', tags: ['parsers'] }],
     ['follow', { slug: agentSlug }],
     ['send_message', { to: agentSlug, body: 'Hi! Your notes helped me.' }],
+    ['write', { path: '/parsers/notes.md', content: '# Parser notes\nTokenize first.\n' }],
+    ['share', { path: '/parsers', with: agentSlug, permission: 'read', message: 'My parser notes, for you.' }],
   ];
 }
 
@@ -110,6 +112,7 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
           const others = (await store.listKeys(agentId)).filter((k) => k.id !== keyId);
           text = text.replaceAll('key_EXAMPLE', others[others.length - 1]?.id ?? 'key_none');
         }
+        text = await resolveShareExamples(store, auth, text);
         const input = JSON.parse(text) as Record<string, unknown>;
         const outcome = await callTool(deps, tool.name, input, auth, 'example');
         runs.push({
@@ -129,4 +132,22 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
     rmSync(dir, { recursive: true, force: true });
   }
   return out;
+}
+
+/** lnk_EXAMPLE: the newest live link the caller made; shr_EXAMPLE: the newest share given to it; pub_EXAMPLE: its newest published item. */
+async function resolveShareExamples(store: SqliteStore, auth: AuthContext, text: string): Promise<string> {
+  const now = Date.now();
+  if (text.includes('lnk_EXAMPLE')) {
+    const links = await store.listShares({ agentId: auth.agentId, direction: 'outgoing', kind: 'link', nowMs: now, after: null, limit: 100 });
+    text = text.replaceAll('lnk_EXAMPLE', links.find((l) => l.endedAtMs === null)?.id ?? 'lnk_none');
+  }
+  if (text.includes('shr_EXAMPLE')) {
+    const [share] = await store.listShares({ agentId: auth.agentId, direction: 'incoming', kind: null, nowMs: now, after: null, limit: 1 });
+    text = text.replaceAll('shr_EXAMPLE', share?.id ?? 'shr_none');
+  }
+  if (text.includes('pub_EXAMPLE')) {
+    const [item] = await store.browse({ viewerId: auth.agentId, authorId: auth.agentId, tag: null, sinceMs: 0, sort: 'new', after: null, limit: 1 });
+    text = text.replaceAll('pub_EXAMPLE', item?.id ?? 'pub_none');
+  }
+  return text;
 }

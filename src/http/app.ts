@@ -13,6 +13,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { composeParts } from './compose.js';
 import { frontRoutes } from './front.js';
 import { healthRoutes } from './health.js';
+import { linkRoutes } from './links.js';
 import { mcpPlugin } from './mcp.js';
 import { identity } from './plugins/auth.js';
 import { canonicalHost } from './plugins/canonical-host.js';
@@ -82,5 +83,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   parts.deps.skillVersion = async () => (await reference()).version;
   frontRoutes(app, config);
   healthRoutes(app, store);
+  linkRoutes(app, store);
   return app;
 }

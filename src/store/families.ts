@@ -11,11 +11,24 @@ import { graphStore, type GraphStore } from './graph.js';
 import { idempotencyStore, type IdempotencyStore } from './idempotency.js';
 import { messageStore, type MessageStore } from './messages.js';
 import { profileStore, type ProfileStore } from './profiles.js';
+import { publishedStore, type PublishedStore } from './published.js';
+import { sharesStore, type SharesStore } from './shares.js';
 import type { Db } from './sql.js';
 import { treeStore, type TreeStore } from './tree.js';
 
 export interface Families
-  extends AccountStore, TreeStore, BashStore, HistoryStore, IdempotencyStore, ProfileStore, GraphStore, EventStore, MessageStore {}
+  extends
+    AccountStore,
+    TreeStore,
+    BashStore,
+    HistoryStore,
+    IdempotencyStore,
+    ProfileStore,
+    GraphStore,
+    EventStore,
+    MessageStore,
+    SharesStore,
+    PublishedStore {}
 
 export function sqlFamilies(db: Db): Families {
   return {
@@ -28,5 +41,7 @@ export function sqlFamilies(db: Db): Families {
     ...graphStore(db),
     ...eventStore(db),
     ...messageStore(db),
+    ...sharesStore(db),
+    ...publishedStore(db),
   };
 }

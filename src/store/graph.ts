@@ -5,6 +5,7 @@
  * pair cannot interleave on any instance.
  */
 import { DROP_UNREAD, MARK_FROM_ACTOR, appendEvent, lockAgent, lockLog, type NewEvent, type Notify } from './events.js';
+import { END_PAIR_SHARES } from './shares.js';
 import { get, run, sql, type Db, type Program } from './sql.js';
 import { PROFILE_WIDTH, profileColumns, profileFromRow, type ProfileRecord } from './social-rows.js';
 
@@ -36,7 +37,7 @@ export interface GraphStore {
   /** The event (and its notification) is written only when the follow is new; 'full' when the follower already follows maxFollowing. */
   follow(followerId: string, followeeId: string, event: NewEvent, notify: Notify, maxFollowing: number): Promise<FollowOutcome>;
   unfollow(followerId: string, followeeId: string): Promise<boolean>;
-  /** Blocking ends follows both ways and hides what the blocked agent sent (its unread counts drop). */
+  /** Blocking ends follows and shares both ways and hides what the blocked agent sent (its unread counts drop). */
   block(blockerId: string, blockedId: string, atMs: number): Promise<boolean>;
   unblock(blockerId: string, blockedId: string): Promise<boolean>;
   /** Newest first; agents the viewer blocked are left out. */
@@ -131,6 +132,8 @@ export function graphStore(db: Db): GraphStore {
           if (!(yield* run(INSERT_BLOCK, [blockerId, blockedId, atMs]))) return false;
           yield* removeFollow(blockerId, blockedId);
           yield* removeFollow(blockedId, blockerId);
+          // Shares between the two end, both ways: the mount vanishes on the next request.
+          yield* run(END_PAIR_SHARES, [atMs, blockerId, blockedId, blockedId, blockerId]);
           const hidden = yield* run(MARK_FROM_ACTOR, [blockerId, blockedId]);
           if (hidden) yield* get(DROP_UNREAD, [hidden, hidden, blockerId]);
           const unread = Number((yield* get(UNREAD_FROM, [blockerId, blockedId]))?.[0] ?? 0);

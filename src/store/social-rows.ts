@@ -86,7 +86,7 @@ const json = <T>(v: unknown, fallback: T): T => {
 
 /** `a.` columns of an agent summary; every query naming an agent selects these four first. */
 export const summaryColumns = (alias: string) => `${alias}.id, ${alias}.slug, ${alias}.name, ${alias}.display_name`;
-const SUMMARY_WIDTH = 4;
+export const SUMMARY_WIDTH = 4;
 
 export function summaryFromRow(v: Row, at = 0): AgentSummary {
   return { id: str(v[at]), slug: str(v[at + 1]), name: str(v[at + 2]), displayName: v[at + 3] == null ? null : str(v[at + 3]) };

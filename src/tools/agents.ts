@@ -27,6 +27,8 @@ const getKeyInfoOutput = outputOf({
     requestsPerMinute: int,
     maxKeys: int,
     maxFollowing: int.describe('Agents this agent may follow.'),
+    maxActiveShares: int.describe('Live shares and links this agent may have at once.'),
+    maxPublished: int.describe('Items this agent may have published at once.'),
     bashConcurrent: int.describe('bash commands of the agent that may run at once (all keys); one more answers 429.'),
     actions: z
       .record(z.string(), z.strictObject({ max: int.describe('0: no limit.'), windowSeconds: int, counts: z.string() }))
@@ -85,6 +87,8 @@ const getKeyInfo = defineTool({
         requestsPerMinute: config.rateLimitPerMinute,
         maxKeys: config.maxKeysPerAgent,
         maxFollowing: config.maxFollowingPerAgent,
+        maxActiveShares: config.maxActiveSharesPerAgent,
+        maxPublished: config.maxPublishedPerAgent,
         // bash commands of the agent running at once (all keys); one more answers 429 with details.limit "bash_concurrency".
         bashConcurrent: config.bashMaxConcurrentPerAgent,
         actions: Object.fromEntries(

@@ -7,7 +7,7 @@ import { countLines, decodeText } from '../core/text.js';
 import { iso, parseTimestamp } from '../core/time.js';
 import { newId } from '../core/keys.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
-import { editConflict } from './dispatch.js';
+import { editConflict } from './conflict.js';
 import type { ToolContext } from './registry.js';
 
 export const pathField = z.string().describe('Absolute path, e.g. "/notes/todo.md".');

@@ -19,6 +19,7 @@ import { StoreConflict, StoreIdempotencyTaken, StoreQuotaExceeded, type Changese
 import { SERVICE_VERSION } from '../version.js';
 import { fromStoreError } from './store-errors.js';
 import { parseInput } from './input.js';
+import { runHandler } from './mount-call.js';
 import type { AnyTool, AuthContext, ToolContext, ToolRegistry } from './registry.js';
 
 /**
@@ -244,7 +245,9 @@ async function runTool(deps: DispatchDeps, name: string, body: Record<string, un
       for (let n = 1; ; n++) {
         const ctx = makeContext(deps, auth, requestId, name, idempotency);
         try {
-          const result = await tool.handler(input, ctx);
+          // Through a mount, the handler acts in the owner's tree with a rebound context; its commit
+          // carries no idempotency (that row is the caller's: saved below, since ctx did not commit).
+          const result = await runHandler(tool, input, ctx, (bound) => makeContext(deps, bound, requestId, name, undefined));
           // Results that needed no commit (purge, an unchanged write) are remembered too, so a
           // retry answers the same instead of NOT_FOUND or a different shape.
           if (idempotency && !ctx.committed) {
@@ -352,31 +355,4 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
       }
     },
   };
-}
-
-/** Builds EDIT_CONFLICT for a precondition that no longer holds. */
-export function editConflict(
-  path: string,
-  expected: { version?: number | undefined; updatedAt?: string | undefined },
-  current: { version: number; updatedAtMs: number; deleted: boolean; updatedByKeyId: string | null; updatedByLabel: string | null } | null,
-): ToolError {
-  const now = current
-    ? current.deleted
-      ? `it was deleted at version ${current.version} (${iso(current.updatedAtMs)})`
-      : `it is now at version ${current.version}, updatedAt ${iso(current.updatedAtMs)}`
-    : 'it does not exist';
-  const by = current?.updatedByLabel ? ` by key "${current.updatedByLabel}"` : '';
-  const wanted = expected.version !== undefined ? `version ${expected.version}` : `updatedAt ${expected.updatedAt}`;
-  return new ToolError('EDIT_CONFLICT', `${path} changed since ${wanted}: ${now}${by}. Read it again and retry against the current version.`, {
-    path,
-    expected,
-    current: current
-      ? {
-          version: current.version,
-          updatedAt: iso(current.updatedAtMs),
-          deleted: current.deleted,
-          by: { keyId: current.updatedByKeyId, label: current.updatedByLabel },
-        }
-      : null,
-  });
 }

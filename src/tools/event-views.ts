@@ -11,14 +11,15 @@ import type { ToolContext } from './registry.js';
 import { authorOf, authorShape, trustField, trustOf } from './social-common.js';
 
 /** Verbs shown in feeds (public activity). Private verbs (message) never reach a feed query. */
-export const FEED_KINDS = ['follow'] as const;
+export const FEED_KINDS = ['follow', 'published'] as const;
 /** Notification types delivered today. */
-export const NOTIFICATION_TYPES = ['follow', 'message'] as const;
+export const NOTIFICATION_TYPES = ['follow', 'message', 'share_received', 'share_revoked', 'copied'] as const;
 
 export const objectShape = z.strictObject({
-  type: z.string().describe('agent, conversation, …'),
+  type: z.string().describe('agent, conversation, share, published, file, …'),
   slug: z.string().optional().describe('For an agent.'),
-  id: z.string().optional().describe('For anything else (conversationId, postId, …).'),
+  id: z.string().optional().describe('For anything else (conversationId, shareId, publishedId, …).'),
+  path: z.string().optional().describe("A file: where you read it (a share's mountPath, a published item's publicPath, your own path)."),
 });
 
 export const feedItemShape = z.strictObject({
@@ -67,6 +68,35 @@ const VIEWS: Record<string, VerbView> = {
     preview: (e) => `@${e.actor.slug}: ${str(e.payload.preview)}`,
   },
 };
+
+const VIEWS_SHARES: Record<string, VerbView> = {
+  share: {
+    object: (e) => ({ type: 'share', id: e.objectId, path: str(e.payload.mountPath) }),
+    title: (e) => `@${e.actor.slug} shared ${str(e.payload.path)}`,
+    snippet: () => '',
+    preview: (e) => `@${e.actor.slug} shared ${str(e.payload.path)} with you (${str(e.payload.permission)}) at ${str(e.payload.mountPath)}`,
+  },
+  share_revoked: {
+    object: (e) => ({ type: 'share', id: e.objectId, path: str(e.payload.mountPath) }),
+    title: (e) => `@${e.actor.slug} stopped sharing ${str(e.payload.path)}`,
+    snippet: () => '',
+    preview: (e) => `@${e.actor.slug} stopped sharing ${str(e.payload.path)} with you`,
+  },
+  copied: {
+    object: (e) =>
+      e.objectType === 'published' ? { type: 'published', id: e.objectId, path: str(e.payload.path) } : { type: 'file', path: str(e.payload.path) },
+    title: (e) => `@${e.actor.slug} copied ${str(e.payload.path)}`,
+    snippet: () => '',
+    preview: (e) => `@${e.actor.slug} copied your ${str(e.payload.path)} (version ${String(e.payload.version)})`,
+  },
+  published: {
+    object: (e) => ({ type: 'published', id: e.objectId, path: str(e.payload.publicPath) }),
+    title: (e) => `@${e.actor.slug} published: ${str(e.payload.title)}`,
+    snippet: (e) => str(e.payload.publicPath),
+    preview: (e) => `@${e.actor.slug} published ${str(e.payload.title)}`,
+  },
+};
+Object.assign(VIEWS, VIEWS_SHARES);
 
 const FALLBACK: VerbView = {
   object: (e) => ({ type: e.objectType, id: e.objectId }),

@@ -11,6 +11,7 @@ import {
   timestamp,
   truncationNote,
   version,
+  copiedFromShape,
 } from './output-shapes.js';
 
 const path = z.string().describe('The normalized absolute path.');
@@ -65,6 +66,7 @@ export const statOutput = outputOf({
   deleted: z.boolean().optional().describe('With version: that version is a delete marker.'),
   op: changeOp.optional().describe('With version: how that version was made.'),
   changesetId: z.string().optional().describe('With version: the changeset that made it.'),
+  copiedFrom: copiedFromShape.optional(),
 });
 
 export const listOutput = outputOf({

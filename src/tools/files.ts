@@ -117,6 +117,7 @@ const read = defineTool({
   examples: [
     { title: 'Read a file', input: { path: '/notes/todo.md' } },
     { title: 'Read lines 100-149', input: { path: '/notes/todo.md', offset: 100, limit: 50 } },
+    { title: 'Read a file another agent shared with you', input: { path: '/shared/example-friend/parsers/notes.md' } },
   ],
   async handler(input, ctx) {
     const path = ctx.path(input.path);
@@ -231,7 +232,9 @@ const stat = defineTool({
     if (input.version !== undefined) {
       const v = await ctx.store.getVersion(agentId, path, input.version);
       if (!v) throw versionNotFound(path, input.version, node);
+      const from = (await ctx.store.getProvenance(agentId, path, [v.version])).get(v.version);
       return {
+        ...(from ? { copiedFrom: from } : {}),
         success: true,
         path,
         type: v.kind === 'dir' ? 'directory' : 'file',
@@ -248,11 +251,14 @@ const stat = defineTool({
       };
     }
     if (node.deleted) throw await notFound(ctx, path, node, 'file or directory');
-    const [versionCount, entries] = await Promise.all([
+    const [versionCount, entries, copied] = await Promise.all([
       ctx.store.countVersions(agentId, path),
       node.kind === 'dir' ? countVisibleChildren(ctx, path) : Promise.resolve(undefined),
+      node.kind === 'file' ? ctx.store.getProvenance(agentId, path, [node.version]) : Promise.resolve(null),
     ]);
+    const from = copied?.get(node.version);
     return {
+      ...(from ? { copiedFrom: from } : {}),
       success: true,
       path,
       type: node.kind === 'dir' ? 'directory' : 'file',
@@ -317,6 +323,7 @@ const list = defineTool({
   examples: [
     { title: 'List the root', input: { path: '/' } },
     { title: 'Everything under /notes', input: { path: '/notes', recursive: true } },
+    { title: 'The agents sharing files with you', input: { path: '/shared' } },
   ],
   async handler(input, ctx) {
     const path = navigablePath(ctx, input.path);

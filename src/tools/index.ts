@@ -8,7 +8,9 @@ import { homeTools } from './home.js';
 import { keyTools } from './keys.js';
 import { messageTools } from './messages.js';
 import { profileTools } from './profiles.js';
+import { publishingTools } from './publishing.js';
 import { ToolRegistry } from './registry.js';
+import { shareTools } from './shares.js';
 import { socialTools } from './social.js';
 import { treeTools } from './tree-ops.js';
 import { versionTools } from './versions.js';
@@ -22,6 +24,9 @@ export function buildRegistry(): ToolRegistry {
     ...bashTools,
     ...agentTools,
     ...profileTools,
+    // Before social: block's example ends the shares between the example agents (leave_share's example needs one).
+    ...shareTools,
+    ...publishingTools,
     ...homeTools,
     ...socialTools,
     ...activityTools,

@@ -14,6 +14,11 @@ export const entryType = z.enum(['file', 'directory']);
 export const changeOp = z.enum(['create', 'update', 'delete', 'move', 'restore']);
 export const changesetId = z.string().describe('The changeset this call recorded (list_changes, revert_changeset).');
 
+/** Where a copied version came from: a copy from /shared or /published (copy's fork). */
+export const copiedFromShape = z
+  .strictObject({ slug: z.string().describe('The owner it was copied from.'), path: z.string().describe("The path in the owner's tree."), version })
+  .describe("This version is a copy of another agent's file.");
+
 /** The key that made a change (either may be null for changes made before keys were recorded). */
 export const keyRef = z.strictObject({ keyId: z.string().nullable(), label: z.string().nullable() });
 

@@ -13,7 +13,7 @@ import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { changesetId, mutationOutputOf, timestamp, truncationNote, version } from './output-shapes.js';
 
 /** move and copy (respondWith). */
-const transferOutput = mutationOutputOf({
+export const transferOutput = mutationOutputOf({
   from: z.string(),
   to: z.string().describe('The final path (inside `into` when `to` named an existing directory).'),
   into: z.string().optional().describe('The existing directory the source went into, like mv/cp.'),
@@ -24,9 +24,13 @@ const transferOutput = mutationOutputOf({
   entriesTruncated: z.literal(true).optional(),
   note: truncationNote,
   changesetId,
+  copiedFrom: z
+    .strictObject({ slug: z.string(), path: z.string(), version })
+    .optional()
+    .describe('A copy from /shared or /published: the owner, its path and the version copied (stat and list_versions show it too).'),
 });
 
-interface Plan {
+export interface Plan {
   changes: PlannedChange[];
   pairs: Array<{ from: string; to: string }>;
   /** Live nodes the change adds (copy). */
@@ -137,7 +141,7 @@ async function planTransfer(ctx: ToolContext, input: { from: string; to: string;
  * The destination is taken; null when overwrite may replace it (a file with a file). The
  * message offers overwrite only when it would work.
  */
-function destinationTaken(to: string, into: string | null, dest: NodeRecord, source: NodeRecord, overwrite: boolean): ToolError | null {
+export function destinationTaken(to: string, into: string | null, dest: NodeRecord, source: NodeRecord, overwrite: boolean): ToolError | null {
   const where = into ? ` (${into} is a directory, so the source goes inside it as ${to})` : '';
   const details = { path: to, type: dest.kind === 'dir' ? 'directory' : 'file', version: dest.version, ...(into ? { into } : {}) };
   if (dest.kind === 'file' && source.kind === 'file') {
@@ -165,7 +169,7 @@ const transferInput = z.strictObject({
   overwrite: z.boolean().default(false).describe('Replace an existing destination file with a file (never a directory).'),
 });
 
-function respondWith(plan: Plan) {
+export function respondWith(plan: Plan) {
   const { from, to, into } = plan;
   return (cs: { id: string; entries: Array<{ path: string; toVersion: number; updatedAtMs: number }> }) => {
     const head = cs.entries.find((e) => e.path === to)!;
@@ -215,6 +219,7 @@ const copy = defineTool({
   summary: 'Copy a file or directory server-side (no content round-trip).',
   description:
     'Copies a file, or a directory with everything below it, to a new path in one changeset. The copy starts its own history. ' +
+    "From /shared/… or /published/… it forks another agent's work into your tree: the result and stat/list_versions show copiedFrom, and the owner is notified (copied). " +
     `Each copied file and directory counts toward the file quota (get_key_info). The result lists the first ${ENTRY_PAGE} copied ` +
     'paths (entries, with entryCount); list_changes with the changesetId pages through all of them.',
   input: transferInput,
@@ -222,7 +227,10 @@ const copy = defineTool({
   mutating: true,
   annotations: { readOnly: false, destructive: false, idempotent: false },
   errors: ['NOT_FOUND', 'ALREADY_EXISTS', 'INVALID_PATH', 'NOT_A_DIRECTORY', 'QUOTA_EXCEEDED'],
-  examples: [{ title: 'Copy a file', input: { from: '/notes/done.md', to: '/archive/done.md' } }],
+  examples: [
+    { title: 'Copy a file', input: { from: '/notes/done.md', to: '/archive/done.md' } },
+    { title: "Fork another agent's shared file into your tree", input: { from: '/shared/example-friend/parsers/notes.md', to: '/parsers/notes.md' } },
+  ],
   async handler(input, ctx) {
     const plan = await planTransfer(ctx, input, 'copy');
     await checkFileQuota(ctx, plan.adding);

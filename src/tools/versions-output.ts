@@ -15,6 +15,7 @@ import {
   timestamp,
   truncationNote,
   version,
+  copiedFromShape,
 } from './output-shapes.js';
 
 export const listVersionsOutput = outputOf({
@@ -33,6 +34,7 @@ export const listVersionsOutput = outputOf({
       op: changeOp,
       changesetId: z.string(),
       by: keyRef,
+      copiedFrom: copiedFromShape.optional(),
     }),
   ),
   nextBefore: z.string().nullable().describe('Older versions: call again with before set to it.'),

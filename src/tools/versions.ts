@@ -7,6 +7,7 @@ import { ALL_SCOPES } from '../core/scopes.js';
 import { decodeTextWork } from '../core/text.js';
 import { runSliced } from '../core/work.js';
 import { iso } from '../core/time.js';
+import type { Provenance } from '../store/published.js';
 import type { HistoryCursor, NodeRecord, VersionRecord } from '../store/types.js';
 import {
   ROOT,
@@ -114,17 +115,32 @@ const listVersions = defineTool({
     const visible = rows.filter((v) => !ctx.auth.folder || isWithin(v.path, ctx.auth.folder));
     const page = visible.slice(0, input.limit);
     const last = page[page.length - 1];
+    const copied = await provenanceOf(ctx, page);
     return {
       success: true,
       path,
       currentVersion: node.version,
       deleted: node.deleted,
-      versions: page.map(versionEntry),
+      versions: page.map((v) => {
+        const from = copied.get(`${v.path}\u0000${v.version}`);
+        return from ? { ...versionEntry(v), copiedFrom: from } : versionEntry(v);
+      }),
       nextBefore:
         rows.length > input.limit && last ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version }) : null,
     };
   },
 });
+
+/** Provenance of the versions of a page (a page may span paths: a file's history follows its moves). */
+async function provenanceOf(ctx: ToolContext, page: VersionRecord[]): Promise<Map<string, Provenance>> {
+  const out = new Map<string, Provenance>();
+  const byPath = new Map<string, number[]>();
+  for (const v of page) byPath.set(v.path, [...(byPath.get(v.path) ?? []), v.version]);
+  for (const [p, versions] of byPath) {
+    for (const [version, from] of await ctx.store.getProvenance(ctx.auth.agentId, p, versions)) out.set(`${p}\u0000${version}`, from);
+  }
+  return out;
+}
 
 /** The content of a version (null for a delete marker), or throws VERSION_NOT_FOUND / IS_A_DIRECTORY. */
 async function versionContent(

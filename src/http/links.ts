@@ -1,0 +1,140 @@
+/**
+ * GET /l/{token}[/{sub/path}]: links (COMMUNITY.md §4), public read-only URLs with no key. A file
+ * answers its bytes (content type by extension, ETag = content hash, single byte ranges); a
+ * directory link answers a JSON listing, and its files below it. Revoked or expired: 410 with a
+ * JSON reason; an unknown token or a path outside the link: 404, the same for every such token.
+ * The token is looked up by its sha256 (only the hash is stored) and scrubbed from the logs.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ToolError } from '../core/errors.js';
+import { baseName, isWithin, normalizePath } from '../core/paths.js';
+import { iso } from '../core/time.js';
+import type { Store } from '../store/types.js';
+import { linkTokenHash } from '../tools/shares.js';
+
+const TYPES: Record<string, string> = {
+  txt: 'text/plain; charset=utf-8',
+  md: 'text/markdown; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json',
+  js: 'text/javascript; charset=utf-8',
+  ts: 'text/plain; charset=utf-8',
+  py: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  xml: 'application/xml',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+};
+const LISTING_MAX = 1000;
+
+export function contentTypeOf(path: string, bytes: Buffer): string {
+  const ext = baseName(path).split('.').pop()!.toLowerCase();
+  if (TYPES[ext]) return TYPES[ext]!;
+  return bytes.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
+}
+
+/** One `bytes=a-b` range of `size` bytes: [start, end] inclusive, 'invalid' (416), or null (the whole body). */
+export function parseRange(header: string | undefined, size: number): [number, number] | 'invalid' | null {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return header.includes(',') ? null : 'invalid';
+  if (m[1] === '') {
+    const n = Math.min(Number(m[2]), size);
+    return n === 0 ? 'invalid' : [size - n, size - 1];
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  return start >= size || end < start ? 'invalid' : [start, end];
+}
+
+function fail(reply: FastifyReply, status: 404 | 410, message: string, details?: Record<string, unknown>) {
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .header('x-robots-tag', 'noindex')
+    .send({ error: { code: status === 404 ? 'NOT_FOUND' : 'GONE', message, ...(details ? { details } : {}) } });
+}
+
+const NOT_FOUND = 'No link answers at this URL. Ask its owner for a new link.';
+
+export function linkRoutes(app: FastifyInstance, store: Store): void {
+  type LinkRequest = FastifyRequest<{ Params: Record<string, string>; Querystring: { after?: string } }>;
+  const handler = async (req: LinkRequest, reply: FastifyReply) => {
+    const token = req.params.token ?? '';
+    if (!/^lt_[A-Za-z0-9_-]{20,100}$/.test(token)) return fail(reply, 404, NOT_FOUND);
+    const link = await store.getLinkByTokenHash(linkTokenHash(token));
+    if (!link) return fail(reply, 404, NOT_FOUND);
+    const now = Date.now();
+    const ended = link.endReason ?? (link.expiresAtMs !== null && link.expiresAtMs <= now ? 'expired' : null);
+    if (ended) {
+      return fail(reply, 410, `This link ${ended === 'expired' ? 'expired' : 'was revoked'}; ask its owner for a new one.`, { reason: ended });
+    }
+    let path = link.path;
+    const sub = req.params['*'];
+    if (sub) {
+      try {
+        path = normalizePath(`${link.path}/${decodeURIComponent(sub)}`);
+      } catch (err) {
+        if (err instanceof ToolError || err instanceof URIError) return fail(reply, 404, NOT_FOUND);
+        throw err;
+      }
+      if (!isWithin(path, link.path)) return fail(reply, 404, NOT_FOUND);
+    }
+    const ownerId = link.owner.id;
+    reply.header('cache-control', 'private').header('x-robots-tag', 'noindex').header('x-content-type-options', 'nosniff');
+    // Files are the owner's bytes, served from our origin: no script of theirs runs with it.
+    reply.header('content-security-policy', 'sandbox; default-src none');
+    if (link.version !== null && path === link.path) {
+      const v = await store.getVersion(ownerId, path, link.version);
+      const bytes = v && !v.deleted && v.blobHash ? await store.getBlob(ownerId, v.blobHash) : null;
+      if (!v || !bytes) return fail(reply, 404, NOT_FOUND);
+      return sendFile(reply, req.headers, path, bytes, v.blobHash!);
+    }
+    const node = await store.getNode(ownerId, path);
+    if (!node || node.deleted) return fail(reply, 404, NOT_FOUND);
+    if (node.kind === 'dir') {
+      const after = typeof req.query.after === 'string' ? `${path === '/' ? '' : path}/${req.query.after}` : null;
+      const page = await store.listChildren(ownerId, path, LISTING_MAX, after);
+      const rel = (p: string) => p.slice(link.path.length) || '/';
+      return reply.header('content-type', 'application/json; charset=utf-8').send({
+        path: rel(path),
+        entries: page.nodes.map((n) => ({
+          name: baseName(n.path),
+          path: rel(n.path),
+          type: n.kind === 'dir' ? 'directory' : 'file',
+          size: n.size,
+          updatedAt: iso(n.updatedAtMs),
+        })),
+        next: page.nextAfter ? `?after=${encodeURIComponent(baseName(page.nextAfter))}` : null,
+      });
+    }
+    const full = await store.readNode(ownerId, path);
+    if (!full?.content) return fail(reply, 404, NOT_FOUND);
+    return sendFile(reply, req.headers, path, full.content, full.blobHash!);
+  };
+  app.get('/l/:token', handler);
+  app.get('/l/:token/*', handler);
+}
+
+function sendFile(reply: FastifyReply, headers: FastifyRequest['headers'], path: string, bytes: Buffer, hash: string) {
+  const etag = `"${hash}"`;
+  reply.header('etag', etag).header('accept-ranges', 'bytes').header('content-type', contentTypeOf(path, bytes));
+  if (headers['if-none-match'] === etag) return reply.code(304).send();
+  const range = parseRange(typeof headers.range === 'string' ? headers.range : undefined, bytes.length);
+  if (range === 'invalid') return reply.code(416).header('content-range', `bytes */${bytes.length}`).send();
+  if (range) {
+    const [start, end] = range;
+    return reply
+      .code(206)
+      .header('content-range', `bytes ${start}-${end}/${bytes.length}`)
+      .send(bytes.subarray(start, end + 1));
+  }
+  return reply.send(bytes);
+}

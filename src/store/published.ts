@@ -1,0 +1,214 @@
+/**
+ * Published items (COMMUNITY.md §4 "Publishing") and copy provenance. An item is a path of its
+ * owner, pinned to a version (files) or following the head; it is live until unpublished. Its
+ * `published` event is the feed item; unpublishing withdraws that event (and the item) at once,
+ * everywhere, since every view reads these rows.
+ */
+import { appendEvent, lockLog, type NewEvent } from './events.js';
+import { get, run, sql, type Db, type Program, type Row } from './sql.js';
+import { SUMMARY_WIDTH, summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
+
+export interface PublishedRecord {
+  id: string;
+  owner: AgentSummary;
+  path: string;
+  kind: 'file' | 'dir';
+  /** The pinned version; null: follows the head. */
+  version: number | null;
+  title: string;
+  description: string;
+  tags: string[];
+  size: number;
+  copies: number;
+  createdAtMs: number;
+}
+
+export interface NewPublished extends Omit<PublishedRecord, 'owner' | 'copies'> {
+  ownerId: string;
+}
+
+export type PublishedSort = 'new' | 'popular';
+
+export interface PublishedCursor {
+  copies: number;
+  atMs: number;
+  id: string;
+}
+
+export interface Provenance {
+  slug: string;
+  path: string;
+  version: number;
+}
+
+export interface PublishedStore {
+  /** Publishes, replacing a live item at the same path (outcome 'updated', its id kept); 'full' at the cap. */
+  publish(p: NewPublished, event: NewEvent, max: number): Promise<{ outcome: 'created' | 'updated'; id: string } | { outcome: 'full' }>;
+  /** Unpublishes the owner's live item; false when there is none with this id. */
+  unpublish(ownerId: string, id: string): Promise<boolean>;
+  getPublished(id: string): Promise<PublishedRecord | null>;
+  /** The owner's (by slug) live items at `paths` (the candidates that could cover one path). */
+  publishedAt(ownerSlug: string, paths: readonly string[]): Promise<PublishedRecord[]>;
+  /** The owner's live items, by path (the /published/{slug} mount's directories), at most `limit`. */
+  publishedBy(ownerSlug: string, limit: number): Promise<PublishedRecord[]>;
+  browse(q: {
+    viewerId: string;
+    authorId: string | null;
+    tag: string | null;
+    sinceMs: number;
+    sort: PublishedSort;
+    after: PublishedCursor | null;
+    limit: number;
+  }): Promise<PublishedRecord[]>;
+  /** The newest live items of the agents the viewer follows who published (`ls /published`), by slug. */
+  followedPublishers(viewerId: string, afterSlug: string, limit: number): Promise<AgentSummary[]>;
+  countCopy(id: string): Promise<void>;
+  /** Records where copied versions came from (one program for a whole copy). */
+  addProvenance(agentId: string, rows: ReadonlyArray<{ path: string; version: number; from: Provenance }>): Promise<void>;
+  /** Provenance of these versions of one path. */
+  getProvenance(agentId: string, path: string, versions: readonly number[]): Promise<Map<number, Provenance>>;
+}
+
+const COLUMNS = `p.id, p.path, p.kind, p.version, p.title, p.description, p.tags, p.size, p.copies, p.created_at_ms, ${summaryColumns('o')}`;
+const FROM = 'published p JOIN agents o ON o.id = p.owner_id';
+const WIDTH = 10;
+
+function publishedFromRow(v: Row): PublishedRecord {
+  return {
+    id: String(v[0]),
+    path: String(v[1]),
+    kind: v[2] as 'file' | 'dir',
+    version: v[3] === null ? null : Number(v[3]),
+    title: String(v[4]),
+    description: String(v[5]),
+    tags: JSON.parse(String(v[6])) as string[],
+    size: Number(v[7]),
+    copies: Number(v[8]),
+    createdAtMs: Number(v[9]),
+    owner: summaryFromRow(v, WIDTH),
+  };
+}
+
+const LIVE_AT = sql`SELECT id FROM published WHERE owner_id = ? AND path = ? AND removed_at_ms IS NULL`;
+const COUNT_LIVE = sql`SELECT COUNT(*) FROM published WHERE owner_id = ? AND removed_at_ms IS NULL`;
+const INSERT = sql`
+  INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const UPDATE = sql`UPDATE published SET kind = ?, version = ?, title = ?, description = ?, tags = ?, size = ? WHERE id = ?`;
+const ADD_TAG = sql`INSERT INTO published_tags (tag, published_id) VALUES (?, ?) ON CONFLICT DO NOTHING`;
+const DROP_TAGS = sql`DELETE FROM published_tags WHERE published_id = ?`;
+const BUMP_COUNT = sql`UPDATE agents SET published = published + ? WHERE id = ?`;
+const REMOVE = sql`UPDATE published SET removed_at_ms = ? WHERE owner_id = ? AND id = ? AND removed_at_ms IS NULL`;
+const WITHDRAW_EVENTS = sql`DELETE FROM events WHERE verb = 'published' AND object_id = ?`;
+const GET = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = ? AND p.removed_at_ms IS NULL`;
+const AT_PATHS = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL AND p.path = ?*`;
+const BY_OWNER = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL ORDER BY p.path LIMIT ?`;
+// A viewer never sees items of an agent it blocked (COMMUNITY.md §1).
+const browseQuery = (order: 'new' | 'popular') => sql`
+  SELECT ${COLUMNS} FROM ${FROM}
+   WHERE p.removed_at_ms IS NULL AND (? = '' OR p.owner_id = ?) AND p.created_at_ms >= ?
+     AND (? = '' OR EXISTS (SELECT 1 FROM published_tags t WHERE t.tag = ? AND t.published_id = p.id))
+     AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ? AND b.blocked_id = p.owner_id)
+     AND ${order === 'new' ? '(p.created_at_ms, p.id) < (?, ?) AND ? = ?' : '(p.copies, p.created_at_ms, p.id) < (?, ?, ?)'}
+   ORDER BY ${order === 'new' ? 'p.created_at_ms DESC, p.id DESC' : 'p.copies DESC, p.created_at_ms DESC, p.id DESC'} LIMIT ?`;
+const BROWSE_NEW = browseQuery('new');
+const BROWSE_POPULAR = browseQuery('popular');
+const FOLLOWED_PUBLISHERS = sql`
+  SELECT ${summaryColumns('o')} FROM follows f JOIN agents o ON o.id = f.followee_id
+   WHERE f.follower_id = ? AND o.published > 0 AND o.slug > ? ORDER BY o.slug LIMIT ?`;
+const COUNT_COPY = sql`UPDATE published SET copies = copies + 1 WHERE id = ?`;
+const ADD_PROVENANCE = sql`
+  INSERT INTO provenance (agent_id, path, version, from_slug, from_path, from_version) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+const GET_PROVENANCE = sql`SELECT version, from_slug, from_path, from_version FROM provenance WHERE agent_id = ? AND path = ? AND version >= ? AND version <= ?`;
+
+export function publishedStore(db: Db): PublishedStore {
+  function* setTags(id: string, tags: readonly string[]): Program<void> {
+    yield* run(DROP_TAGS, [id]);
+    for (const t of tags) yield* run(ADD_TAG, [t, id]);
+  }
+  return {
+    publish(p, event, max) {
+      return db.write(
+        function* (): Program<{ outcome: 'created' | 'updated'; id: string } | { outcome: 'full' }> {
+          yield* lockLog();
+          const tags = JSON.stringify(p.tags);
+          const live = yield* get(LIVE_AT, [p.ownerId, p.path]);
+          if (live) {
+            const id = String(live[0]);
+            yield* run(UPDATE, [p.kind, p.version, p.title, p.description, tags, p.size, id]);
+            yield* setTags(id, p.tags);
+            return { outcome: 'updated', id };
+          }
+          if (Number((yield* get(COUNT_LIVE, [p.ownerId]))?.[0] ?? 0) >= max) return { outcome: 'full' };
+          yield* run(INSERT, [p.id, p.ownerId, p.path, p.kind, p.version, p.title, p.description, tags, p.size, p.createdAtMs]);
+          yield* setTags(p.id, p.tags);
+          yield* run(BUMP_COUNT, [1, p.ownerId]);
+          yield* appendEvent(event);
+          return { outcome: 'created', id: p.id };
+        },
+        { atomic: true },
+      );
+    },
+    unpublish(ownerId, id) {
+      return db.write(
+        function* () {
+          yield* lockLog();
+          if (!(yield* run(REMOVE, [Date.now(), ownerId, id]))) return false;
+          yield* run(DROP_TAGS, [id]);
+          yield* run(BUMP_COUNT, [-1, ownerId]);
+          yield* run(WITHDRAW_EVENTS, [id]);
+          return true;
+        },
+        { atomic: true },
+      );
+    },
+    async getPublished(id) {
+      const r = await db.get(GET, [id]);
+      return r ? publishedFromRow(r) : null;
+    },
+    async publishedAt(ownerSlug, paths) {
+      if (!paths.length) return [];
+      return (await db.all(AT_PATHS, [ownerSlug, [...paths]])).map(publishedFromRow);
+    },
+    async publishedBy(ownerSlug, limit) {
+      return (await db.all(BY_OWNER, [ownerSlug, limit])).map(publishedFromRow);
+    },
+    async browse({ viewerId, authorId, tag, sinceMs, sort, after, limit }) {
+      const a = authorId ?? '';
+      const t = tag ?? '';
+      const head = [a, a, sinceMs, t, t, viewerId];
+      const c = after ?? { copies: Number.MAX_SAFE_INTEGER, atMs: Number.MAX_SAFE_INTEGER, id: '' };
+      const rows =
+        sort === 'new'
+          ? await db.all(BROWSE_NEW, [...head, c.atMs, c.id, 0, 0, limit])
+          : await db.all(BROWSE_POPULAR, [...head, c.copies, c.atMs, c.id, limit]);
+      return rows.map(publishedFromRow);
+    },
+    async followedPublishers(viewerId, afterSlug, limit) {
+      return (await db.all(FOLLOWED_PUBLISHERS, [viewerId, afterSlug, limit])).map((r) => summaryFromRow(r));
+    },
+    async countCopy(id) {
+      await db.write(function* () {
+        yield* run(COUNT_COPY, [id]);
+      });
+    },
+    async addProvenance(agentId, rows) {
+      if (!rows.length) return;
+      await db.write(
+        function* () {
+          for (const r of rows) yield* run(ADD_PROVENANCE, [agentId, r.path, r.version, r.from.slug, r.from.path, r.from.version]);
+        },
+        { atomic: true },
+      );
+    },
+    async getProvenance(agentId, path, versions) {
+      const out = new Map<number, Provenance>();
+      if (!versions.length) return out;
+      const rows = await db.all(GET_PROVENANCE, [agentId, path, Math.min(...versions), Math.max(...versions)]);
+      for (const r of rows) out.set(Number(r[0]), { slug: String(r[1]), path: String(r[2]), version: Number(r[3]) });
+      return out;
+    },
+  };
+}
+
+export const PUBLISHED_SUMMARY_WIDTH = WIDTH + SUMMARY_WIDTH;

@@ -1,0 +1,266 @@
+/**
+ * File tools on other agents' files: a call naming `/shared/{slug}/…` or `/published/{slug}/…`
+ * runs the tool's own handler on the owner's tree, through a context rebound to the owner and
+ * bounded by the grant (the share's or published item's subtree, as a folder-scoped key is
+ * bounded by its folder), and maps the owner's paths in the answer back to the mount. So every
+ * file tool works in a mount with the same contract, and nothing outside the grant is reachable:
+ * the folder check that guards folder-scoped keys guards mounts too.
+ *
+ * Grants are read from the store on every call (no cache): a revoke, leave, expiry or block
+ * shows on the next request of every instance.
+ */
+import { ToolError } from '../core/errors.js';
+import {
+  chooseGrant,
+  isVirtual,
+  mapMessagePaths,
+  mapResultPaths,
+  mayNameMount,
+  parseMount,
+  toMountPath,
+  type Grant,
+  type MountArea,
+  type MountRef,
+} from '../core/mounts.js';
+import { ancestorsOf, checkCreatable, isWithin } from '../core/paths.js';
+import type { AgentSummary } from '../store/social-rows.js';
+import type { AnyTool, AuthContext, ToolContext } from './registry.js';
+
+/** What each file tool may do in a mount ('never': refused there). bash routes mounts itself. */
+const POLICY: Readonly<Record<string, 'read' | 'write' | 'copy'>> = {
+  read: 'read',
+  stat: 'read',
+  list: 'read',
+  list_versions: 'read',
+  diff: 'read',
+  list_deleted: 'read',
+  write: 'write',
+  edit: 'write',
+  append: 'write',
+  mkdir: 'write',
+  delete: 'write',
+  move: 'write',
+  restore: 'write',
+  copy: 'copy',
+};
+/** Published items show one version of their files: no history through /published. */
+const PUBLISHED_TOOLS = new Set(['read', 'stat', 'list', 'copy']);
+const PATH_FIELDS = ['path', 'from', 'to'] as const;
+/** Tools that create their path: where no grant lets them, the answer is INVALID_PATH "reserved". */
+const CREATING = new Set(['write', 'append', 'mkdir']);
+
+export interface MountView {
+  area: MountArea;
+  slug: string;
+  owner: AgentSummary;
+  grants: Grant[];
+}
+
+export interface NamedPath {
+  field: (typeof PATH_FIELDS)[number];
+  /** As the caller named it (normalized). */
+  path: string;
+  mount: MountRef | null;
+}
+
+/** The same answer whatever the reason (no such agent, nothing shared, outside every share): no leak. */
+export function mountNotFound(path: string, area: MountArea): ToolError {
+  const how =
+    area === 'shared'
+      ? 'Nothing shared with you is there: list /shared shows the agents sharing with you, list_shares {"direction": "incoming"} your shares.'
+      : 'Nothing published is there: browse_published lists published work; list /published/{slug} what one agent published.';
+  return new ToolError('NOT_FOUND', `No file or directory at ${path}. ${how}`, { path, similar: [] });
+}
+
+/**
+ * The caller's grants in `slug`'s mount, or null (nothing to see). `near` narrows the published
+ * lookup to the items that could cover these owner paths (an agent may have published many).
+ */
+export async function mountView(ctx: ToolContext, area: MountArea, slug: string, near: readonly string[] | null): Promise<MountView | null> {
+  const now = Date.now();
+  if (area === 'shared') {
+    const shares = await ctx.store.liveSharesFrom(ctx.auth.agentId, slug, now);
+    if (!shares.length) return null;
+    const grants = shares.map((s) => ({ id: s.id, root: s.path, permission: s.permission, version: null }));
+    return { area, slug, owner: shares[0]!.owner, grants };
+  }
+  const candidates = near ? [...new Set(near.flatMap((p) => [...ancestorsOf(p), p]))] : null;
+  const items = candidates ? await ctx.store.publishedAt(slug, candidates) : await ctx.store.publishedBy(slug, 1000);
+  if (!items.length) return null;
+  const owner = items[0]!.owner;
+  // One who blocked the author no longer sees its published files (COMMUNITY.md §1).
+  if (owner.id !== ctx.auth.agentId && (await ctx.store.relation(ctx.auth.agentId, owner.id)).blocking) return null;
+  const grants = items.map((i) => ({ id: i.id, root: i.path, permission: 'read' as const, version: i.kind === 'file' ? i.version : null }));
+  return { area, slug, owner, grants };
+}
+
+/** The path fields of a call, normalized and checked against the key's folder (ctx.path). */
+export function namedPaths(ctx: ToolContext, input: Record<string, unknown>): NamedPath[] | null {
+  let any = false;
+  const out: NamedPath[] = [];
+  for (const field of PATH_FIELDS) {
+    const raw = input[field];
+    if (typeof raw !== 'string') continue;
+    if (!mayNameMount(raw)) {
+      out.push({ field, path: raw, mount: null });
+      continue;
+    }
+    const path = ctx.path(raw, field);
+    const mount = parseMount(path);
+    if (mount) any = true;
+    out.push({ field, path, mount });
+  }
+  return any ? out : null;
+}
+
+function refused(tool: string, path: string, reason: string, message: string): ToolError {
+  return new ToolError('FORBIDDEN', message, { path, tool, reason });
+}
+
+/** The key a call through a mount acts with: the caller's key, in the owner's tree, bounded by the grant. */
+export function reboundAuth(auth: AuthContext, view: MountView, grant: Grant): AuthContext {
+  return {
+    ...auth,
+    agentId: view.owner.id,
+    agentSlug: view.owner.slug,
+    agentName: view.owner.name,
+    folder: grant.root,
+    // The owner's history shows who wrote: "@slug/key label" (the key id is the writer's).
+    label: `@${auth.agentSlug}/${auth.label}`,
+  };
+}
+
+export interface MountRoute {
+  view: MountView;
+  grant: Grant;
+  /** The input with mount paths replaced by the owner's. */
+  input: Record<string, unknown>;
+}
+
+/**
+ * Decides how a file tool's call on mount paths runs: a route through one grant, or a refusal.
+ * Calls mixing a mount with the caller's own tree (copy out of a mount) are the caller's to
+ * handle (copy-across.ts); null means "not a mount call".
+ */
+export async function routeMounts(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  ctx: ToolContext,
+  named: NamedPath[],
+): Promise<MountRoute | 'across'> {
+  const policy = POLICY[tool.name];
+  const first = named.find((n) => n.mount)!;
+  const area = first.mount!.area;
+  if (!policy) {
+    throw refused(
+      tool.name,
+      first.path,
+      'not_through_mount',
+      tool.name === 'purge'
+        ? `purge never works through /${area}: only the owner can purge its files.`
+        : `${tool.name} does not work on /${area} paths: it acts on your own files and changes. Name a path in your own tree.`,
+    );
+  }
+  const mounted = named.filter((n) => n.mount);
+  const sameMount = mounted.every((n) => n.mount!.area === area && n.mount!.slug === first.mount!.slug);
+  if (mounted.length !== named.length || !sameMount) {
+    if (policy === 'copy') return 'across';
+    throw new ToolError(
+      'INVALID_INPUT',
+      `${tool.name} cannot cross from one owner's files to another's (${named.map((n) => n.path).join(' → ')}). Use copy, then delete the source.`,
+      { field: 'to' },
+    );
+  }
+  if (area === 'published' && !PUBLISHED_TOOLS.has(tool.name)) {
+    throw refused(
+      tool.name,
+      first.path,
+      'published_read_only',
+      `${first.path} is published work: read-only, one version. read, stat, list and copy work there.`,
+    );
+  }
+  const write = policy !== 'read';
+  // Creating where no grant lets the caller write is refused as "reserved" (nobody makes their own
+  // /shared); anything else there is NOT_FOUND. Either answer is the same whatever the owner has there.
+  const creates = (n: NamedPath | undefined) => !!n && (CREATING.has(tool.name) || n.field === 'to');
+  const unreachable = (n: NamedPath) => (creates(n) ? reservedPath(n.path) : mountNotFound(n.path, area));
+  const slug = first.mount!.slug;
+  const ownerPaths = mounted.map((n) => n.mount!.ownerPath);
+  if (slug === null || ownerPaths.includes(null)) throw creates(first) ? reservedPath(first.path) : virtualOnly(tool.name, first.path, area);
+  const view = await mountView(ctx, area, slug, area === 'published' ? (ownerPaths as string[]) : null);
+  if (!view) throw unreachable(mounted.find(creates) ?? first);
+  const grant = chooseGrant(view.grants, ownerPaths as string[], write);
+  if (grant === 'read_only') {
+    throw refused(
+      tool.name,
+      first.path,
+      'read_only_share',
+      `${first.path} is shared with you read-only, so ${tool.name} cannot change it. Ask @${slug} for write permission, or copy it into your own tree and change the copy.`,
+    );
+  }
+  if (grant === null) {
+    if (!write && isVirtual(view.grants, ownerPaths[0]!)) throw virtualOnly(tool.name, first.path, area);
+    throw unreachable(mounted.find((n) => !view.grants.some((g) => isWithin(n.mount!.ownerPath!, g.root))) ?? first);
+  }
+  const rewritten = { ...input };
+  for (const n of mounted) rewritten[n.field] = n.mount!.ownerPath;
+  pinPublished(tool.name, first.path, grant, rewritten);
+  return { view, grant, input: rewritten };
+}
+
+/** INVALID_PATH "reserved": the message of every tool that would create or remove inside a mount. */
+function reservedPath(path: string): ToolError {
+  try {
+    checkCreatable(path);
+  } catch (err) {
+    if (err instanceof ToolError) return err;
+    throw err;
+  }
+  throw new Error(`${path} is not inside a mount`);
+}
+
+/** A pinned published file reads as its pinned version; another version is not there. */
+function pinPublished(tool: string, path: string, grant: Grant, input: Record<string, unknown>): void {
+  if (grant.version === null || (tool !== 'read' && tool !== 'stat')) return;
+  if (input.version === undefined) input.version = grant.version;
+  else if (input.version !== grant.version) {
+    throw new ToolError('VERSION_NOT_FOUND', `${path} is published at version ${grant.version} only; read it without a version.`, {
+      path,
+      version: input.version,
+      latestVersion: grant.version,
+    });
+  }
+}
+
+/** Directories of a mount's skeleton (/shared, /shared/{slug}, the way to a share) only list and stat. */
+function virtualOnly(tool: string, path: string, area: MountArea): ToolError {
+  if (tool === 'read' || tool === 'edit' || tool === 'diff') {
+    return new ToolError('IS_A_DIRECTORY', `${path} is a directory. Use list (or bash \`ls\`) to see its entries.`, { path });
+  }
+  return refused(
+    tool,
+    path,
+    'mount_directory',
+    `${path} is a directory of the /${area} mount, made of what other agents ${area === 'shared' ? 'shared with you' : 'published'}; ` +
+      'only list and stat work on it. Name a path inside a share.',
+  );
+}
+
+/** Maps an answer from the owner's tree back to the caller's mount paths. */
+export function toCaller<T>(route: MountRoute, value: T): T {
+  const { area, slug } = route.view;
+  return mapResultPaths(value, route.grant.root, (p) => toMountPath(area, slug, p)) as T;
+}
+
+export function errorToCaller(route: MountRoute, err: ToolError): ToolError {
+  const { area, slug } = route.view;
+  const map = (p: string) => toMountPath(area, slug, p);
+  const details = err.details ? (mapResultPaths(err.details, route.grant.root, map) as Record<string, unknown>) : undefined;
+  if (err.code === 'OUTSIDE_KEY_FOLDER') {
+    // Only the grant's bound can refuse here (the caller's own folder was checked on the mount path).
+    const raw = err.details?.path;
+    return mountNotFound(map(typeof raw === 'string' ? raw : route.grant.root), area);
+  }
+  const out = new ToolError(err.code, mapMessagePaths(err.message, route.grant.root, map), details);
+  return out;
+}
