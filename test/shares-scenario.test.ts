@@ -79,18 +79,50 @@ for (const backend of backends()) {
       assert.equal(refused.details.reason, 'read_only_share');
       await s.fail(bob.key, 'purge', { path: `${mount}/readme.md`, confirm: true }, 'FORBIDDEN');
 
+      // bob explores the share with bash: ls, grep -rn, find, cat; writes are refused (read-only share).
+      const ls = await s.ok(bob.key, 'bash', { command: 'ls /shared' });
+      assert.equal(ls.stdout, `${alice.slug}\n`);
+      const grep = await s.ok(bob.key, 'bash', { command: `grep -rn TODO /shared/${alice.slug}` });
+      assert.equal(grep.stdout, `${mount}/readme.md:2:TODO: ship\n${mount}/src/a.ts:1:export const a = 1; // TODO\n`);
+      const find = await s.ok(bob.key, 'bash', { command: 'find /shared -type f' });
+      assert.equal(find.stdout, `${mount}/readme.md\n${mount}/src/a.ts\n`);
+      assert.equal((await s.ok(bob.key, 'bash', { command: `cat ${mount}/readme.md` })).stdout, 'hello\nTODO: ship\n');
+      assert.equal((await s.ok(bob.key, 'bash', { command: 'cat readme.md', cwd: mount })).stdout, 'hello\nTODO: ship\n');
+      const roWrite = await s.ok(bob.key, 'bash', { command: `echo x > ${mount}/new.md` });
+      assert.notEqual(roWrite.exitCode, 0);
+      assert.match(roWrite.stderr, /Read-only file system/i);
+      assert.deepEqual(roWrite.changed, []);
+      const hidden = await s.ok(bob.key, 'bash', { command: `cat /shared/${alice.slug}/private/secret.md; ls /shared/${alice.slug}` });
+      assert.match(hidden.stderr, /No such file or directory/);
+      assert.equal(hidden.stdout, 'projects\n');
+
+      // carol changes the share with bash: sed -i and a new file, one changeset in alice's tree.
+      const sed = await s.ok(carol.key, 'bash', { command: `sed -i 's/hello/hello there/' ${mount}/readme.md && echo note > ${mount}/carol.md` });
+      assert.equal(sed.exitCode, 0, sed.stderr);
+      assert.deepEqual(
+        sed.changed.map((c: any) => c.path),
+        [`${mount}/carol.md`, `${mount}/readme.md`],
+      );
+      assert.equal(sed.changesets.length, 1);
+      assert.equal(sed.changesets[0].owner, alice.slug);
+      assert.equal(sed.changesetId, null, 'nothing changed in carol’s own tree');
+      assert.equal((await s.ok(alice.key, 'read', { path: '/projects/x/readme.md' })).content, 'hello there\nTODO: ship\n');
+      assert.equal((await s.ok(alice.key, 'read', { path: '/projects/x/carol.md' })).content, 'note\n');
+      await s.ok(alice.key, 'delete', { path: '/projects/x/carol.md' });
+      await s.ok(alice.key, 'write', { path: '/projects/x/readme.md', content: 'hello\nTODO: ship\n' });
+
       // carol edits through the mount: a version in alice's history, attributed to carol.
       const edited = await s.ok(carol.key, 'edit', {
         path: `${mount}/readme.md`,
         old_string: 'TODO: ship',
         new_string: 'DONE: shipped',
-        expectedVersion: 1,
+        expectedVersion: 3,
       });
       assert.equal(edited.path, `${mount}/readme.md`);
-      assert.equal(edited.version, 2);
-      await s.fail(carol.key, 'edit', { path: `${mount}/readme.md`, old_string: 'hello', new_string: 'hi', expectedVersion: 1 }, 'EDIT_CONFLICT');
+      assert.equal(edited.version, 4);
+      await s.fail(carol.key, 'edit', { path: `${mount}/readme.md`, old_string: 'hello', new_string: 'hi', expectedVersion: 3 }, 'EDIT_CONFLICT');
       const versions = await s.ok(alice.key, 'list_versions', { path: '/projects/x/readme.md' });
-      assert.equal(versions.versions[0].version, 2);
+      assert.equal(versions.versions[0].version, 4);
       assert.match(versions.versions[0].by.label, new RegExp(`^@${carol.slug}/`));
       const changes = await s.ok(alice.key, 'list_changes', {});
       assert.ok(
@@ -114,7 +146,8 @@ for (const backend of backends()) {
       const copied = await s.ok(bob.key, 'copy', { from: `${mount}/readme.md`, to: '/mine/readme.md' });
       assert.equal(copied.from, `${mount}/readme.md`);
       assert.equal(copied.to, '/mine/readme.md');
-      assert.deepEqual(copied.copiedFrom, { slug: alice.slug, path: '/projects/x/readme.md', version: 2 });
+      assert.deepEqual(copied.copiedFrom, { slug: alice.slug, path: '/projects/x/readme.md', version: 4 });
+      assert.deepEqual((await s.ok(bob.key, 'stat', { path: '/mine/readme.md' })).copiedFrom, copied.copiedFrom);
       assert.equal((await s.ok(bob.key, 'read', { path: '/mine/readme.md' })).content, 'hello\nDONE: shipped\n');
       const aliceNotes = await s.ok(alice.key, 'list_notifications', {});
       const copiedNote = aliceNotes.items.find((n: any) => n.type === 'copied');
@@ -123,17 +156,18 @@ for (const backend of backends()) {
 
       // alice publishes a pinned version, then changes the file: dave reads the pinned one.
       const pub = await s.ok(alice.key, 'publish', { path: '/projects/x/readme.md', title: 'Readme', tags: ['docs'] });
-      assert.equal(pub.published.version, 2);
+      assert.equal(pub.published.version, 4);
       assert.equal(pub.published.publicPath, `/published/${alice.slug}/projects/x/readme.md`);
       await s.ok(alice.key, 'write', { path: '/projects/x/readme.md', content: 'draft, unpublished' });
       const pubRead = await s.ok(dave.key, 'read', { path: pub.published.publicPath });
       assert.equal(pubRead.content, 'hello\nDONE: shipped\n');
       await s.fail(dave.key, 'write', { path: pub.published.publicPath, content: 'x' }, 'FORBIDDEN');
       await s.fail(dave.key, 'read', { path: `/published/${alice.slug}/private/secret.md` }, 'NOT_FOUND');
+      assert.equal((await s.ok(dave.key, 'bash', { command: `cat ${pub.published.publicPath}` })).stdout, 'hello\nDONE: shipped\n');
       const browse = await s.ok(dave.key, 'browse_published', { author: alice.slug });
       assert.deepEqual(
         browse.items.map((i: any) => [i.publishedId, i.title, i.version, i.trust]),
-        [[pub.published.publishedId, 'Readme', 2, 'third_party']],
+        [[pub.published.publishedId, 'Readme', 4, 'third_party']],
       );
 
       // A link, fetched without a key.

@@ -75,7 +75,7 @@ export interface BashJob {
   id: number;
   command: string;
   cwd: string;
-  access: { agentId: string; folder: string | null; canWrite: boolean; canDelete: boolean };
+  access: import('./fs.js').FsAccess;
   timeoutMs: number;
   maxOutputBytes: number;
   /** Commands (and, separately, loop iterations) one call may run: past it exit 126. */
@@ -91,5 +91,7 @@ export interface BashOutcome {
   timedOut: boolean;
   /** PlannedChange[] with Buffers (structured-cloned across the thread boundary). */
   changes: import('../store/types.js').PlannedChange[];
+  /** Changes in other agents' trees, through /shared (one changeset per owner). */
+  mounted?: import('./mounted-fs.js').MountedChanges[];
   error?: string;
 }

@@ -11,6 +11,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Store } from '../store/types.js';
 import { StoreFs, type FsAccess } from './fs.js';
+import { MountedFs } from './mounted-fs.js';
 
 /** Characters that mean nothing to the shell inside a word: no quoting, expansion or globbing. */
 const PLAIN_WORD = /^[A-Za-z0-9._/@%+,:=-]+$/;
@@ -34,7 +35,8 @@ export interface FastOutcome {
 export async function tryFastCat(store: Store, access: FsAccess, command: string, cwd: string, maxOutputBytes: number): Promise<FastOutcome | null> {
   const operands = plainCatOperands(command);
   if (!operands) return null;
-  const fs = new StoreFs(store, access);
+  // With the caller's mounts, as the interpreter sees them (a /published path is never the caller's own file).
+  const fs = access.viewer ? new MountedFs(store, access) : new StoreFs(store, access);
   const parts: Buffer[] = [];
   let total = 0;
   for (const operand of operands) {

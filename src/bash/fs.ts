@@ -23,6 +23,14 @@ export interface FsAccess {
   folder: string | null;
   canWrite: boolean;
   canDelete: boolean;
+  /** Several visible subtrees instead of one folder: a mount's grants (shares, published items). */
+  folders?: string[];
+  /** Where writes are allowed (a mount's write shares); elsewhere a write is EROFS. Absent: wherever visible. */
+  writeFolders?: string[];
+  /** Files shown at a pinned version, not their head (published files): path → version. */
+  pinned?: Record<string, number>;
+  /** bash of an agent on its own tree: /shared and /published resolve for it (mounted-fs.ts). */
+  viewer?: { agentId: string };
 }
 
 const DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
@@ -37,15 +45,6 @@ const MAX_MISSES_BY_HASH = 256;
  * `find -delete` deleted the next agent's file). A flag rather than a revocable Proxy: the proxy
  * cost ~5% of a recursive grep's filesystem work (stat + read of 10,000 files: 250 vs 238 ms).
  */
-export function openJobFs(
-  store: Store,
-  access: FsAccess,
-  trusted?: <T>(fn: () => Promise<T>) => Promise<T>,
-  cache?: BlobCache | null,
-): { fs: StoreFs; end: () => void } {
-  const fs = new StoreFs(store, access, trusted, cache ?? null);
-  return { fs, end: () => fs.end() };
-}
 
 function fsError(code: string, syscall: string, path: string, lacks?: string): Error {
   const text: Record<string, string> = {
@@ -80,6 +79,8 @@ export class StoreFs implements IFileSystem {
   /** Heads known only in summary (from a prefetched walk); `head` fetches the full record when needed. */
   private readonly summaries = new Map<string, NodeSummary>();
   private readonly prefetched = new Set<string>();
+  /** The visible subtrees (null: everything), from folder or folders. */
+  private readonly folders: string[] | null;
   private ended = false;
 
   constructor(
@@ -90,6 +91,7 @@ export class StoreFs implements IFileSystem {
     private readonly cache: BlobCache | null = null,
   ) {
     this.access = access;
+    this.folders = access.folders ?? (access.folder ? [access.folder] : null);
   }
 
   /** Ends this filesystem's job: from now on every call throws (see openJobFs). */
@@ -109,6 +111,11 @@ export class StoreFs implements IFileSystem {
     return result;
   }
 
+  /** Store access for a filesystem built on this one (mounted-fs.ts): trusted, and never once the job ended. */
+  runTrusted<T>(fn: () => Promise<T>): Promise<T> {
+    return this.io(fn);
+  }
+
   /** Records a change of this command (never once its job ended). */
   private put(p: string, e: Entry): void {
     this.live();
@@ -124,18 +131,43 @@ export class StoreFs implements IFileSystem {
     return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
   }
 
-  /** 'full' inside the folder, 'ancestor' on the way to it, 'hidden' elsewhere. */
+  /** 'full' inside the folder (a folder), 'ancestor' on the way to one, 'hidden' elsewhere. */
   private visibility(p: string): 'full' | 'ancestor' | 'hidden' {
-    const folder = this.access.folder;
-    if (!folder || isWithin(p, folder)) return 'full';
-    return isWithin(folder, p) ? 'ancestor' : 'hidden';
+    const folders = this.folders;
+    if (!folders) return 'full';
+    if (folders.length === 1) {
+      const folder = folders[0]!;
+      if (isWithin(p, folder)) return 'full';
+      return isWithin(folder, p) ? 'ancestor' : 'hidden';
+    }
+    if (folders.some((f) => isWithin(p, f))) return 'full';
+    return folders.some((f) => isWithin(f, p)) ? 'ancestor' : 'hidden';
   }
 
   // ---- reading ----------------------------------------------------------------------------
 
   private async head(p: string): Promise<NodeRecord | null> {
-    if (!this.base.has(p)) this.base.set(p, await this.io(() => this.store.getNode(this.access.agentId, p)));
+    if (!this.base.has(p)) this.base.set(p, await this.io(() => this.headOf(p)));
     return this.base.get(p)!;
+  }
+
+  /** The node at p, or for a pinned file its pinned version in the node's shape. */
+  private async headOf(p: string): Promise<NodeRecord | null> {
+    const node = await this.store.getNode(this.access.agentId, p);
+    const pin = this.access.pinned?.[p];
+    if (pin === undefined || !node) return node;
+    const v = await this.store.getVersion(this.access.agentId, p, pin);
+    if (!v) return null;
+    return {
+      ...node,
+      kind: v.kind,
+      deleted: v.deleted,
+      version: v.version,
+      blobHash: v.blobHash,
+      size: v.size,
+      lines: v.lines,
+      updatedAtMs: v.updatedAtMs,
+    };
   }
 
   /** The entry at p as this command sees it, or null. */
@@ -145,7 +177,7 @@ export class StoreFs implements IFileSystem {
     if (vis === 'hidden') return null;
     const o = this.overlay.get(p);
     if (o) return o.kind === 'deleted' ? null : o;
-    const n = this.base.get(p) ?? this.summaries.get(p) ?? (await this.head(p));
+    const n = this.base.get(p) ?? (this.access.pinned?.[p] === undefined ? this.summaries.get(p) : undefined) ?? (await this.head(p));
     if (!n || ('deleted' in n && n.deleted)) return null; // summaries are live nodes
     if (vis === 'ancestor' && n.kind !== 'dir') return null;
     return n.kind === 'dir' ? { kind: 'dir', mtimeMs: n.updatedAtMs } : { kind: 'file', bytes: Buffer.alloc(0), mtimeMs: n.updatedAtMs };
@@ -157,11 +189,17 @@ export class StoreFs implements IFileSystem {
     if (e.kind === 'dir') throw fsError('EISDIR', syscall, p);
     const o = this.overlay.get(p);
     if (o?.kind === 'file') return o.bytes;
-    let b = this.contents.get(p);
+    const pinned = this.access.pinned?.[p] !== undefined;
+    let b = pinned ? undefined : this.contents.get(p);
     if (!b) {
-      const node = await this.io(() => this.store.readNode(this.access.agentId, p));
-      b = node?.content ?? Buffer.alloc(0);
-      this.contents.set(p, b);
+      if (pinned) {
+        const hash = (await this.head(p))?.blobHash;
+        b = (hash ? await this.io(() => this.store.getBlob(this.access.agentId, hash)) : null) ?? Buffer.alloc(0);
+      } else {
+        const node = await this.io(() => this.store.readNode(this.access.agentId, p));
+        b = node?.content ?? Buffer.alloc(0);
+        this.contents.set(p, b);
+      }
     }
     return b;
   }
@@ -348,6 +386,9 @@ export class StoreFs implements IFileSystem {
       }
     }
     if (this.visibility(p) !== 'full') throw fsError('EACCES', syscall, p);
+    // A read-only share (or a published item): a read-only file system, as a read-only mount says.
+    const writable = this.access.writeFolders;
+    if (writable && !writable.some((f) => isWithin(p, f))) throw fsError('EROFS', syscall, p);
     // Permission denied naming the scope, as the file tools' INSUFFICIENT_SCOPE does: a "read-only
     // file system" sent agents looking for a storage fault.
     if (need === 'write' ? !this.access.canWrite : !this.access.canDelete) throw fsError('EACCES', syscall, p, `files:${need}`);

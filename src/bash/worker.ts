@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Bash, DefenseInDepthBox, type CommandName, type IFileSystem } from './just-bash.js';
 import { openStore } from '../store/open.js';
-import { openJobFs, type StoreFs } from './fs.js';
+import { openJobFs, type JobFs } from './mounted-fs.js';
 import { BASH_COMMANDS, type BashJob, type BashOutcome } from './commands.js';
 import { installGnuCommands } from './gnu.js';
 import { gnuShellErrors } from './writers.js';
@@ -48,16 +48,16 @@ interface Shell {
 }
 let shell: Shell | null = null;
 /** The running job's filesystem; null between jobs (a command started then fails). */
-let jobFs: StoreFs | null = null;
+let jobFs: JobFs | null = null;
 
-function currentJobFs(): StoreFs {
+function currentJobFs(): JobFs {
   if (!jobFs) throw new Error('EIO: no bash job is running on this worker');
   return jobFs;
 }
 
 type WithState = { state?: unknown };
 
-function newShell(job: BashJob, fs: StoreFs): Shell {
+function newShell(job: BashJob, fs: JobFs): Shell {
   const bash = new Bash({
     fs,
     cwd: '/',
@@ -90,7 +90,7 @@ function newShell(job: BashJob, fs: StoreFs): Shell {
 }
 
 /** The interpreter for this job, in the state a new one would have, running on `fs`. */
-export function shellFor(job: BashJob, fs: StoreFs): Bash {
+export function shellFor(job: BashJob, fs: JobFs): Bash {
   if (shell && shell.pristine && shell.timeoutMs === job.timeoutMs && shell.maxCommands === job.maxCommands) {
     (shell.bash as unknown as WithState).state = structuredClone(shell.pristine);
   } else {
@@ -130,6 +130,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
     // A command stopped at its deadline writes nothing: its changes may be half done. (Its
     // commands may still be running: the pool replaces this worker.)
     const changes = timedOut ? [] : await fs.plannedChanges();
+    const mounted = timedOut || !('mountedChanges' in fs) ? [] : await fs.mountedChanges();
     return {
       id: job.id,
       stdout: o.text,
@@ -138,6 +139,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
       truncated: o.cut || e.cut || (exitCode === 126 && /output size/i.test(stderr)),
       timedOut,
       changes,
+      mounted,
     };
   } finally {
     // From here on, anything of this job still under way fails at its next filesystem access.

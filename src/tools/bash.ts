@@ -6,7 +6,12 @@ import { ToolError, TransportError } from '../core/errors.js';
 import { iso } from '../core/time.js';
 import { ENTRY_PAGE } from './big-trees.js';
 import { ROOT, isLive, navigablePath } from './common.js';
-import { defineTool, type AnyTool } from './registry.js';
+import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { commitMounted } from './bash-mounts.js';
+import { MountedFs } from '../bash/mounted-fs.js';
+import type { FsAccess } from '../bash/fs.js';
+import { parseMount } from '../core/mounts.js';
+import { StoreConflict } from '../store/types.js';
 import { changeOp, changesetId, mutationOutputOf, timestamp, version } from './output-shapes.js';
 
 const bashOutput = mutationOutputOf({
@@ -18,6 +23,15 @@ const bashOutput = mutationOutputOf({
   changed: z.array(z.strictObject({ path: z.string(), op: changeOp, version, updatedAt: timestamp })).describe('The first 100 paths changed.'),
   changedCount: z.number().int().optional().describe('When more than 100 changed: all of them.'),
   changedTruncated: z.literal(true).optional(),
+  changesets: z
+    .array(
+      z.strictObject({
+        changesetId: changesetId,
+        owner: z.string().nullable().describe('null: your tree; else the slug whose tree changed through /shared.'),
+      }),
+    )
+    .optional()
+    .describe('When the command changed files in a share: one changeset per tree it changed (yours first).'),
 });
 
 const bash = defineTool({
@@ -52,14 +66,11 @@ const bash = defineTool({
   ],
   async handler(input, ctx) {
     const cwd = navigablePath(ctx, input.cwd);
-    if (cwd !== ROOT) {
-      const node = await ctx.store.getNode(ctx.auth.agentId, cwd);
-      if (!isLive(node) || node.kind !== 'dir') {
-        throw new ToolError('INVALID_INPUT', `cwd ${cwd} is not an existing directory. Use / or a directory that exists.`, { field: 'cwd' });
-      }
-    }
     const { scopes, agentId, folder } = ctx.auth;
-    const access = { agentId, folder, canWrite: scopes.includes('files:write'), canDelete: scopes.includes('files:delete') };
+    const access = { agentId, folder, canWrite: scopes.includes('files:write'), canDelete: scopes.includes('files:delete'), viewer: { agentId } };
+    if (cwd !== ROOT && !(await isDirectory(ctx, access, cwd))) {
+      throw new ToolError('INVALID_INPUT', `cwd ${cwd} is not an existing directory. Use / or a directory that exists.`, { field: 'cwd' });
+    }
     const fast = await tryFastCat(ctx.store, access, input.command, cwd, ctx.config.bashMaxOutputBytes);
     if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changed: [] };
     const max = ctx.config.bashMaxConcurrentPerAgent;
@@ -117,23 +128,63 @@ const bash = defineTool({
         : [],
       ...(changeset && changeset.entries.length > ENTRY_PAGE ? { changedCount: changeset.entries.length, changedTruncated: true } : {}),
     });
+    const all = [...outcome.changes, ...(outcome.mounted ?? []).flatMap((m) => m.changes)];
+    const tooBig = all.find((c) => c.state.kind === 'file' && c.state.blob.size > ctx.config.maxFileBytes);
+    if (tooBig) {
+      stderr += `bash: ${tooBig.path}: File too large (limit ${ctx.config.maxFileBytes} bytes); no change of this command was saved\n`;
+      return { ...respond(null), stderr, exitCode: exitCode || 1 };
+    }
+    // Other agents' trees first (one changeset each), then the caller's, whose commit stores the result.
+    const shared = await commitMounted(ctx, outcome.mounted ?? []);
+    stderr += shared.stderr;
+    if (shared.stderr) exitCode = exitCode || 1;
+    const withShared = (own: Parameters<typeof respond>[0]) => {
+      const r = respond(own);
+      if (!shared.done.length) return r;
+      const changed = [...r.changed, ...shared.done.flatMap((d) => d.changed)];
+      return {
+        ...r,
+        changed: changed.slice(0, ENTRY_PAGE),
+        ...(changed.length > ENTRY_PAGE ? { changedCount: changed.length, changedTruncated: true as const } : {}),
+        changesets: [
+          ...(own ? [{ changesetId: own.id, owner: null }] : []),
+          ...shared.done.map((d) => ({ changesetId: d.changesetId, owner: d.owner })),
+        ],
+      };
+    };
     if (outcome.changes.length) {
-      const tooBig = outcome.changes.find((c) => c.state.kind === 'file' && c.state.blob.size > ctx.config.maxFileBytes);
-      if (tooBig) {
-        stderr += `bash: ${tooBig.path}: File too large (limit ${ctx.config.maxFileBytes} bytes); no change of this command was saved\n`;
-        exitCode = exitCode || 1;
-      } else {
-        try {
-          return await ctx.commit(outcome.changes, respond);
-        } catch (err) {
-          if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;
-          stderr += `bash: No space left on device: ${err.message} No change of this command was saved.\n`;
+      try {
+        return await ctx.commit(outcome.changes, withShared);
+      } catch (err) {
+        // Once another tree saved its part, a conflict here is not retried (a rerun would repeat that part).
+        if (err instanceof StoreConflict && shared.done.length) {
+          stderr += 'bash: your files changed while the command ran; no change of this command in your tree was saved (run it again)\n';
           exitCode = exitCode || 1;
+          return withShared(null);
         }
+        if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;
+        stderr += `bash: No space left on device: ${err.message} No change of this command in your tree was saved.\n`;
+        exitCode = exitCode || 1;
       }
     }
-    return respond(null);
+    return withShared(null);
   },
 });
+
+/** Whether cwd is a directory the command can start in: of the caller's tree or of a mount. */
+async function isDirectory(ctx: ToolContext, access: FsAccess, cwd: string): Promise<boolean> {
+  if (!parseMount(cwd)) {
+    const node = await ctx.store.getNode(ctx.auth.agentId, cwd);
+    return isLive(node) && node.kind === 'dir';
+  }
+  const fs = new MountedFs(ctx.store, access);
+  try {
+    return (await fs.stat(cwd)).isDirectory;
+  } catch {
+    return false;
+  } finally {
+    fs.end();
+  }
+}
 
 export const bashTools: AnyTool[] = [bash];

@@ -13,7 +13,7 @@ import type { NodeRecord } from '../store/types.js';
 import { checkFileQuota, filesRemaining, getNodesChunked, walkSubtree } from './big-trees.js';
 import { ROOT, isLive, notFound, planAncestors, rejectReserved } from './common.js';
 import { mountNotFound, mountView, reboundAuth, type MountView, type NamedPath } from './mounts.js';
-import type { AuthContext, ToolContext } from './registry.js';
+import type { ToolContext } from './registry.js';
 import { destinationTaken, respondWith, type Plan } from './tree-ops.js';
 
 /** What one copy may carry across owners in memory (the source's bytes are loaded to be written). */
@@ -32,7 +32,7 @@ interface Side {
 
 const display = (side: Side, ownerPath: string) => (side.view ? toMountPath(side.view.area, side.view.slug, ownerPath) : ownerPath);
 
-async function sideOf(ctx: ToolContext, n: NamedPath, write: boolean, rebind: (auth: AuthContext) => ToolContext): Promise<Side> {
+async function sideOf(ctx: ToolContext, n: NamedPath, write: boolean): Promise<Side> {
   const m = n.mount;
   if (!m) return { ctx, path: ctx.path(n.path, n.field), view: null, pinned: null, publishedId: null };
   if (write && m.area === 'published') {
@@ -61,7 +61,7 @@ async function sideOf(ctx: ToolContext, n: NamedPath, write: boolean, rebind: (a
     throw mountNotFound(n.path, m.area);
   }
   return {
-    ctx: rebind(reboundAuth(ctx.auth, view, grant)),
+    ctx: ctx.rebind(reboundAuth(ctx.auth, view, grant)),
     path: m.ownerPath,
     view,
     pinned: grant.version,
@@ -92,23 +92,16 @@ async function destination(dst: Side, source: string): Promise<{ to: string; int
   return { to: inside, into: to };
 }
 
-export async function copyAcross(
-  ctx: ToolContext,
-  input: { overwrite?: boolean },
-  named: NamedPath[],
-  rebind: (auth: AuthContext) => ToolContext,
-): Promise<object> {
+export async function copyAcross(ctx: ToolContext, input: { overwrite?: boolean }, named: NamedPath[]): Promise<object> {
   const src = await sideOf(
     ctx,
     named.find((n) => n.field === 'from')!,
     false,
-    rebind,
   );
   const dst = await sideOf(
     ctx,
     named.find((n) => n.field === 'to')!,
     true,
-    rebind,
   );
   const fromShown = display(src, src.path);
   if (src.path === ROOT)

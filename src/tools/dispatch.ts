@@ -247,7 +247,7 @@ async function runTool(deps: DispatchDeps, name: string, body: Record<string, un
         try {
           // Through a mount, the handler acts in the owner's tree with a rebound context; its commit
           // carries no idempotency (that row is the caller's: saved below, since ctx did not commit).
-          const result = await runHandler(tool, input, ctx, (bound) => makeContext(deps, bound, requestId, name, undefined));
+          const result = await runHandler(tool, input, ctx);
           // Results that needed no commit (purge, an unchanged write) are remembered too, so a
           // retry answers the same instead of NOT_FOUND or a different shape.
           if (idempotency && !ctx.committed) {
@@ -316,6 +316,9 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
       return p;
     },
     committed: false,
+    rebind(bound) {
+      return makeContext(deps, bound, requestId, tool, undefined);
+    },
     rateWindow() {
       return deps.rateWindow?.(auth.agentId) ?? null;
     },

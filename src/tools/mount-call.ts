@@ -7,9 +7,9 @@ import { ToolError } from '../core/errors.js';
 import { copyAcross } from './copy-across.js';
 import { answerMountDirectory } from './mount-dirs.js';
 import { errorToCaller, namedPaths, reboundAuth, routeMounts, toCaller } from './mounts.js';
-import type { AnyTool, AuthContext, ToolContext } from './registry.js';
+import type { AnyTool, ToolContext } from './registry.js';
 
-export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext, rebind: (auth: AuthContext) => ToolContext): Promise<object> {
+export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<object> {
   if (tool.family !== 'files' && tool.family !== 'versions') return tool.handler(input, ctx);
   const fields = input as Record<string, unknown>;
   const named = namedPaths(ctx, fields);
@@ -19,8 +19,8 @@ export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext
     if (dir) return dir;
   }
   const route = await routeMounts(tool, fields, ctx, named);
-  if (route === 'across') return copyAcross(ctx, fields, named, rebind);
-  const inner = rebind(reboundAuth(ctx.auth, route.view, route.grant));
+  if (route === 'across') return copyAcross(ctx, fields, named);
+  const inner = ctx.rebind(reboundAuth(ctx.auth, route.view, route.grant));
   try {
     return toCaller(route, await tool.handler(route.input, inner));
   } catch (err) {

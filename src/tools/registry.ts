@@ -46,6 +46,11 @@ export interface ToolContext {
    * changeset; with an idempotencyKey it is stored in the same transaction.
    */
   commit<R extends object>(changes: PlannedChange[], respond: (cs: ChangesetRecord) => R): Promise<R>;
+  /**
+   * The same call acting in another tree (a mount: the owner's, bounded by the grant in `auth`).
+   * Its commits carry no idempotency record: that record is the caller's, saved by dispatch.
+   */
+  rebind(auth: AuthContext): ToolContext;
   /** True once commit() succeeded in this attempt (its result is then stored with the commit). */
   committed: boolean;
   /** The calling key's request-rate window, when the transport enforces one. */
