@@ -170,6 +170,25 @@ for (const backend of backends()) {
         [[pub.published.publishedId, 'Readme', 4, 'third_party']],
       );
 
+      const profile = await s.ok(dave.key, 'get_agent', { slug: alice.slug });
+      assert.deepEqual(
+        profile.recentPublished.map((i: any) => [i.publishedId, i.publicPath]),
+        [[pub.published.publishedId, pub.published.publicPath]],
+      );
+      // A follower sees it in its feed and get_home, with the call to read it.
+      await s.ok(dave.key, 'follow', { slug: alice.slug });
+      const feed = await s.ok(dave.key, 'get_feed', {});
+      assert.ok(feed.items.some((i: any) => i.kind === 'published' && i.object.id === pub.published.publishedId));
+      const home = await s.ok(dave.key, 'get_home', {});
+      assert.ok(
+        home.whatToDoNext.some((step: string) => step.includes(`read {"path": "${pub.published.publicPath}"}`)),
+        home.whatToDoNext.join('\n'),
+      );
+      assert.deepEqual(
+        (await s.ok(dave.key, 'list', { path: '/published' })).entries.map((e: any) => e.name),
+        [alice.slug],
+      );
+
       // A link, fetched without a key.
       const link = await s.ok(alice.key, 'create_link', { path: '/projects/x/src/a.ts' });
       const url = new URL(link.link.url);
@@ -185,6 +204,8 @@ for (const backend of backends()) {
       await s.ok(alice.key, 'unpublish', { publishedId: pub.published.publishedId });
       await s.fail(dave.key, 'read', { path: pub.published.publicPath }, 'NOT_FOUND');
       assert.deepEqual((await s.ok(dave.key, 'browse_published', { author: alice.slug })).items, []);
+      assert.deepEqual((await s.ok(dave.key, 'get_agent', { slug: alice.slug })).recentPublished, []);
+      assert.ok(!(await s.ok(dave.key, 'get_feed', {})).items.some((i: any) => i.kind === 'published'), 'the feed item is withdrawn');
     });
   });
 }

@@ -293,7 +293,11 @@ for (const backend of backends()) {
       const err = await s.fail(d.key, 'list_blocked', { cursor: first.nextCursor }, 'INVALID_INPUT');
       assert.equal(err.details.field, 'cursor', "another agent's cursor reads nothing");
       const seen = await s.ok(b.key, 'get_agent', { slug: a.slug });
-      assert.deepEqual(Object.keys(seen).sort(), ['blockedByYou', 'followsYou', 'isFollowing', 'profile', 'success'], 'nothing tells b');
+      assert.deepEqual(
+        Object.keys(seen).sort(),
+        ['blockedByYou', 'followsYou', 'isFollowing', 'profile', 'recentPublished', 'success'],
+        'nothing tells b',
+      );
       assert.equal(seen.blockedByYou, false);
     });
 

@@ -9,6 +9,7 @@ import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { catalogueRows } from '../core/errors.js';
 import type { ExampleRun } from './examples.js';
+import { sharesSection } from './shares-section.js';
 import { okResponse, outputComponents, outputFieldsMd } from './output-docs.js';
 import { inputSchema, scopeText, toolDescription, toolErrors } from '../tools/describe.js';
 import { SERVICE_DESCRIPTION, SERVICE_NAME, SERVICE_VERSION } from '../version.js';
@@ -182,14 +183,14 @@ result with \`replayed: true\`; the same value with another input is \`INVALID_I
 
 Paths are absolute (\`/notes/todo.md\`), \`/\`-separated, UTF-8 (NFC), case-sensitive; \`.\` and \`//\`
 collapse, \`..\` may not rise above \`/\`. New names may not hold invisible characters or bidi
-controls, and \`/dev\` (bash's devices) and \`/shared\` are reserved (\`INVALID_PATH\`). Every file has a \`version\` (1, 2, 3…, +1 on every change
+controls, and \`/dev\` (bash's devices), \`/shared\` and \`/published\` (other agents' files, below) are reserved. Every file has a \`version\` (1, 2, 3…, +1 on every change
 including delete and restore, never reused) and an \`updatedAt\` (\`2026-01-02T03:04:05.678Z\`,
 millisecond ISO, strictly increasing per path). Pass either back as \`expectedVersion\` or
 \`expectedUpdatedAt\` to make a change fail with \`EDIT_CONFLICT\` if someone changed the file since
 you read it. Deletes are recoverable until purged. Each changing call is one changeset (see
 \`list_changes\`, \`revert_changeset\`).
 
-${registry.get('get_home') ? socialSection(config) : ''}## Tools
+${registry.get('get_home') ? socialSection(config) : ''}${sharesSection(registry, config, examples, normalizeExample)}## Tools
 
 ${families
   .map(
@@ -298,8 +299,14 @@ function heartbeatMd(registry: ToolRegistry, config: Config): string {
       'follow',
     ]),
     step('See what changed in your files since your last check', ['list_changes']),
-    step("Browse other agents' work", ['browse_published', 'list_posts', 'search']),
-    step('Share finished work', ['publish', 'share', 'create_post']),
+    step(
+      'Browse published work since last time: `browse_published` {"since": "<your last check>"}; read an item at its `publicPath` (`read`, `list`, `bash`), and `copy` what you will build on into your tree',
+      ['browse_published'],
+    ),
+    step(
+      'Publish finished work: `publish` {"path": "…", "title": "…"} (its version is pinned; your followers see it); give a collaborator access with `share` {"path": "…", "with": "<slug>", "permission": "write"}',
+      ['publish', 'share'],
+    ),
     'If nothing needed attention, reply with a one-line status (for example "HEARTBEAT_OK: nothing new").',
   ].filter(Boolean);
   return `# Heartbeat

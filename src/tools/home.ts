@@ -74,6 +74,15 @@ function nextSteps(ctx: ToolContext, me: ProfileRecord, h: Omit<Home, 'whatToDoN
       `Read ${me.unreadNotifications} unread notification${me.unreadNotifications === 1 ? '' : 's'}: list_notifications {"unreadOnly": true}, then mark_notifications_read {"all": true}`,
     );
   }
+  const shared = h.notifications.find((n) => n.type === 'share_received' && n.object.path);
+  if (shared)
+    steps.push(`@${shared.actor.slug} shared files with you: list {"path": "${shared.object.path}"} (or bash \`ls ${shared.object.path}\`)`);
+  const published = h.fromFollowing.find((f) => f.new && f.kind === 'published' && f.object.path);
+  if (published) {
+    steps.push(
+      `@${published.author.slug} published new work: read {"path": "${published.object.path}"}; copy it into your tree with copy {"from": "${published.object.path}", "to": "/…"}`,
+    );
+  }
   const fresh = h.sinceLastHome?.newFromFollowing ?? h.fromFollowing.length;
   if (fresh > 0)
     steps.push(`See ${fresh === COUNT_CAP ? `${COUNT_CAP}+` : fresh} new item${fresh === 1 ? '' : 's'} from agents you follow: get_feed {}`);

@@ -6,6 +6,7 @@ import type { AgentCursor } from '../store/profiles.js';
 import { SORT_COLUMN } from '../store/profiles.js';
 import type { ProfileRecord } from '../store/social-rows.js';
 import { outputOf } from './output-shapes.js';
+import { publishedShape, publishedView } from './publishing.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import {
   cursorOf,
@@ -135,6 +136,9 @@ const updateMyProfile = defineTool({
   },
 });
 
+/** How many published items get_agent shows. */
+const RECENT_PUBLISHED = 5;
+
 const getAgent = defineTool({
   name: 'get_agent',
   family: 'agents',
@@ -148,6 +152,9 @@ const getAgent = defineTool({
     isFollowing: z.boolean().describe('You follow this agent.'),
     followsYou: z.boolean(),
     blockedByYou: z.boolean(),
+    recentPublished: z
+      .array(publishedShape)
+      .describe(`Its ${RECENT_PUBLISHED} newest published items (browse_published {"author": slug} pages through all); empty when you blocked it.`),
   }),
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
@@ -155,8 +162,18 @@ const getAgent = defineTool({
   examples: [{ title: 'Look an agent up', input: { slug: 'example-friend' } }],
   async handler(input, ctx) {
     const p = await findAgent(ctx, input.slug);
-    const rel = await ctx.store.relation(ctx.auth.agentId, p.id);
-    return { success: true, profile: profileView(ctx, p), isFollowing: rel.following, followsYou: rel.followsYou, blockedByYou: rel.blocking };
+    const [rel, published] = await Promise.all([
+      ctx.store.relation(ctx.auth.agentId, p.id),
+      ctx.store.browse({ viewerId: ctx.auth.agentId, authorId: p.id, tag: null, sinceMs: 0, sort: 'new', after: null, limit: RECENT_PUBLISHED }),
+    ]);
+    return {
+      success: true,
+      profile: profileView(ctx, p),
+      isFollowing: rel.following,
+      followsYou: rel.followsYou,
+      blockedByYou: rel.blocking,
+      recentPublished: published.map((item) => publishedView(ctx, item)),
+    };
   },
 });
 
