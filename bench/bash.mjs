@@ -30,7 +30,7 @@ function makeTree() {
       size += line.length + 1;
     }
     if (i % 1000 === 7) lines[3] = 'here is the needle we look for';
-    files.push({ path: `/d${String(i % DIRS).padStart(2, '0')}/f${i}.${ext}`, content: lines.join('\n') + '\n' });
+    files.push({ path: `/t/d${String(i % DIRS).padStart(2, '0')}/f${i}.${ext}`, content: lines.join('\n') + '\n' });
   }
   return files;
 }
@@ -53,7 +53,7 @@ async function main() {
     // GNU side
     const gnuRoot = join(work, 'gnu');
     for (const f of files) {
-      mkdirSync(join(gnuRoot, f.path.split('/')[1]), { recursive: true });
+      mkdirSync(join(gnuRoot, f.path.split('/').slice(0, -1).join('/')), { recursive: true });
       writeFileSync(join(gnuRoot, f.path), f.content);
     }
     // Service side: load the tree straight into the store in large changesets (fast setup).
@@ -99,14 +99,14 @@ async function main() {
     };
     const loader = new SqliteStore({ dataDir, synchronous: 'normal' });
     const { newId } = await import('../dist/src/core/keys.js');
-    const dirs = [...new Set(files.map((f) => f.path.split('/')[1]))];
+    const dirs = ['/t', ...new Set(files.map((f) => f.path.split('/').slice(0, -1).join('/')))];
     await loader.commit({
       agentId: reg.id,
       keyId: 'bench',
       keyLabel: 'bench',
       tool: 'bench',
       quotaBytes: 1e12,
-      changes: dirs.map((d) => ({ path: `/${d}`, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } })),
+      changes: dirs.map((d) => ({ path: d, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } })),
     });
     for (let i = 0; i < files.length; i += 500) {
       const changes = files.slice(i, i + 500).map((f) => {
@@ -122,19 +122,36 @@ async function main() {
     }
     await loader.close();
 
+    // A second agent reads the same tree through a share (/shared/bashbench/t): same work, one more hop.
+    const reader = await (await fetch(`${base}/api/users/register`, { method: 'POST', body: JSON.stringify({ name: 'bashreader' }) })).json();
+    await call('share', { path: '/t', with: reader.slug, permission: 'read' });
+    const mounted = `/shared/${reg.slug}/t`;
     const cases = [
-      { name: 'grep -rn <literal>', ours: 'grep -rn needle /', gnu: 'grep -rn needle .', target: 3 },
-      { name: 'grep -rnE <regex, no literal>', ours: "grep -rnE 'ne+dle|zq[0-9]' /", gnu: "grep -rnE 'ne+dle|zq[0-9]' .", target: 10 },
+      { name: 'grep -rn <literal>', ours: 'grep -rn needle /t', gnu: 'grep -rn needle .', target: 3 },
+      { name: 'grep -rn <literal> through /shared', ours: `grep -rn needle ${mounted}`, gnu: 'grep -rn needle .', target: 3, key: reader.apiKey },
+      { name: 'grep -rnE <regex, no literal>', ours: "grep -rnE 'ne+dle|zq[0-9]' /t", gnu: "grep -rnE 'ne+dle|zq[0-9]' .", target: 10 },
       { name: "find / -name '*.md'", ours: "find / -name '*.md'", gnu: "find . -name '*.md'", target: 5 },
+      { name: "find /shared -name '*.md'", ours: "find /shared -name '*.md'", gnu: "find . -name '*.md'", target: 5, key: reader.apiKey },
     ];
+    const callAs = async (key, tool, body) => {
+      const res = await fetch(`${base}/api/tools/${tool}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+      const inner = JSON.parse((await res.json()).content[0].text);
+      if (!inner.success) throw new Error(`${tool}: ${JSON.stringify(inner).slice(0, 300)}`);
+      return inner;
+    };
     const rows = [];
     for (const c of cases) {
-      await call('bash', { command: c.ours }); // warm
+      const run = (body) => (c.key ? callAs(c.key, 'bash', body) : call('bash', body));
+      await run({ command: c.ours }); // warm
       const ours = [];
       let outLines = 0;
       for (let i = 0; i < RUNS; i++) {
         const t = performance.now();
-        const r = await call('bash', { command: c.ours });
+        const r = await run({ command: c.ours });
         ours.push(performance.now() - t);
         outLines = r.stdout.split('\n').length - 1;
       }
