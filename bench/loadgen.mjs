@@ -87,7 +87,20 @@ function blast(job, sc, seconds, next) {
 async function runJob(job) {
   const sc = scenarios.find((s) => s.name === job.scenario);
   if (!sc) throw new Error(`unknown scenario ${job.scenario}`);
-  await sc.setup({ call: (tool, body) => call(job.baseUrl, job.apiKey, tool, body) });
+  await sc.setup({
+    call: async (tool, body) => JSON.parse(JSON.parse(await call(job.baseUrl, job.apiKey, tool, body)).content[0].text),
+    // A second agent (the owner of what a scenario reads through /shared): its key and slug.
+    register: async (name) => {
+      const res = await fetch(`${job.baseUrl}/api/users/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      if (res.status !== 201) throw new Error(`setup register failed: HTTP ${res.status}`);
+      return res.json();
+    },
+    callAs: async (key, tool, body) => JSON.parse(JSON.parse(await call(job.baseUrl, key, tool, body)).content[0].text),
+  });
   // next() → [i, phase, k]: i is unique across warm-up and measured run (write contents never
   // repeat); k counts requests within the phase, for scenarios that keep per-phase state.
   let i = 1; // setup may use 0

@@ -2,7 +2,9 @@
 //   name     – label used in tables, --only and targets
 //   tool     – tool name for POST /api/tools/{tool}; null = the bare baseline
 //   setup    – async (ctx) => void, runs once against a fresh server before
-//              warm-up; ctx.call(tool, body) invokes a tool and throws on error
+//              warm-up; ctx.call(tool, body) invokes a tool and throws on error (returns the
+//              inner result); ctx.register(name) makes another agent ({apiKey, slug}),
+//              ctx.callAs(key, tool, body) calls as it
 //   bodyFor  – (i, phase, k) => request body object; i is unique per request within a
 //              load-generator run (warm-up included); k counts within the phase
 // The bare scenario is always run (it is the baseline for the ratios).
@@ -18,6 +20,8 @@ const READ_PATH = '/bench/read-1k.txt';
 const EDIT_FILES = 500;
 const editFile = () => filler.slice(0, FILE_1K - 8) + '@@END@@\n';
 const WRITE_FILES = 4; // rotate among a few paths so no single file's history dominates
+/** Where the shared scenarios' setup put the mount paths (setup and bodyFor run in the load generator). */
+const mounted = { read: '', edit: '' };
 
 export const scenarios = [
   {
@@ -51,6 +55,33 @@ export const scenarios = [
       for (let j = 0; j < EDIT_FILES; j++) await ctx.call('write', { path: `/bench/edit-${j}.txt`, content: editFile(0) });
     },
     bodyFor: (i) => ({ path: `/bench/edit-${i % EDIT_FILES}.txt`, old_string: '@@END@@', new_string: `${i}\n@@END@@` }),
+  },
+  {
+    // read through /shared: another agent (the owner) wrote the file and shared its directory with
+    // the driving agent; same file and size as `read`, so the CPU per call compares directly.
+    name: 'read-shared',
+    tool: 'read',
+    setup: async (ctx) => {
+      const owner = await ctx.register('bench owner');
+      const me = (await ctx.call('get_my_profile', {})).profile.slug;
+      await ctx.callAs(owner.apiKey, 'write', { path: READ_PATH, content: content1k(0) });
+      await ctx.callAs(owner.apiKey, 'share', { path: '/bench', with: me, permission: 'read' });
+      mounted.read = `/shared/${owner.slug}${READ_PATH}`;
+    },
+    bodyFor: () => ({ path: mounted.read }),
+  },
+  {
+    // edit through /shared (a write share): the versions land in the owner's history.
+    name: 'edit-shared',
+    tool: 'edit',
+    setup: async (ctx) => {
+      const owner = await ctx.register('bench owner');
+      const me = (await ctx.call('get_my_profile', {})).profile.slug;
+      for (let j = 0; j < EDIT_FILES; j++) await ctx.callAs(owner.apiKey, 'write', { path: `/bench/edit-${j}.txt`, content: editFile(0) });
+      await ctx.callAs(owner.apiKey, 'share', { path: '/bench', with: me, permission: 'write' });
+      mounted.edit = `/shared/${owner.slug}/bench`;
+    },
+    bodyFor: (i) => ({ path: `${mounted.edit}/edit-${i % EDIT_FILES}.txt`, old_string: '@@END@@', new_string: `${i}\n@@END@@` }),
   },
   {
     // Per-call overhead of the bash tool (worker thread, filesystem adapter) for a trivial read.

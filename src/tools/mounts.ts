@@ -6,8 +6,9 @@
  * file tool works in a mount with the same contract, and nothing outside the grant is reachable:
  * the folder check that guards folder-scoped keys guards mounts too.
  *
- * Grants are read from the store on every call (no cache): a revoke, leave, expiry or block
- * shows on the next request of every instance.
+ * Grants come from the store through a short per-process cache (grant-cache.ts): a revoke, leave
+ * or block shows on the next request of this instance and within 500 ms on the others; an expiry
+ * at once everywhere.
  */
 import { ToolError } from '../core/errors.js';
 import {
@@ -24,6 +25,7 @@ import {
 } from '../core/mounts.js';
 import { ancestorsOf, checkCreatable, isWithin } from '../core/paths.js';
 import type { AgentSummary } from '../store/social-rows.js';
+import { liveShares } from './grant-cache.js';
 import type { AnyTool, AuthContext, ToolContext } from './registry.js';
 
 /** What each file tool may do in a mount ('never': refused there). bash routes mounts itself. */
@@ -79,7 +81,7 @@ export function mountNotFound(path: string, area: MountArea): ToolError {
 export async function mountView(ctx: ToolContext, area: MountArea, slug: string, near: readonly string[] | null): Promise<MountView | null> {
   const now = Date.now();
   if (area === 'shared') {
-    const shares = await ctx.store.liveSharesFrom(ctx.auth.agentId, slug, now);
+    const shares = await liveShares(ctx.store, ctx.auth.agentId, slug, now);
     if (!shares.length) return null;
     const grants = shares.map((s) => ({ id: s.id, root: s.path, permission: s.permission, version: null }));
     return { area, slug, owner: shares[0]!.owner, grants };

@@ -6,6 +6,7 @@ import { newId } from '../core/keys.js';
 import { parseMount, toMountPath } from '../core/mounts.js';
 import { iso, parseRfc3339 } from '../core/time.js';
 import type { ShareRecord } from '../store/shares.js';
+import { forgetGrants } from './grant-cache.js';
 import { isLive, notFound, pathField, versionField, versionNotFound } from './common.js';
 import { mutationOutputOf, outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
@@ -177,6 +178,7 @@ const share = defineTool({
       if (rel.blocking) throw youBlocked(target, 'share with');
       throw new ToolError('FORBIDDEN', `${target.slug} does not accept shares from you.`, { slug: target.slug, reason: 'not_accepted' });
     }
+    forgetGrants(ctx.store);
     const row = (await ctx.store.getShare(outcome.id))!;
     return { success: true, share: shareView(ctx, row), updated: outcome.outcome === 'updated' };
   },
@@ -274,6 +276,7 @@ const revokeShare = defineTool({
         : null,
       recipient ? { recipientId: recipient.id, type: 'share_revoked', notificationId: newId('ntf') } : null,
     );
+    forgetGrants(ctx.store);
     if (!ended) throw shareGone({ ...s, endReason: 'revoked' }, now)!;
     return { success: true, shareId: s.id, revoked: true };
   },
@@ -301,7 +304,9 @@ const leaveShare = defineTool({
     const now = Date.now();
     const gone = shareGone(s, now);
     if (gone) throw gone;
-    if (!(await ctx.store.endShare(s.id, 'left', now, null, null))) throw shareGone({ ...s, endReason: 'left' }, now)!;
+    const left = await ctx.store.endShare(s.id, 'left', now, null, null);
+    forgetGrants(ctx.store);
+    if (!left) throw shareGone({ ...s, endReason: 'left' }, now)!;
     return { success: true, shareId: s.id, left: true };
   },
 });

@@ -5,6 +5,7 @@ import { newId } from '../core/keys.js';
 import { iso } from '../core/time.js';
 import type { EdgeCursor, EdgeItem } from '../store/graph.js';
 import type { ProfileRecord } from '../store/social-rows.js';
+import { forgetGrants } from './grant-cache.js';
 import { outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import {
@@ -176,6 +177,8 @@ const block = defineTool({
     const target = await findAgent(ctx, input.slug);
     notSelf(ctx, target, 'block');
     const changed = await ctx.store.block(ctx.auth.agentId, target.id, Date.now());
+    // The block ended the shares between the two: no call may go through them from now on.
+    if (changed) forgetGrants(ctx.store);
     return { success: true, slug: target.slug, blocked: true, changed };
   },
 });

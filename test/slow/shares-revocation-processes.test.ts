@@ -1,8 +1,8 @@
 /**
  * Permissions are live across instances (issue 14): two server processes on one database; the
  * owner ends a share (revoke, leave, block) or a link through one, and the recipient's next calls
- * through the other are measured until the mount (or link) is gone. Asserted: at most 1 s (grants
- * are read from the store on every call, so the first call after the change already sees it).
+ * through the other are measured until the mount (or link) is gone. Asserted: at most 1 s (the
+ * other instance keeps a share it saw for up to 500 ms: tools/grant-cache.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -46,7 +46,8 @@ for (const backend of backends()) {
 
       for (const end of ['revoke', 'leave', 'block'] as const) {
         const { share } = await a.ok(alice.apiKey, 'share', { path: '/doc', with: bob.slug, permission: 'write' });
-        assert.ok(await readable(), `${end}: bob reads through instance B`);
+        // A share added where bob already had one from alice may take up to 500 ms to show on B.
+        assert.ok(Number.isFinite(await untilGone(Date.now(), readable)), `${end}: bob reads through instance B`);
         const start = Date.now();
         if (end === 'revoke') await a.ok(alice.apiKey, 'revoke_share', { shareId: share.shareId });
         if (end === 'leave') await a.ok(bob.apiKey, 'leave_share', { shareId: share.shareId });
