@@ -7,7 +7,6 @@ import { ALL_SCOPES } from '../core/scopes.js';
 import { decodeTextWork } from '../core/text.js';
 import { runSliced } from '../core/work.js';
 import { iso } from '../core/time.js';
-import type { Provenance } from '../store/published.js';
 import type { HistoryCursor, NodeRecord, VersionRecord } from '../store/types.js';
 import {
   ROOT,
@@ -24,6 +23,7 @@ import {
 } from './common.js';
 import { ENTRY_PAGE, capped, checkFileQuota, yieldToLoop } from './big-trees.js';
 import { ENTRY_DETAIL_PAGE, changesetEntries, entryScope, feedView } from './changeset-entries.js';
+import { provenanceOf } from './provenance.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { deletedBelowHint, planSubtreeRestore, restoreChange, subtreeFields } from './restore-tree.js';
 import { revertChangeset } from './revert.js';
@@ -130,17 +130,6 @@ const listVersions = defineTool({
     };
   },
 });
-
-/** Provenance of the versions of a page (a page may span paths: a file's history follows its moves). */
-async function provenanceOf(ctx: ToolContext, page: VersionRecord[]): Promise<Map<string, Provenance>> {
-  const out = new Map<string, Provenance>();
-  const byPath = new Map<string, number[]>();
-  for (const v of page) byPath.set(v.path, [...(byPath.get(v.path) ?? []), v.version]);
-  for (const [p, versions] of byPath) {
-    for (const [version, from] of await ctx.store.getProvenance(ctx.auth.agentId, p, versions)) out.set(`${p}\u0000${version}`, from);
-  }
-  return out;
-}
 
 /** The content of a version (null for a delete marker), or throws VERSION_NOT_FOUND / IS_A_DIRECTORY. */
 async function versionContent(
