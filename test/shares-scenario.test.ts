@@ -108,6 +108,12 @@ for (const backend of backends()) {
       assert.equal(sed.changesetId, null, 'nothing changed in carol’s own tree');
       assert.equal((await s.ok(alice.key, 'read', { path: '/projects/x/readme.md' })).content, 'hello there\nTODO: ship\n');
       assert.equal((await s.ok(alice.key, 'read', { path: '/projects/x/carol.md' })).content, 'note\n');
+      // The shared directory itself stays alice's to remove or move (file tools and bash).
+      const rootDelete = await s.fail(carol.key, 'delete', { path: mount, recursive: true }, 'FORBIDDEN');
+      assert.equal(rootDelete.details.reason, 'share_root');
+      const rootRm = await s.ok(carol.key, 'bash', { command: `rm -rf ${mount}` });
+      assert.match(rootRm.stderr, /Operation not permitted/i);
+      assert.deepEqual(rootRm.changed, []);
       await s.ok(alice.key, 'delete', { path: '/projects/x/carol.md' });
       await s.ok(alice.key, 'write', { path: '/projects/x/readme.md', content: 'hello\nTODO: ship\n' });
 

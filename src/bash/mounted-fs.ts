@@ -38,12 +38,13 @@ type Target =
 /** The area root's listing is bounded (the caps on shares and published items bound each mount). */
 const AREA_MAX = 1000;
 
-function fsError(code: 'ENOENT' | 'EROFS' | 'EISDIR' | 'ENOTDIR', syscall: string, path: string): Error {
+function fsError(code: 'ENOENT' | 'EROFS' | 'EISDIR' | 'ENOTDIR' | 'EPERM', syscall: string, path: string): Error {
   const text = {
     ENOENT: 'no such file or directory',
     EROFS: 'read-only file system',
     EISDIR: 'illegal operation on a directory',
     ENOTDIR: 'not a directory',
+    EPERM: 'operation not permitted',
   };
   return Object.assign(new Error(`${code}: ${text[code]}, ${syscall} '${path}'`), { code });
 }
@@ -283,9 +284,13 @@ export class MountedFs implements IFileSystem {
     return this.on(
       path,
       'rm',
-      (fs, p) => fs.rm(p, options),
+      (fs, p) => (this.isShareRoot(fs, p) ? Promise.reject(fsError('EPERM', 'rm', p)) : fs.rm(p, options)),
       () => Promise.reject(fsError('EROFS', 'rm', this.norm(path))),
     );
+  }
+  /** A share's own directory is its owner's to remove or move (file tools: FORBIDDEN "share_root"). */
+  private isShareRoot(fs: StoreFs, inner: string): boolean {
+    return fs !== this.own && this.opened.some((m) => m.fs === fs && m.writeRoots.includes(inner));
   }
 
   utimes(path: string): Promise<void> {
@@ -328,11 +333,14 @@ export class MountedFs implements IFileSystem {
 
   async mv(src: string, dest: string): Promise<void> {
     const same = await this.sameTree(src, dest);
+    if (same && this.isShareRoot(same.fs, same.s)) throw fsError('EPERM', 'rename', this.norm(src));
     if (same) return rethrow(() => same.fs.mv(same.s, same.d), same.prefix);
     // Across trees: the source must be removable before anything is copied (nothing half-moved).
     await this.stat(src);
     const t = await this.at(this.norm(src));
-    const removable = this.access.canDelete && (t.kind === 'own' || (t.kind === 'mount' && t.m.writeRoots.some((r) => isWithin(t.path, r))));
+    const removable =
+      this.access.canDelete &&
+      (t.kind === 'own' || (t.kind === 'mount' && !t.m.writeRoots.includes(t.path) && t.m.writeRoots.some((r) => isWithin(t.path, r))));
     if (!removable) throw fsError('EROFS', 'rename', this.norm(src));
     await this.cp(src, dest, { recursive: true });
     await this.rm(src, { recursive: true });

@@ -60,6 +60,7 @@ async function sideOf(ctx: ToolContext, n: NamedPath, write: boolean): Promise<S
       });
     throw mountNotFound(n.path, m.area);
   }
+  if (write && !isLive(await ctx.store.getNode(view.owner.id, grant.root))) throw mountNotFound(n.path, m.area);
   return {
     ctx: ctx.rebind(reboundAuth(ctx.auth, view, grant)),
     path: m.ownerPath,

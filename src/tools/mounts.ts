@@ -204,10 +204,35 @@ export async function routeMounts(
     if (!write && isVirtual(view.grants, ownerPaths[0]!)) throw virtualOnly(tool.name, first.path, area);
     throw unreachable(mounted.find((n) => !view.grants.some((g) => isWithin(n.mount!.ownerPath!, g.root))) ?? first);
   }
+  await checkShareRoot(ctx, tool.name, view, grant, mounted);
   const rewritten = { ...input };
   for (const n of mounted) rewritten[n.field] = n.mount!.ownerPath;
   pinPublished(tool.name, first.path, grant, rewritten);
   return { view, grant, input: rewritten };
+}
+
+/** Tools that may create a path (or its parents) in the owner's tree. */
+const MAY_CREATE = new Set(['write', 'append', 'mkdir', 'move', 'copy', 'restore']);
+
+/**
+ * A share's own directory stays the owner's to remove or move: a writer changes what is inside.
+ * And nothing is created once it is gone (a write would recreate it, and the owner's directories
+ * above it, outside the share); only tools that may create pay the lookup.
+ */
+async function checkShareRoot(ctx: ToolContext, tool: string, view: MountView, grant: Grant, named: NamedPath[]): Promise<void> {
+  if (grant.permission !== 'write') return;
+  const root = named.find((n) => n.mount!.ownerPath === grant.root && (tool === 'delete' || (tool === 'move' && n.field === 'from')));
+  if (root) {
+    throw refused(
+      tool,
+      root.path,
+      'share_root',
+      `${root.path} is the shared directory itself: only @${view.slug} can ${tool} it. Change what is inside it.`,
+    );
+  }
+  if (!MAY_CREATE.has(tool)) return;
+  const node = await ctx.store.getNode(view.owner.id, grant.root);
+  if (!node || node.deleted) throw mountNotFound(toMountPath(view.area, view.slug, grant.root), view.area);
 }
 
 /** INVALID_PATH "reserved": the message of every tool that would create or remove inside a mount. */
