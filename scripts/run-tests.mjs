@@ -82,5 +82,7 @@ if (slow && filter.length === 0) {
   status = run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300' }) || status;
   // The following feed's query against its definition over a longer random history (npm test: 250 actions).
   status = run(['dist/test/social-feed-query.test.js'], { FEED_QUERY_ACTIONS: process.env.FEED_QUERY_ACTIONS ?? '1500' }) || status;
+  // Every hostile path × tool field on both backends (npm test: each case on one of them).
+  status = run(['dist/test/security-paths.test.js'], { SECURITY_PATHS_FULL: '1' }) || status;
 }
 process.exit(status);

@@ -1,0 +1,303 @@
+/**
+ * The shares family's tools through HTTP on both backends (COMMUNITY.md §4): share, list_shares,
+ * revoke_share, leave_share, create_link, publish, unpublish, browse_published — every success
+ * shape and every error each can return.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { backends } from './helpers/backends.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+interface Agent {
+  id: string;
+  key: string;
+  slug: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const backend of backends()) {
+  describe(`shares tools (${backend})`, () => {
+    let s: TestServer;
+    // Small limits: the cooldown and the caps are reached in a few calls.
+    before(async () => {
+      s = await startServer(
+        backend,
+        { COOLDOWN_SHARE_PER_HOUR: '6', COOLDOWN_PUBLISH_PER_DAY: '4', MAX_ACTIVE_SHARES_PER_AGENT: '4', MAX_PUBLISHED_PER_AGENT: '3' },
+        { via: 'inject' },
+      );
+    });
+    after(() => s.close());
+    let n = 0;
+    const agent = async (): Promise<Agent> => {
+      const r = await s.register(`Shr Agent ${++n}`);
+      await s.ok(r.apiKey, 'write', { path: '/docs/a.md', content: 'a1\n' });
+      return { id: r.id, key: r.apiKey, slug: r.slug };
+    };
+
+    it('share: read, then write (same share, updated), notified once; mountPath and fields', async () => {
+      const [a, b] = [await agent(), await agent()];
+      const first = await s.ok(a.key, 'share', { path: '/docs', with: `@${b.slug.toUpperCase()}`, message: 'for you' });
+      assert.equal(first.updated, false);
+      assert.match(first.share.shareId, /^shr_[0-9A-Za-z]{22}$/);
+      assert.deepEqual(
+        { ...first.share, shareId: 'X', createdAt: 'T', updatedAt: 'T' },
+        {
+          shareId: 'X',
+          kind: 'agent',
+          owner: { slug: a.slug, name: `Shr Agent ${n - 1}` },
+          with: { slug: b.slug, name: `Shr Agent ${n}` },
+          path: '/docs',
+          mountPath: `/shared/${a.slug}/docs`,
+          permission: 'read',
+          version: null,
+          message: 'for you',
+          status: 'active',
+          createdAt: 'T',
+          updatedAt: 'T',
+          expiresAt: null,
+          trust: 'self',
+        },
+      );
+      const again = await s.ok(a.key, 'share', { path: '/docs', with: b.slug, permission: 'write' });
+      assert.equal(again.updated, true);
+      assert.equal(again.share.shareId, first.share.shareId);
+      assert.equal(again.share.permission, 'write');
+      assert.equal(again.share.message, null);
+      const notes = (await s.ok(b.key, 'list_notifications', {})).items.filter((x: any) => x.type === 'share_received');
+      assert.equal(notes.length, 1, 'an update does not notify again');
+      assert.equal(notes[0].object.id, first.share.shareId);
+      // The write permission holds at once.
+      assert.equal((await s.ok(b.key, 'append', { path: `/shared/${a.slug}/docs/a.md`, content: 'b\n' })).version, 2);
+    });
+
+    it('share: every refusal', async () => {
+      const [a, b] = [await agent(), await agent()];
+      const unknown = await s.fail(a.key, 'share', { path: '/docs', with: 'no-such-agent-zz' }, 'NOT_FOUND');
+      assert.equal(unknown.details.field, 'with');
+      assert.equal((await s.fail(a.key, 'share', { path: '/docs', with: a.slug }, 'SELF_ACTION')).details.slug, a.slug);
+      await s.fail(a.key, 'share', { path: '/nope', with: b.slug }, 'NOT_FOUND');
+      assert.equal((await s.fail(a.key, 'share', { path: '/', with: b.slug }, 'INVALID_PATH')).details.reason, 'root');
+      await s.ok(b.key, 'share', { path: '/docs', with: a.slug });
+      const mounted = await s.fail(a.key, 'share', { path: `/shared/${b.slug}/docs`, with: b.slug }, 'INVALID_PATH');
+      assert.equal(mounted.details.reason, 'not_yours');
+      for (const [input, field] of [
+        [{ expiresAt: new Date(Date.now() + 60_000).toISOString(), expiresInSeconds: 60 }, 'expiresAt'],
+        [{ expiresAt: '2001-01-01T00:00:00.000Z' }, 'expiresAt'],
+        [{ expiresAt: 'tomorrow' }, 'expiresAt'],
+        [{ expiresInSeconds: 0 }, 'expiresInSeconds'],
+        [{ message: 'x'.repeat(501) }, 'message'],
+        [{ permission: 'admin' }, 'permission'],
+      ] as const) {
+        const err = await s.fail(a.key, 'share', { path: '/docs', with: b.slug, ...input }, 'INVALID_INPUT');
+        assert.equal(err.details.field, field, JSON.stringify(input));
+      }
+      await s.ok(a.key, 'block', { slug: b.slug });
+      assert.equal((await s.fail(a.key, 'share', { path: '/docs', with: b.slug }, 'FORBIDDEN')).details.reason, 'you_block');
+      assert.equal((await s.fail(b.key, 'share', { path: '/docs', with: a.slug }, 'FORBIDDEN')).details.reason, 'not_accepted');
+    });
+
+    it('share: folder-scoped and read-only keys stay bounded', async () => {
+      const [a, b] = [await agent(), await agent()];
+      const folderKey = await s.addKey(a.id, { scopes: ['files', 'shares'], folder: '/work' });
+      await s.fail(folderKey, 'share', { path: '/docs', with: b.slug }, 'OUTSIDE_KEY_FOLDER');
+      const readOnly = await s.addKey(a.id, { scopes: ['files:read', 'shares:read'] });
+      await s.fail(readOnly, 'share', { path: '/docs', with: b.slug }, 'INSUFFICIENT_SCOPE');
+      await s.fail(readOnly, 'publish', { path: '/docs/a.md', title: 't' }, 'INSUFFICIENT_SCOPE');
+      assert.deepEqual((await s.ok(readOnly, 'list_shares', { direction: 'outgoing' })).items, []);
+    });
+
+    it('share: expiry ends the mount; sharing again makes a new share; idempotencyKey replays', async () => {
+      const [a, b] = [await agent(), await agent()];
+      const short = await s.ok(a.key, 'share', { path: '/docs', with: b.slug, expiresInSeconds: 1 });
+      assert.ok(Date.parse(short.share.expiresAt) - Date.now() <= 1000);
+      assert.equal((await s.ok(b.key, 'read', { path: `/shared/${a.slug}/docs/a.md` })).content, 'a1\n');
+      await sleep(1100);
+      await s.fail(b.key, 'read', { path: `/shared/${a.slug}/docs/a.md` }, 'NOT_FOUND');
+      const out = await s.ok(a.key, 'list_shares', { direction: 'outgoing' });
+      assert.equal(out.items[0].status, 'expired');
+      assert.deepEqual((await s.ok(b.key, 'list_shares', { direction: 'incoming' })).items, []);
+      const renewed = await s.ok(a.key, 'share', { path: '/docs', with: b.slug, idempotencyKey: 'renew-1' });
+      assert.notEqual(renewed.share.shareId, short.share.shareId);
+      assert.equal(renewed.updated, false);
+      const replay = await s.ok(a.key, 'share', { path: '/docs', with: b.slug, idempotencyKey: 'renew-1' });
+      assert.equal(replay.replayed, true);
+      assert.equal(replay.share.shareId, renewed.share.shareId);
+    });
+
+    it('share and create_link: the cooldown, then the cap on live shares', async () => {
+      const a = await agent();
+      const others = [await agent(), await agent(), await agent(), await agent(), await agent()];
+      for (const o of others.slice(0, 4)) await s.ok(a.key, 'share', { path: '/docs', with: o.slug });
+      const full = await s.fail(a.key, 'share', { path: '/docs', with: others[4]!.slug }, 'QUOTA_EXCEEDED');
+      assert.deepEqual([full.details.quota, full.details.limit], ['shares', 4]);
+      await s.fail(a.key, 'create_link', { path: '/docs/a.md' }, 'QUOTA_EXCEEDED');
+      const shares = (await s.ok(a.key, 'list_shares', { direction: 'outgoing' })).items;
+      await s.ok(a.key, 'revoke_share', { shareId: shares[0].shareId });
+      await s.ok(a.key, 'create_link', { path: '/docs/a.md' });
+      // 6 per hour: 4 shares, 1 link, and this one; refusals for the cap were not counted.
+      await s.ok(a.key, 'revoke_share', { shareId: shares[1].shareId });
+      await s.ok(a.key, 'share', { path: '/docs', with: others[4]!.slug });
+      const cool = await s.fail(a.key, 'create_link', { path: '/docs/a.md' }, 'COOLDOWN');
+      assert.equal(cool.details.limit, 'share');
+      assert.equal(cool.details.max, 6);
+      assert.ok(cool.details.retryAfterSeconds >= 1);
+    });
+
+    it('list_shares: directions, kinds, statuses, paging', async () => {
+      const [a, b, c, d] = [await agent(), await agent(), await agent(), await agent()];
+      const made = [];
+      for (const o of [b, c, d]) made.push((await s.ok(a.key, 'share', { path: '/docs', with: o.slug })).share.shareId);
+      const link = (await s.ok(a.key, 'create_link', { path: '/docs/a.md' })).link.shareId;
+      const page1 = await s.ok(a.key, 'list_shares', { direction: 'outgoing', limit: 3 });
+      assert.equal(page1.items.length, 3);
+      const page2 = await s.ok(a.key, 'list_shares', { direction: 'outgoing', limit: 3, cursor: page1.nextCursor });
+      assert.equal(page2.nextCursor, null);
+      assert.deepEqual(
+        [...page1.items, ...page2.items].map((i: any) => i.shareId),
+        [link, ...made.reverse()],
+      );
+      assert.deepEqual(
+        (await s.ok(a.key, 'list_shares', { direction: 'outgoing', kind: 'link' })).items.map((i: any) => [i.shareId, i.with, i.mountPath]),
+        [[link, null, null]],
+      );
+      const err = await s.fail(a.key, 'list_shares', { direction: 'incoming', cursor: page1.nextCursor }, 'INVALID_INPUT');
+      assert.equal(err.details.field, 'cursor');
+      const incoming = (await s.ok(b.key, 'list_shares', { direction: 'incoming' })).items;
+      assert.deepEqual(
+        incoming.map((i: any) => [i.trust, i.owner.slug, i.mountPath]),
+        [['third_party', a.slug, `/shared/${a.slug}/docs`]],
+      );
+      await s.ok(b.key, 'leave_share', { shareId: incoming[0].shareId });
+      await s.ok(a.key, 'revoke_share', { shareId: made[1] });
+      await s.ok(d.key, 'block', { slug: a.slug });
+      const statuses = Object.fromEntries(
+        (await s.ok(a.key, 'list_shares', { direction: 'outgoing', kind: 'agent' })).items.map((i: any) => [i.with.slug, i.status]),
+      );
+      assert.deepEqual(statuses, { [b.slug]: 'left', [c.slug]: 'revoked', [d.slug]: 'blocked' });
+    });
+
+    it('revoke_share and leave_share: success, GONE, NOT_FOUND', async () => {
+      const [a, b, c] = [await agent(), await agent(), await agent()];
+      const { share } = await s.ok(a.key, 'share', { path: '/docs', with: b.slug });
+      const notMine = await s.fail(c.key, 'revoke_share', { shareId: share.shareId }, 'NOT_FOUND');
+      assert.equal(notMine.details.shareId, share.shareId);
+      const asRecipient = await s.fail(b.key, 'revoke_share', { shareId: share.shareId }, 'NOT_FOUND');
+      assert.match(asRecipient.message, /leave_share/);
+      await s.fail(c.key, 'leave_share', { shareId: share.shareId }, 'NOT_FOUND');
+      await s.fail(a.key, 'leave_share', { shareId: share.shareId }, 'NOT_FOUND');
+      await s.fail(a.key, 'revoke_share', { shareId: 'shr_doesnotexist000000000' }, 'NOT_FOUND');
+      assert.deepEqual(await s.ok(b.key, 'leave_share', { shareId: share.shareId }), { success: true, shareId: share.shareId, left: true });
+      await s.fail(b.key, 'read', { path: `/shared/${a.slug}/docs/a.md` }, 'NOT_FOUND');
+      const gone = await s.fail(b.key, 'leave_share', { shareId: share.shareId }, 'GONE');
+      assert.deepEqual(gone.details, { shareId: share.shareId, reason: 'left' });
+      const revokedGone = await s.fail(a.key, 'revoke_share', { shareId: share.shareId }, 'GONE');
+      assert.equal(revokedGone.details.reason, 'left');
+    });
+
+    it('create_link: url, pin, expiry, refusals', async () => {
+      const a = await agent();
+      await s.ok(a.key, 'write', { path: '/docs/a.md', content: 'a2\n' });
+      const head = await s.ok(a.key, 'create_link', { path: '/docs/a.md' });
+      assert.match(head.link.url, new RegExp(`^${s.config.baseUrl}/l/lt_[A-Za-z0-9_-]{43}$`));
+      assert.equal(head.link.version, null);
+      const days = (Date.parse(head.link.expiresAt) - Date.now()) / 86_400_000;
+      assert.ok(days > 6.99 && days <= 7, `${days} days`);
+      const pinned = await s.ok(a.key, 'create_link', { path: '/docs/a.md', version: 1, expiresInSeconds: 60 });
+      assert.equal(pinned.link.version, 1);
+      assert.equal((await s.raw(new URL(pinned.link.url).pathname, { method: 'GET' })).text, 'a1\n');
+      assert.equal((await s.raw(new URL(head.link.url).pathname, { method: 'GET' })).text, 'a2\n');
+      assert.equal((await s.fail(a.key, 'create_link', { path: '/docs/a.md', version: 9 }, 'VERSION_NOT_FOUND')).details.latestVersion, 2);
+      assert.equal((await s.fail(a.key, 'create_link', { path: '/docs', version: 1 }, 'INVALID_INPUT')).details.field, 'version');
+      await s.fail(a.key, 'create_link', { path: '/missing.md' }, 'NOT_FOUND');
+      await s.fail(a.key, 'create_link', { path: '/docs/a.md', expiresInSeconds: 366 * 86_400 }, 'INVALID_INPUT');
+      const idem = await s.fail(a.key, 'create_link', { path: '/docs/a.md', idempotencyKey: 'k' }, 'INVALID_INPUT');
+      assert.equal(idem.details.field, 'idempotencyKey');
+    });
+
+    it('publish: pinned, explicit, head, directory, republish; refusals; the profile counts', async () => {
+      const a = await agent();
+      await s.ok(a.key, 'write', { path: '/docs/a.md', content: 'a2\n' });
+      const count = async () => (await s.ok(a.key, 'get_my_profile', {})).profile.counts.published;
+      const file = await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A', description: 'd', tags: ['x-1', 'x-1'] });
+      assert.deepEqual(
+        { ...file.published, publishedId: 'P' },
+        { publishedId: 'P', path: '/docs/a.md', version: 2, title: 'A', publicPath: `/published/${a.slug}/docs/a.md` },
+      );
+      assert.equal(await count(), 1);
+      const again = await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A v1', version: 1 });
+      assert.equal(again.updated, true);
+      assert.equal(again.published.publishedId, file.published.publishedId);
+      assert.equal(again.published.version, 1);
+      assert.equal(await count(), 1, 'republishing counts once');
+      assert.equal((await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A', version: 'head' })).published.version, null);
+      const dir = await s.ok(a.key, 'publish', { path: '/docs', title: 'Docs' });
+      assert.equal(dir.published.version, null);
+      assert.equal((await s.fail(a.key, 'publish', { path: '/docs', title: 'D', version: 1 }, 'INVALID_INPUT')).details.field, 'version');
+      await s.fail(a.key, 'publish', { path: '/docs/a.md', title: 'A', version: 7 }, 'VERSION_NOT_FOUND');
+      await s.fail(a.key, 'publish', { path: '/none.md', title: 'N' }, 'NOT_FOUND');
+      for (const bad of [
+        { title: '' },
+        { title: 'x'.repeat(121) },
+        { title: 'T', tags: ['Bad Tag'] },
+        { title: 'T', description: 'x'.repeat(2001) },
+      ]) {
+        await s.fail(a.key, 'publish', { path: '/docs/a.md', ...bad }, 'INVALID_INPUT');
+      }
+      await s.ok(a.key, 'write', { path: '/docs/b.md', content: 'b\n' });
+      // 4 per day: a.md (3 times, counted) and /docs make 4.
+      const cool = await s.fail(a.key, 'publish', { path: '/docs/b.md', title: 'B' }, 'COOLDOWN');
+      assert.equal(cool.details.limit, 'publish');
+      assert.equal(cool.details.windowSeconds, 86_400);
+    });
+
+    it('publish: the cap on live items; unpublish: success, NOT_FOUND; the count follows', async () => {
+      const [a, b] = [await agent(), await agent()];
+      const ids = [];
+      for (const name of ['p1', 'p2', 'p3']) {
+        await s.ok(a.key, 'write', { path: `/${name}.md`, content: name });
+        ids.push((await s.ok(a.key, 'publish', { path: `/${name}.md`, title: name })).published.publishedId);
+      }
+      await s.ok(a.key, 'write', { path: '/p4.md', content: 'p4' });
+      const full = await s.fail(a.key, 'publish', { path: '/p4.md', title: 'p4' }, 'QUOTA_EXCEEDED');
+      assert.deepEqual([full.details.quota, full.details.limit], ['published', 3]);
+      await s.fail(b.key, 'unpublish', { publishedId: ids[0] }, 'NOT_FOUND');
+      assert.deepEqual(await s.ok(a.key, 'unpublish', { publishedId: ids[0] }), { success: true, publishedId: ids[0], unpublished: true });
+      await s.fail(a.key, 'unpublish', { publishedId: ids[0] }, 'NOT_FOUND');
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 2);
+      await s.ok(a.key, 'publish', { path: '/p4.md', title: 'p4' });
+    });
+
+    it('browse_published: newest, most copied, by author and tag, since, paging, blocks', async () => {
+      const [a, b, c] = [await agent(), await agent(), await agent()];
+      await s.ok(a.key, 'write', { path: '/x.md', content: 'x' });
+      const first = (await s.ok(a.key, 'publish', { path: '/x.md', title: 'First', tags: ['alpha'] })).published;
+      await sleep(5);
+      const second = (await s.ok(b.key, 'publish', { path: '/docs/a.md', title: 'Second', tags: ['beta'] })).published;
+      const mine = { author: undefined as string | undefined };
+      const titles = async (input: Record<string, unknown>, key = c.key) =>
+        (await s.ok(key, 'browse_published', { ...input })).items
+          .filter((i: any) => [a.slug, b.slug].includes(i.author.slug))
+          .map((i: any) => i.title);
+      assert.deepEqual(await titles({}), ['Second', 'First']);
+      await s.ok(c.key, 'copy', { from: first.publicPath, to: '/copy.md' });
+      assert.deepEqual(await titles({ sort: 'popular', ...mine }), ['First', 'Second']);
+      const item = (await s.ok(c.key, 'browse_published', { author: a.slug })).items[0];
+      assert.deepEqual(
+        [item.publishedId, item.copies, item.size, item.trust, item.author.slug, item.tags],
+        [first.publishedId, 1, 1, 'third_party', a.slug, ['alpha']],
+      );
+      assert.deepEqual(await titles({ tag: 'beta' }), ['Second']);
+      assert.deepEqual(await titles({ since: new Date(Date.now() + 60_000).toISOString() }), []);
+      await s.fail(c.key, 'browse_published', { author: 'nobody-zz-zz' }, 'NOT_FOUND');
+      await s.fail(c.key, 'browse_published', { since: 'yesterday' }, 'INVALID_INPUT');
+      const page1 = await s.ok(c.key, 'browse_published', { limit: 1 });
+      const page2 = await s.ok(c.key, 'browse_published', { limit: 1, cursor: page1.nextCursor });
+      assert.notEqual(page1.items[0].publishedId, page2.items[0].publishedId);
+      await s.fail(c.key, 'browse_published', { sort: 'popular', cursor: page1.nextCursor }, 'INVALID_INPUT');
+      await s.ok(c.key, 'block', { slug: b.slug });
+      assert.deepEqual(await titles({}), ['First'], 'a blocked author is left out');
+      await s.fail(c.key, 'read', { path: second.publicPath }, 'NOT_FOUND');
+    });
+  });
+}
