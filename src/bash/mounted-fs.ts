@@ -135,8 +135,16 @@ export class MountedFs implements IFileSystem {
     return m;
   }
 
+  /**
+   * The mount a path names, or null for the caller's own tree. A folder-scoped key sees only its
+   * folder: the mounts are outside it, so they stay the own tree's (hidden) paths.
+   */
+  private mountOf(p: string) {
+    return this.access.folder === null ? parseMount(p) : null;
+  }
+
   private async at(p: string): Promise<Target> {
-    const ref = parseMount(p);
+    const ref = this.mountOf(p);
     if (!ref) return { kind: 'own', fs: this.own, path: p };
     if (ref.slug === null) return { kind: 'area', area: ref.area };
     const m = await this.open(ref.area, ref.slug);
@@ -149,7 +157,7 @@ export class MountedFs implements IFileSystem {
    */
   private on<T>(path: string, syscall: string, fn: (fs: StoreFs, inner: string) => Promise<T>, area: (a: MountArea) => Promise<T>): Promise<T> {
     const p = this.norm(path);
-    const ref = parseMount(p);
+    const ref = this.mountOf(p);
     if (!ref) return fn(this.own, p);
     if (ref.slug === null) return area(ref.area);
     const slug = ref.slug;
