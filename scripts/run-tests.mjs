@@ -76,13 +76,14 @@ const run = (list, env = {}) =>
 // The social race scenarios run 2 rounds in npm test and 4 in the slow pass (two processes).
 let status = run(files, slow ? { SOCIAL_RACE_ROUNDS: process.env.SOCIAL_RACE_ROUNDS ?? '4' } : {});
 // The slow pass also runs the two fuzzers of `npm test` at depth: `npm test` keeps them short
-// (2,000 random bodies, 30 cost cases per backend) to stay under five minutes on two cores.
+// (1,000 random bodies, 30 cost cases per backend) to stay under five minutes on two cores.
 if (slow && filter.length === 0) {
   status = run(['dist/test/fuzz.test.js'], { FUZZ_RUNS: process.env.FUZZ_RUNS ?? '40000' }) || status;
   status = run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300' }) || status;
   // The following feed's query against its definition over a longer random history (npm test: 250 actions).
   status = run(['dist/test/social-feed-query.test.js'], { FEED_QUERY_ACTIONS: process.env.FEED_QUERY_ACTIONS ?? '1500' }) || status;
-  // Every hostile path × tool field on both backends (npm test: each case on one of them).
-  status = run(['dist/test/security-paths.test.js'], { SECURITY_PATHS_FULL: '1' }) || status;
+  // Every hostile path × tool field, and every isolation probe, on both backends (npm test: each on one of them).
+  status =
+    run(['dist/test/security-paths.test.js', 'dist/test/security-isolation.test.js'], { SECURITY_PATHS_FULL: '1', ISOLATION_FULL: '1' }) || status;
 }
 process.exit(status);

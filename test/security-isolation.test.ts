@@ -240,7 +240,16 @@ function stable(r: CallResult): unknown {
   return { status: r.status, isError: r.isError, inner: strip(r.inner) };
 }
 
+/**
+ * npm test probes each backend with half of the path probes (alternating; every probe runs on one
+ * of them: ~25 s of the suite's 54 s); the slow pass (ISOLATION_FULL=1) runs all of them on both.
+ * What isolates agents is the tool layer's; the backend stores what it is given.
+ */
+const FULL_PROBES = process.env.ISOLATION_FULL === '1';
+
 for (const backend of backends()) {
+  const half = backend === 'sqlite' ? 0 : 1;
+  const mine = <T>(list: T[]): T[] => (FULL_PROBES ? list : list.filter((_, i) => i % 2 === half));
   describe(`isolation between agents (${backend})`, () => {
     let s: TestServer;
     let aFull: string;
@@ -318,7 +327,7 @@ for (const backend of backends()) {
 
       // ---- probes before B has any data --------------------------------------------------------
       for (const [kind, key] of keysOfA()) {
-        for (const p of [...pathProbes(B_REFS), ...GLOBAL_PROBES]) {
+        for (const p of [...mine(pathProbes(B_REFS)), ...GLOBAL_PROBES]) {
           beforeB.set(`${kind} ${p.tool} ${JSON.stringify(p.input)}`, stable(await asA(key, p.tool, p.input)));
         }
       }
@@ -373,22 +382,22 @@ for (const backend of backends()) {
     it("A's answers are the same before and after B created its data (full and folder key)", async () => {
       let compared = 0;
       for (const [kind, key] of keysOfA()) {
-        for (const p of [...pathProbes(B_REFS), ...GLOBAL_PROBES]) {
+        for (const p of [...mine(pathProbes(B_REFS)), ...GLOBAL_PROBES]) {
           const id = `${kind} ${p.tool} ${JSON.stringify(p.input)}`;
           const now = stable(await asA(key, p.tool, p.input));
           assert.deepEqual(now, beforeB.get(id), `${id}: the answer changed once B had data`);
           compared++;
         }
       }
-      assert.ok(compared > 500, `${compared} probes compared`);
+      assert.ok(compared > (FULL_PROBES ? 500 : 250), `${compared} probes compared`);
       console.log(`# isolation (${backend}): ${compared} before/after probe pairs identical`);
     });
 
     it("naming B's real paths gives the same answer as naming never-existing ones (modulo the name)", async () => {
       let compared = 0;
       for (const [kind, key] of keysOfA()) {
-        const real = pathProbes(B_REFS);
-        const twin = pathProbes(TWIN_REFS);
+        const real = mine(pathProbes(B_REFS));
+        const twin = mine(pathProbes(TWIN_REFS));
         assert.equal(real.length, twin.length);
         for (let i = 0; i < real.length; i++) {
           const rr = await asA(key, real[i]!.tool, real[i]!.input);
