@@ -79,7 +79,12 @@ let status = run(files, slow ? { SOCIAL_RACE_ROUNDS: process.env.SOCIAL_RACE_ROU
 // (1,000 random bodies, 30 cost cases per backend) to stay under five minutes on two cores.
 if (slow && filter.length === 0) {
   status = run(['dist/test/fuzz.test.js'], { FUZZ_RUNS: process.env.FUZZ_RUNS ?? '40000' }) || status;
-  status = run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300' }) || status;
+  // The deadline-bound suites npm test runs on SQLite only (test/helpers/backends.ts heavyBackends): here
+  // on PostgreSQL, and the event loop's cost fuzz at depth on both.
+  status =
+    run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300', HEAVY_BACKENDS: 'sqlite,postgres' }) || status;
+  status =
+    run(['dist/test/bash-runaway.test.js', 'dist/test/bash-isolation.test.js', 'dist/test/bash.test.js'], { HEAVY_BACKENDS: 'postgres' }) || status;
   // The following feed's query against its definition over a longer random history (npm test: 250 actions).
   status = run(['dist/test/social-feed-query.test.js'], { FEED_QUERY_ACTIONS: process.env.FEED_QUERY_ACTIONS ?? '1500' }) || status;
   // Every hostile path × tool field, and every isolation probe, on both backends (npm test: each on one of them).

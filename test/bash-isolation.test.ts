@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../src/core/keys.js';
-import { backends } from './helpers/backends.js';
+import { heavyBackends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const TIMEOUT_MS = 1000;
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`a timed-out bash command stops acting (${backend})`, () => {
     let s: TestServer;
     before(async () => {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { backends } from './helpers/backends.js';
+import { heavyBackends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const TIMEOUT_MS = 10_000;
@@ -17,7 +17,7 @@ const WHY =
   'the whole command was stopped and nothing it did was saved. Simplify the pattern (e.g. (a+)+ to a+), ';
 const GREP_STOPPED = `grep: the pattern ${WHY}or use -F for fixed strings.\n`;
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`runaway patterns and a fair bash pool (${backend})`, () => {
     let s: TestServer;
     before(async () => {

@@ -18,7 +18,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { backends } from './helpers/backends.js';
+import { heavyBackends } from './helpers/backends.js';
 import { monitorLoop } from './helpers/loop-monitor.js';
 import { RemoteClient, type RemoteReply } from './helpers/remote-client.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -99,7 +99,7 @@ const T = 60_000;
 
 const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i) + '\n').join('');
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`no request blocks the event loop (${backend})`, () => {
     let s: TestServer;
     let remote: RemoteClient;

@@ -25,6 +25,20 @@ export function backends(): Backend[] {
   return list as Backend[];
 }
 
+/**
+ * The suites whose cost is time limits, CPU-bound worst cases and deadlines rather than storage
+ * (event-loop, bash-runaway, bash-isolation, bash.test's limits): npm test runs them on SQLite,
+ * where a blocked event loop hurts most (its queries run on it), and test:slow on PostgreSQL
+ * (HEAVY_BACKENDS=postgres), so every CI run covers both and npm test stays under five minutes
+ * (measured: ~50 s of its ~840 s of suite time). TEST_BACKENDS still narrows it.
+ */
+export function heavyBackends(): Backend[] {
+  const all = backends();
+  const only = process.env.HEAVY_BACKENDS;
+  if (only === undefined) return all.includes('sqlite') ? ['sqlite'] : all;
+  return all.filter((b) => only.split(',').includes(b));
+}
+
 export const PG_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A fresh, empty database location for one server (or several sharing it). */
