@@ -132,6 +132,29 @@ for (const backend of backends()) {
       assert.equal((await s.ok(owner.key, 'read', { path: '/team/mine.md' })).content, 'mine\n');
     });
 
+    it('bash in a write share: touch, >, mv, rm — one changeset of the owner per command, attributed to the writer', async () => {
+      const r = await s.ok(writer.key, 'bash', {
+        command: `touch ${W}/b1.md && echo hi > ${W}/b2.md && mv ${W}/b2.md ${W}/b3.md && rm ${W}/b1.md && echo mine > /bash-own.md`,
+      });
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.deepEqual(
+        r.changesets.map((c: any) => c.owner),
+        [null, owner.slug],
+      );
+      assert.deepEqual(
+        r.changed.map((c: any) => [c.path, c.op]),
+        [
+          ['/bash-own.md', 'create'],
+          [`${W}/b3.md`, 'create'],
+        ],
+      );
+      assert.equal((await s.ok(owner.key, 'read', { path: '/team/b3.md' })).content, 'hi\n');
+      await s.fail(owner.key, 'read', { path: '/team/b1.md' }, 'NOT_FOUND');
+      const [latest] = (await s.ok(owner.key, 'list_changes', { limit: 1 })).changesets;
+      assert.deepEqual([latest.tool, latest.by.label.startsWith(`@${writer.slug}/`)], ['bash', true]);
+      assert.equal((await s.ok(writer.key, 'read', { path: '/bash-own.md' })).content, 'mine\n');
+    });
+
     it('a write share’s bounds: out of it, across owners, to an uncovered mount path', async () => {
       const out = await s.fail(writer.key, 'move', { from: `${W}/notes.md`, to: '/stolen.md' }, 'INVALID_INPUT');
       assert.equal(out.details.field, 'to');
