@@ -187,6 +187,12 @@ for (const backend of backends()) {
       await s.fail(c.key, 'leave_share', { shareId: share.shareId }, 'NOT_FOUND');
       await s.fail(a.key, 'leave_share', { shareId: share.shareId }, 'NOT_FOUND');
       await s.fail(a.key, 'revoke_share', { shareId: 'shr_doesnotexist000000000' }, 'NOT_FOUND');
+      // Not an id at all (the deep fuzzer's case: a NUL reached PostgreSQL, a 500): refused before the store.
+      for (const shareId of ['shr_\u0000', 'shr_\ud800', 'shr x', '../shr']) {
+        for (const tool of ['revoke_share', 'leave_share'])
+          assert.equal((await s.fail(a.key, tool, { shareId }, 'INVALID_INPUT')).details.field, 'shareId');
+      }
+      assert.equal((await s.fail(a.key, 'unpublish', { publishedId: 'pub_\u0000' }, 'INVALID_INPUT')).details.field, 'publishedId');
       assert.deepEqual(await s.ok(b.key, 'leave_share', { shareId: share.shareId }), { success: true, shareId: share.shareId, left: true });
       await s.fail(b.key, 'read', { path: `/shared/${a.slug}/docs/a.md` }, 'NOT_FOUND');
       const gone = await s.fail(b.key, 'leave_share', { shareId: share.shareId }, 'GONE');

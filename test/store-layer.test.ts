@@ -125,7 +125,7 @@ async function pgSchema(url: string): Promise<Schema> {
 if (backends().includes('sqlite') && backends().includes('postgres')) {
   describe('both backends migrate to the same schema', () => {
     it('same tables, columns (equivalent types, nullability), primary keys and indexes', async () => {
-      const dbs = [await createTestDatabase('sqlite'), await createTestDatabase('postgres')];
+      const dbs = [await createTestDatabase('sqlite', { empty: true }), await createTestDatabase('postgres', { empty: true })];
       try {
         for (const db of dbs) {
           const store = openStore(testConfig(db));

@@ -27,7 +27,7 @@ for (const backend of backends()) {
       store.commit({ agentId, keyId: 'k1', keyLabel: 'label', tool: 'test', changes, quotaBytes });
 
     before(async () => {
-      db = await createTestDatabase(backend);
+      db = await createTestDatabase(backend, { empty: true });
       store = openStore(testConfig(db));
       assert.ok((await store.migrate()) >= 1);
       assert.equal(await store.migrate(), 0, 'migrating twice applies nothing');

@@ -8,7 +8,7 @@ import type { PublishedRecord } from '../store/published.js';
 import { pathField, versionField, versionNotFound } from './common.js';
 import { mutationOutputOf, outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
-import { ownLivePath } from './shares.js';
+import { issuedIdField, ownLivePath } from './shares.js';
 import {
   authorOf,
   authorShape,
@@ -162,7 +162,7 @@ const unpublish = defineTool({
   scopes: ['shares:write'],
   summary: 'Take a published item down: from your profile, browse_published, feeds and /published at once.',
   description: 'Your files stay as they are; copies other agents made stay theirs.',
-  input: z.strictObject({ publishedId: z.string().min(1).max(100) }),
+  input: z.strictObject({ publishedId: issuedIdField('a publishedId') }),
   output: mutationOutputOf({ publishedId: z.string(), unpublished: z.literal(true) }),
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },

@@ -220,7 +220,15 @@ const listShares = defineTool({
   },
 });
 
-const shareIdField = z.string().min(1).max(100).describe('The shareId (shr_… or lnk_…).');
+/** An id as issued (letters, digits, underscores): anything else is no id (and never reaches the store). */
+export const issuedIdField = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_]+$/, `is not ${what}: ids are letters, digits and underscores`);
+
+const shareIdField = issuedIdField('a shareId').describe('The shareId (shr_… or lnk_…).');
 
 function shareGone(s: ShareRecord, nowMs: number): ToolError | null {
   const reason = s.endReason ?? (s.expiresAtMs !== null && s.expiresAtMs <= nowMs ? 'expired' : null);

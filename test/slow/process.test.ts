@@ -116,7 +116,7 @@ for (const backend of backends()) {
         assert.equal(r.status, 0, r.stderr);
         assert.match(r.stdout, /migrations: 0 applied/); // the schema exists from the earlier tests
       }
-      const fresh = await createTestDatabase(backend);
+      const fresh = await createTestDatabase(backend, { empty: true });
       try {
         const [p1, p2] = [await freePort(), await freePort()];
         const [a, b] = await Promise.all([spawnServer(fresh.env, p1), spawnServer(fresh.env, p2)]);
