@@ -4,15 +4,15 @@
 // each tool N times in sequence over HTTP, report p50/p99/mean and the server's (and PostgreSQL's)
 // CPU per call, then show the plans of the queries behind those tools with their time alone.
 // Run: npm run bench:social [-- --calls 200 --backends sqlite,postgres --write-docs]
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { cpuOf, startServer } from './server-process.mjs';
 import { capturedQueries, ms3, postgresPlans, sqlitePlans } from './social-plans.mjs';
 import { SHAPE, seedPostgres, seedSqlite } from './social-seed.mjs';
 
@@ -39,43 +39,6 @@ const CALLS = Number(opts.calls);
 const WARMUP = Number(opts.warmup);
 
 // ------------------------------------------------------------------ the server and its calls
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-async function startServer(env) {
-  const port = await freePort();
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/src/server.js')], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
-    if (
-      await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i > 600) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    proc,
-    base,
-    async stop() {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
-    },
-  };
-}
-
 async function callTool(base, key, tool, input) {
   const t = performance.now();
   const res = await fetch(`${base}/api/tools/${tool}`, {
@@ -87,16 +50,6 @@ async function callTool(base, key, tool, input) {
   const ms = performance.now() - t;
   if (!inner.success) throw new Error(`${tool} ${JSON.stringify(input)}: ${JSON.stringify(inner.error ?? inner)}`);
   return { ms, inner };
-}
-
-/** CPU seconds (user + system, all threads) of a process, from /proc (Linux, 100 ticks a second; 0 elsewhere). */
-function cpuOf(pid) {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

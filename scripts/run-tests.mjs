@@ -6,17 +6,57 @@ import { join } from 'node:path';
 import pg from 'pg';
 
 const backends = (process.env.TEST_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+// This run's id: the PostgreSQL databases its suites create are named after it, copied from a
+// template migrated once here, and dropped here at the end (test/helpers/backends.ts).
+const RUN_ID = `r${process.pid}${Date.now().toString(36)}`;
 if (backends.includes('postgres')) {
-  const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
   try {
     await client.connect();
     await client.end();
   } catch (err) {
-    console.error(`FATAL: PostgreSQL is configured for the test suite (${url}) but unreachable: ${err.message}`);
+    console.error(`FATAL: PostgreSQL is configured for the test suite (${PG_URL}) but unreachable: ${err.message}`);
     console.error('Start PostgreSQL, point TEST_DATABASE_URL at it, or run SQLite only with TEST_BACKENDS=sqlite.');
     process.exit(1);
   }
+  process.env.TEST_RUN_ID = RUN_ID;
+  process.env.TEST_PG_TEMPLATE = await migratedTemplate();
+}
+
+async function admin(fn) {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A database with every migration applied, which the run's suites copy (CREATE DATABASE … TEMPLATE). */
+async function migratedTemplate() {
+  const name = `afs_tpl_${RUN_ID}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  const { openStore } = await import('../dist/src/store/open.js');
+  const { loadConfig } = await import('../dist/src/config.js');
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  const store = openStore(loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' }));
+  await store.migrate();
+  await store.close();
+  return name;
+}
+
+/** Drops the run's databases (its suites leave them to this), ten at a time, and the template. */
+async function dropRunDatabases() {
+  await admin(async (c) => {
+    const names = (await c.query(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`afs_test_${RUN_ID}_%`])).rows.map((r) => r.datname);
+    for (let i = 0; i < names.length; i += 10) {
+      await Promise.all(names.slice(i, i + 10).map((n) => admin((d) => d.query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`))));
+    }
+    await c.query(`DROP DATABASE IF EXISTS afs_tpl_${RUN_ID} WITH (FORCE)`);
+  });
 }
 
 function collect(dir) {
@@ -84,11 +124,14 @@ if (slow && filter.length === 0) {
   status =
     run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300', HEAVY_BACKENDS: 'sqlite,postgres' }) || status;
   status =
-    run(['dist/test/bash-runaway.test.js', 'dist/test/bash-isolation.test.js', 'dist/test/bash.test.js'], { HEAVY_BACKENDS: 'postgres' }) || status;
+    run(['dist/test/bash-runaway.test.js', 'dist/test/bash-isolation.test.js', 'dist/test/bash.test.js', 'dist/test/big-trees.test.js'], {
+      HEAVY_BACKENDS: 'postgres',
+    }) || status;
   // The following feed's query against its definition over a longer random history (npm test: 250 actions).
   status = run(['dist/test/social-feed-query.test.js'], { FEED_QUERY_ACTIONS: process.env.FEED_QUERY_ACTIONS ?? '1500' }) || status;
   // Every hostile path × tool field, and every isolation probe, on both backends (npm test: each on one of them).
   status =
     run(['dist/test/security-paths.test.js', 'dist/test/security-isolation.test.js'], { SECURITY_PATHS_FULL: '1', ISOLATION_FULL: '1' }) || status;
 }
+if (process.env.TEST_RUN_ID === RUN_ID) await dropRunDatabases();
 process.exit(status);

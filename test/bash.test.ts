@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { backends, heavyBackends } from './helpers/backends.js';
+import { heavyBackends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -63,7 +63,7 @@ async function snapshot(s: TestServer, key: string): Promise<string> {
 
 const READ_ONLY_ERROR = /read-only file system|permission denied/i;
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`bash tool (${backend})`, () => {
     let s: TestServer;
     before(async () => {
@@ -831,122 +831,119 @@ for (const backend of backends()) {
     });
   });
 
-  // Deadlines and limits: npm test on SQLite, test:slow on PostgreSQL (helpers/backends.ts heavyBackends).
-  if (heavyBackends().includes(backend))
-    describe(`bash limits (${backend})`, () => {
-      // 1000 ms rather than 1500: at 1.5 s `while true; do :; done` races just-bash's
-      // 100,000-command limit (exit 126), which it reaches after ~1.5–1.7 s on this hardware.
-      const TIMEOUT_MS = 1000;
-      let s: TestServer;
-      let key: string;
-      let other: string;
-      before(async () => {
-        s = await startServer(backend, { BASH_TIMEOUT_MS: String(TIMEOUT_MS) });
-        key = (await s.register('Limits Agent')).apiKey;
-        other = (await s.register('Limits Neighbour')).apiKey;
-        await s.ok(key, 'write', { path: '/r.txt', content: 'hello\n' });
-        // Warm up: the worker threads, the read path, the JIT.
-        await bash(s, key, 'true');
-        await Promise.all(Array.from({ length: 50 }, () => s.ok(key, 'read', { path: '/r.txt' })));
-      });
-      after(() => s.close());
-
-      /** 100 `read` calls arriving open-loop, one every 8 ms (each not waiting for the others). */
-      async function openLoopReads(t0: number) {
-        const reads: Array<Promise<{ ms: number; at: number }>> = [];
-        for (let i = 0; i < 100; i++) {
-          reads.push(
-            (async () => {
-              const t = performance.now();
-              const r = await s.call(key, 'read', { path: '/r.txt' });
-              assert.equal(r.inner?.content, 'hello\n');
-              return { ms: performance.now() - t, at: performance.now() - t0 };
-            })(),
-          );
-          await new Promise((r) => setTimeout(r, 8));
-        }
-        const done = await Promise.all(reads);
-        const lat = done.map((d) => d.ms).sort((a, b) => a - b);
-        const byStart = done.map((d) => d.at);
-        return { lat, p50: lat[49]!, p99: lat[98]!, max: lat[99]!, doneAt: Math.max(...byStart), firstHalfDoneAt: Math.max(...byStart.slice(0, 50)) };
-      }
-
-      /**
-       * While `command` runs, 100 reads arrive open-loop (so they overlap each other and the
-       * command) and another agent's short `bash` call goes to the other worker. The bound is p99 < 50 ms.
-       * Other test files (and other users of the machine) run in parallel on the same cores (2
-       * here), so the same reads are first measured without the command, and on a busy machine the
-       * bound grows with that idle p99: max(50 ms, 3 × idle p99 + 20 ms) (the command itself takes
-       * a core). One retry absorbs a burst. A blocked event loop would hold every read for up to the
-       * whole command (≥ TIMEOUT_MS), which the max check catches under any load.
-       */
-      async function underLoad(command: string) {
-        let m = await underLoadOnce(command);
-        if (m.p99 >= m.bound) {
-          console.log(
-            `p99 ${m.p99.toFixed(1)} ms (idle ${m.idle99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms) on the first attempt; measuring again`,
-          );
-          m = await underLoadOnce(command);
-        }
-        return m;
-      }
-
-      async function underLoadOnce(command: string) {
-        const idle = await openLoopReads(performance.now());
-        const t0 = performance.now();
-        const slow = s.call(key, 'bash', { command }).then((r) => ({ r, at: performance.now() - t0 }));
-        await new Promise((r) => setTimeout(r, 50));
-        const reads = await openLoopReads(t0);
-        const q = await s.call(other, 'bash', { command: 'echo quick' }).then((r) => ({ r, at: performance.now() - t0 }));
-        const { r, at } = await slow;
-        return { r, at, ...reads, readsDoneAt: reads.doneAt, quick: q, idle99: idle.p99, bound: Math.max(50, 3 * idle.p99 + 20) };
-      }
-
-      it('a CPU-bound awk loop past BASH_TIMEOUT_MS → TIMEOUT (exit 124), nothing written; reads meanwhile p99 < 50 ms', async () => {
-        const before = await changesetCount(s, key);
-        const m = await underLoad("echo partial > /w.txt; awk 'BEGIN{for(i=0;i<99999;i++) for(j=0;j<99999;j++) s+=j; print s}'");
-        console.log(
-          `awk loop: TIMEOUT after ${m.at.toFixed(0)} ms; 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms, bound ${m.bound.toFixed(0)} ms), done at ${m.readsDoneAt.toFixed(0)} ms; bash on the other worker at ${m.quick.at.toFixed(0)} ms`,
-        );
-        assert.equal(m.r.status, 200);
-        assertEnvelope(m.r, 'error');
-        assert.equal(m.r.inner.error.code, 'TIMEOUT');
-        assert.equal(m.r.inner.error.details.exitCode, 124);
-        assert.ok(m.at >= TIMEOUT_MS, `stopped after ${m.at} ms`);
-        assert.ok(m.at < TIMEOUT_MS + 4000, `stopped after ${m.at} ms`);
-        assert.ok(m.firstHalfDoneAt < m.at, 'reads were answered while the command was still running');
-        assert.ok(m.max < TIMEOUT_MS, `slowest read ${m.max.toFixed(1)} ms: the event loop was never blocked`);
-        assert.ok(
-          m.p99 < m.bound,
-          `read p99 ${m.p99.toFixed(1)} ms during the command (bound ${m.bound.toFixed(0)} ms, idle p99 ${m.idle99.toFixed(1)} ms)`,
-        );
-        assert.equal(m.quick.r.inner?.stdout, 'quick\n', 'another bash call runs on another worker meanwhile');
-        assert.ok(m.quick.at < m.at, 'and finishes first');
-        assert.equal(await changesetCount(s, key), before, 'nothing written');
-        await s.fail(key, 'stat', { path: '/w.txt' }, 'NOT_FOUND');
-        // The pool replaced the killed worker.
-        assert.equal((await bash(s, key, 'echo alive')).stdout, 'alive\n');
-      });
-
-      it('`while true; do :; done` past BASH_TIMEOUT_MS → TIMEOUT (exit 124), nothing written; reads meanwhile p99 < 50 ms', async () => {
-        const m = await underLoad('echo partial > /w2.txt; while true; do :; done');
-        console.log(
-          `while true: answered after ${m.at.toFixed(0)} ms (${m.r.inner?.error?.code ?? 'exit ' + m.r.inner?.exitCode}); 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms)`,
-        );
-        assert.ok(m.max < TIMEOUT_MS, `slowest read ${m.max.toFixed(1)} ms`);
-        assert.ok(m.p99 < m.bound, `read p99 ${m.p99.toFixed(1)} ms during the command (bound ${m.bound.toFixed(0)} ms)`);
-        assert.ok(m.at >= TIMEOUT_MS && m.at < TIMEOUT_MS + 4000, `stopped after ${m.at} ms`);
-        assert.equal(m.r.inner?.error?.code, 'TIMEOUT', JSON.stringify(m.r.inner));
-        assert.equal(m.r.inner.error.details.exitCode, 124);
-        await s.fail(key, 'stat', { path: '/w2.txt' }, 'NOT_FOUND');
-      });
-
-      it('sleep past BASH_TIMEOUT_MS → TIMEOUT (exit 124)', async () => {
-        const r = await s.call(key, 'bash', { command: 'sleep 5' });
-        assert.equal(r.inner?.error?.code, 'TIMEOUT', JSON.stringify(r.inner));
-        assert.equal(r.inner.error.details.exitCode, 124);
-      });
+  // Deadlines and limits: npm test on SQLite, test:slow on PostgreSQL, as the whole file (helpers/backends.ts heavyBackends).
+  describe(`bash limits (${backend})`, () => {
+    // 1000 ms rather than 1500: at 1.5 s `while true; do :; done` races just-bash's
+    // 100,000-command limit (exit 126), which it reaches after ~1.5–1.7 s on this hardware.
+    const TIMEOUT_MS = 1000;
+    let s: TestServer;
+    let key: string;
+    let other: string;
+    before(async () => {
+      s = await startServer(backend, { BASH_TIMEOUT_MS: String(TIMEOUT_MS) });
+      key = (await s.register('Limits Agent')).apiKey;
+      other = (await s.register('Limits Neighbour')).apiKey;
+      await s.ok(key, 'write', { path: '/r.txt', content: 'hello\n' });
+      // Warm up: the worker threads, the read path, the JIT.
+      await bash(s, key, 'true');
+      await Promise.all(Array.from({ length: 50 }, () => s.ok(key, 'read', { path: '/r.txt' })));
     });
+    after(() => s.close());
+
+    /** 100 `read` calls arriving open-loop, one every 8 ms (each not waiting for the others). */
+    async function openLoopReads(t0: number) {
+      const reads: Array<Promise<{ ms: number; at: number }>> = [];
+      for (let i = 0; i < 100; i++) {
+        reads.push(
+          (async () => {
+            const t = performance.now();
+            const r = await s.call(key, 'read', { path: '/r.txt' });
+            assert.equal(r.inner?.content, 'hello\n');
+            return { ms: performance.now() - t, at: performance.now() - t0 };
+          })(),
+        );
+        await new Promise((r) => setTimeout(r, 8));
+      }
+      const done = await Promise.all(reads);
+      const lat = done.map((d) => d.ms).sort((a, b) => a - b);
+      const byStart = done.map((d) => d.at);
+      return { lat, p50: lat[49]!, p99: lat[98]!, max: lat[99]!, doneAt: Math.max(...byStart), firstHalfDoneAt: Math.max(...byStart.slice(0, 50)) };
+    }
+
+    /**
+     * While `command` runs, 100 reads arrive open-loop (so they overlap each other and the
+     * command) and another agent's short `bash` call goes to the other worker. The bound is p99 < 50 ms.
+     * Other test files (and other users of the machine) run in parallel on the same cores (2
+     * here), so the same reads are first measured without the command, and on a busy machine the
+     * bound grows with that idle p99: max(50 ms, 3 × idle p99 + 20 ms) (the command itself takes
+     * a core). One retry absorbs a burst. A blocked event loop would hold every read for up to the
+     * whole command (≥ TIMEOUT_MS), which the max check catches under any load.
+     */
+    async function underLoad(command: string) {
+      let m = await underLoadOnce(command);
+      if (m.p99 >= m.bound) {
+        console.log(`p99 ${m.p99.toFixed(1)} ms (idle ${m.idle99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms) on the first attempt; measuring again`);
+        m = await underLoadOnce(command);
+      }
+      return m;
+    }
+
+    async function underLoadOnce(command: string) {
+      const idle = await openLoopReads(performance.now());
+      const t0 = performance.now();
+      const slow = s.call(key, 'bash', { command }).then((r) => ({ r, at: performance.now() - t0 }));
+      await new Promise((r) => setTimeout(r, 50));
+      const reads = await openLoopReads(t0);
+      const q = await s.call(other, 'bash', { command: 'echo quick' }).then((r) => ({ r, at: performance.now() - t0 }));
+      const { r, at } = await slow;
+      return { r, at, ...reads, readsDoneAt: reads.doneAt, quick: q, idle99: idle.p99, bound: Math.max(50, 3 * idle.p99 + 20) };
+    }
+
+    it('a CPU-bound awk loop past BASH_TIMEOUT_MS → TIMEOUT (exit 124), nothing written; reads meanwhile p99 < 50 ms', async () => {
+      const before = await changesetCount(s, key);
+      const m = await underLoad("echo partial > /w.txt; awk 'BEGIN{for(i=0;i<99999;i++) for(j=0;j<99999;j++) s+=j; print s}'");
+      console.log(
+        `awk loop: TIMEOUT after ${m.at.toFixed(0)} ms; 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms, bound ${m.bound.toFixed(0)} ms), done at ${m.readsDoneAt.toFixed(0)} ms; bash on the other worker at ${m.quick.at.toFixed(0)} ms`,
+      );
+      assert.equal(m.r.status, 200);
+      assertEnvelope(m.r, 'error');
+      assert.equal(m.r.inner.error.code, 'TIMEOUT');
+      assert.equal(m.r.inner.error.details.exitCode, 124);
+      assert.ok(m.at >= TIMEOUT_MS, `stopped after ${m.at} ms`);
+      assert.ok(m.at < TIMEOUT_MS + 4000, `stopped after ${m.at} ms`);
+      assert.ok(m.firstHalfDoneAt < m.at, 'reads were answered while the command was still running');
+      assert.ok(m.max < TIMEOUT_MS, `slowest read ${m.max.toFixed(1)} ms: the event loop was never blocked`);
+      assert.ok(
+        m.p99 < m.bound,
+        `read p99 ${m.p99.toFixed(1)} ms during the command (bound ${m.bound.toFixed(0)} ms, idle p99 ${m.idle99.toFixed(1)} ms)`,
+      );
+      assert.equal(m.quick.r.inner?.stdout, 'quick\n', 'another bash call runs on another worker meanwhile');
+      assert.ok(m.quick.at < m.at, 'and finishes first');
+      assert.equal(await changesetCount(s, key), before, 'nothing written');
+      await s.fail(key, 'stat', { path: '/w.txt' }, 'NOT_FOUND');
+      // The pool replaced the killed worker.
+      assert.equal((await bash(s, key, 'echo alive')).stdout, 'alive\n');
+    });
+
+    it('`while true; do :; done` past BASH_TIMEOUT_MS → TIMEOUT (exit 124), nothing written; reads meanwhile p99 < 50 ms', async () => {
+      const m = await underLoad('echo partial > /w2.txt; while true; do :; done');
+      console.log(
+        `while true: answered after ${m.at.toFixed(0)} ms (${m.r.inner?.error?.code ?? 'exit ' + m.r.inner?.exitCode}); 100 reads meanwhile p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms (idle p99 ${m.idle99.toFixed(1)} ms)`,
+      );
+      assert.ok(m.max < TIMEOUT_MS, `slowest read ${m.max.toFixed(1)} ms`);
+      assert.ok(m.p99 < m.bound, `read p99 ${m.p99.toFixed(1)} ms during the command (bound ${m.bound.toFixed(0)} ms)`);
+      assert.ok(m.at >= TIMEOUT_MS && m.at < TIMEOUT_MS + 4000, `stopped after ${m.at} ms`);
+      assert.equal(m.r.inner?.error?.code, 'TIMEOUT', JSON.stringify(m.r.inner));
+      assert.equal(m.r.inner.error.details.exitCode, 124);
+      await s.fail(key, 'stat', { path: '/w2.txt' }, 'NOT_FOUND');
+    });
+
+    it('sleep past BASH_TIMEOUT_MS → TIMEOUT (exit 124)', async () => {
+      const r = await s.call(key, 'bash', { command: 'sleep 5' });
+      assert.equal(r.inner?.error?.code, 'TIMEOUT', JSON.stringify(r.inner));
+      assert.equal(r.inner.error.details.exitCode, 124);
+    });
+  });
 }
 
 describe('bash: which command lines take the cat fast path', () => {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { contentHash } from '../src/core/text.js';
 import { newId } from '../src/core/keys.js';
 import type { PlannedChange } from '../src/store/types.js';
-import { backends } from './helpers/backends.js';
+import { heavyBackends } from './helpers/backends.js';
 import { monitorLoop, type LoopReport } from './helpers/loop-monitor.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -40,7 +40,7 @@ function bigTree(root: string): PlannedChange[] {
   return out;
 }
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`big trees (${backend})`, () => {
     let s: TestServer;
     let owner: { key: string; id: string };

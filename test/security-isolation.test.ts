@@ -224,6 +224,8 @@ const SOCIAL_FAMILIES = new Set(['agents', 'social']);
 const SOCIAL_TOOL_FILES = existsSync(new URL('./social-isolation.test.js', import.meta.url));
 // The shares family (shares, links, publishing, the /shared and /published mounts): test/shares-isolation.test.ts.
 const SHARES_TOOL_FILES = existsSync(new URL('./shares-isolation.test.js', import.meta.url));
+// The community family (posts, comments, votes, moderation, reports, attachments): test/community-isolation.test.ts.
+const COMMUNITY_TOOL_FILES = existsSync(new URL('./community-isolation.test.js', import.meta.url));
 
 /** A's answer with what legitimately varies between identical calls removed. */
 function stable(r: CallResult): unknown {
@@ -241,8 +243,8 @@ function stable(r: CallResult): unknown {
 }
 
 /**
- * npm test probes each backend with half of the path probes (alternating; every probe runs on one
- * of them: ~25 s of the suite's 54 s); the slow pass (ISOLATION_FULL=1) runs all of them on both.
+ * npm test probes each backend with half of the path and global probes (alternating; every probe
+ * runs on one of them); the slow pass (ISOLATION_FULL=1) runs all of them on both.
  * What isolates agents is the tool layer's; the backend stores what it is given.
  */
 const FULL_PROBES = process.env.ISOLATION_FULL === '1';
@@ -327,7 +329,7 @@ for (const backend of backends()) {
 
       // ---- probes before B has any data --------------------------------------------------------
       for (const [kind, key] of keysOfA()) {
-        for (const p of [...mine(pathProbes(B_REFS)), ...GLOBAL_PROBES]) {
+        for (const p of [...mine(pathProbes(B_REFS)), ...mine(GLOBAL_PROBES)]) {
           beforeB.set(`${kind} ${p.tool} ${JSON.stringify(p.input)}`, stable(await asA(key, p.tool, p.input)));
         }
       }
@@ -371,7 +373,8 @@ for (const backend of backends()) {
           COVERED.has(tool) ||
           OWN_NAMESPACE_TOOLS.has(tool) ||
           (SOCIAL_FAMILIES.has(registry.get(tool)!.family) && SOCIAL_TOOL_FILES) ||
-          (registry.get(tool)!.family === 'shares' && SHARES_TOOL_FILES)
+          (registry.get(tool)!.family === 'shares' && SHARES_TOOL_FILES) ||
+          (registry.get(tool)!.family === 'community' && COMMUNITY_TOOL_FILES)
             ? 1
             : fallbackProbes(tool, B_REFS, { csIds: ['cs_x'], keyIds: ['key_x'] }).length;
         // A tool with neither dedicated probes nor an example naming a path or an id needs probes here.
@@ -382,7 +385,7 @@ for (const backend of backends()) {
     it("A's answers are the same before and after B created its data (full and folder key)", async () => {
       let compared = 0;
       for (const [kind, key] of keysOfA()) {
-        for (const p of [...mine(pathProbes(B_REFS)), ...GLOBAL_PROBES]) {
+        for (const p of [...mine(pathProbes(B_REFS)), ...mine(GLOBAL_PROBES)]) {
           const id = `${kind} ${p.tool} ${JSON.stringify(p.input)}`;
           const now = stable(await asA(key, p.tool, p.input));
           assert.deepEqual(now, beforeB.get(id), `${id}: the answer changed once B had data`);
@@ -449,7 +452,7 @@ for (const backend of backends()) {
       for (const [kind, key] of keysOfA()) {
         for (const p of [
           ...pathProbes(B_REFS).filter((_, i) => i % 7 === 0),
-          ...GLOBAL_PROBES.filter((x) => x.tool !== 'get_key_info' && x.tool !== 'list_keys'),
+          ...mine(GLOBAL_PROBES).filter((x) => x.tool !== 'get_key_info' && x.tool !== 'list_keys'),
           ...idProbes(bCsIds.slice(0, 2), bKeyIds.slice(0, 2)),
         ]) {
           const m = await s.raw('/mcp', {

@@ -27,10 +27,11 @@ export function backends(): Backend[] {
 
 /**
  * The suites whose cost is time limits, CPU-bound worst cases and deadlines rather than storage
- * (event-loop, bash-runaway, bash-isolation, bash.test's limits): npm test runs them on SQLite,
+ * (event-loop, bash-runaway, bash-isolation, bash.test's limits), and the two longest suites of
+ * everyday tools (bash.test, big-trees: ~40 s of suite time each): npm test runs them on SQLite,
  * where a blocked event loop hurts most (its queries run on it), and test:slow on PostgreSQL
- * (HEAVY_BACKENDS=postgres), so every CI run covers both and npm test stays under five minutes
- * (measured: ~50 s of its ~840 s of suite time). TEST_BACKENDS still narrows it.
+ * (HEAVY_BACKENDS=postgres), so every CI run covers both and npm test stays under five minutes.
+ * TEST_BACKENDS still narrows it.
  */
 export function heavyBackends(): Backend[] {
   const all = backends();
