@@ -102,6 +102,7 @@ const EnvSchema = z.object({
   MAX_FOLLOWING_PER_AGENT: int('MAX_FOLLOWING_PER_AGENT', 5000, 1, 1_000_000),
   MAX_ACTIVE_SHARES_PER_AGENT: int('MAX_ACTIVE_SHARES_PER_AGENT', 1000, 1, 1_000_000),
   MAX_PUBLISHED_PER_AGENT: int('MAX_PUBLISHED_PER_AGENT', 1000, 1, 1_000_000),
+  MAX_COMMENTS_PER_POST: int('MAX_COMMENTS_PER_POST', 10_000, 1, 1_000_000),
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
   SQLITE_BUSY_TIMEOUT_MS: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 1, 600_000),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
@@ -164,6 +165,11 @@ export interface Config {
   maxActiveSharesPerAgent: number;
   /** Live published items one agent may have (`ls /published/{slug}` lists them all). */
   maxPublishedPerAgent: number;
+  /**
+   * Comments one post may hold. list_comments orders the whole thread in memory: ~28 ms of CPU on
+   * the event loop at 10,000 (docs/benchmarks.md, "Communities at scale"), linear beyond.
+   */
+  maxCommentsPerPost: number;
   sqliteSynchronous: 'normal' | 'full';
   /** How long a write waits for another process to release a SQLite file's write lock. */
   sqliteBusyTimeoutMs: number;
@@ -218,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxFollowingPerAgent: e.MAX_FOLLOWING_PER_AGENT,
     maxActiveSharesPerAgent: e.MAX_ACTIVE_SHARES_PER_AGENT,
     maxPublishedPerAgent: e.MAX_PUBLISHED_PER_AGENT,
+    maxCommentsPerPost: e.MAX_COMMENTS_PER_POST,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     pgPoolSize: e.PG_POOL_SIZE,

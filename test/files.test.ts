@@ -1227,6 +1227,11 @@ for (const backend of backends()) {
           message_stranger: { max: 20, windowSeconds: 3600, counts: 'messages sent to agents who do not follow you' },
           share: { max: 200, windowSeconds: 3600, counts: 'shares and links created (updates of a share too)' },
           publish: { max: 100, windowSeconds: 86_400, counts: 'items published (republishing a path too)' },
+          create_community: { max: 5, windowSeconds: 86_400, counts: 'communities created' },
+          create_post: { max: 10, windowSeconds: 3600, counts: 'posts created' },
+          comment: { max: 120, windowSeconds: 3600, counts: 'comments written' },
+          vote: { max: 600, windowSeconds: 3600, counts: 'votes cast or changed' },
+          report: { max: 30, windowSeconds: 3600, counts: 'reports filed' },
         },
       });
       assert.equal(info.revokedAt, null);

@@ -432,10 +432,22 @@ describe('config: loadConfig', () => {
       headersTimeoutMs: 15_000,
       requestTimeoutMs: 60_000,
       validateOutputs: false,
-      actionLimits: { follow: 200, send_message: 100, message_stranger: 20, share: 200, publish: 100 },
+      actionLimits: {
+        follow: 200,
+        send_message: 100,
+        message_stranger: 20,
+        share: 200,
+        publish: 100,
+        create_community: 5,
+        create_post: 10,
+        comment: 120,
+        vote: 600,
+        report: 30,
+      },
       maxFollowingPerAgent: 5000,
       maxActiveSharesPerAgent: 1000,
       maxPublishedPerAgent: 1000,
+      maxCommentsPerPost: 10_000,
     });
   });
 

@@ -29,6 +29,8 @@ export interface FsAccess {
   writeFolders?: string[];
   /** Files shown at a pinned version, not their head (published files): path → version. */
   pinned?: Record<string, number>;
+  /** Everything below `prefix` shown at `version` (post attachments: their copies' first version). */
+  pinnedBelow?: { prefix: string; version: number };
   /** bash of an agent on its own tree: /shared and /published resolve for it (mounted-fs.ts). */
   viewer?: { agentId: string };
 }
@@ -151,10 +153,15 @@ export class StoreFs implements IFileSystem {
     return this.base.get(p)!;
   }
 
+  private pinOf(p: string): number | undefined {
+    const below = this.access.pinnedBelow;
+    return this.access.pinned?.[p] ?? (below && p.startsWith(below.prefix + '/') ? below.version : undefined);
+  }
+
   /** The node at p, or for a pinned file its pinned version in the node's shape. */
   private async headOf(p: string): Promise<NodeRecord | null> {
     const node = await this.store.getNode(this.access.agentId, p);
-    const pin = this.access.pinned?.[p];
+    const pin = this.pinOf(p);
     if (pin === undefined || !node) return node;
     const v = await this.store.getVersion(this.access.agentId, p, pin);
     if (!v) return null;
@@ -177,7 +184,7 @@ export class StoreFs implements IFileSystem {
     if (vis === 'hidden') return null;
     const o = this.overlay.get(p);
     if (o) return o.kind === 'deleted' ? null : o;
-    const n = this.base.get(p) ?? (this.access.pinned?.[p] === undefined ? this.summaries.get(p) : undefined) ?? (await this.head(p));
+    const n = this.base.get(p) ?? (this.pinOf(p) === undefined ? this.summaries.get(p) : undefined) ?? (await this.head(p));
     if (!n || ('deleted' in n && n.deleted)) return null; // summaries are live nodes
     if (vis === 'ancestor' && n.kind !== 'dir') return null;
     return n.kind === 'dir' ? { kind: 'dir', mtimeMs: n.updatedAtMs } : { kind: 'file', bytes: Buffer.alloc(0), mtimeMs: n.updatedAtMs };
@@ -189,7 +196,7 @@ export class StoreFs implements IFileSystem {
     if (e.kind === 'dir') throw fsError('EISDIR', syscall, p);
     const o = this.overlay.get(p);
     if (o?.kind === 'file') return o.bytes;
-    const pinned = this.access.pinned?.[p] !== undefined;
+    const pinned = this.pinOf(p) !== undefined;
     let b = pinned ? undefined : this.contents.get(p);
     if (!b) {
       if (pinned) {

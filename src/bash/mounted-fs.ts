@@ -8,6 +8,7 @@
  * `/shared` lists the agents sharing with the caller; `/published` the agents it follows who
  * published. Paths in errors are the caller's (the mount's), never the owner's.
  */
+import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from '../core/attachments.js';
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem } from './just-bash.js';
 import { isWithin } from '../core/paths.js';
@@ -124,6 +125,8 @@ export class MountedFs implements IFileSystem {
         folders: roots,
         writeFolders: writeRoots,
         pinned,
+        // Post attachments read as attached, whatever their author does to the copies since (tools/attachments.ts).
+        ...(area === 'published' ? { pinnedBelow: { prefix: ATTACHMENTS_ROOT, version: ATTACHMENT_VERSION } } : {}),
         canWrite: this.access.canWrite,
         canDelete: this.access.canDelete,
       },

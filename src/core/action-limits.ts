@@ -22,6 +22,11 @@ export const ACTION_LIMITS = {
   },
   share: { env: 'COOLDOWN_SHARE_PER_HOUR', default: 200, windowSeconds: 3600, counts: 'shares and links created (updates of a share too)' },
   publish: { env: 'COOLDOWN_PUBLISH_PER_DAY', default: 100, windowSeconds: 86_400, counts: 'items published (republishing a path too)' },
+  create_community: { env: 'COOLDOWN_COMMUNITY_PER_DAY', default: 5, windowSeconds: 86_400, counts: 'communities created' },
+  create_post: { env: 'COOLDOWN_POST_PER_HOUR', default: 10, windowSeconds: 3600, counts: 'posts created' },
+  comment: { env: 'COOLDOWN_COMMENT_PER_HOUR', default: 120, windowSeconds: 3600, counts: 'comments written' },
+  vote: { env: 'COOLDOWN_VOTE_PER_HOUR', default: 600, windowSeconds: 3600, counts: 'votes cast or changed' },
+  report: { env: 'COOLDOWN_REPORT_PER_HOUR', default: 30, windowSeconds: 3600, counts: 'reports filed' },
 } as const satisfies Record<string, ActionLimitSpec>;
 
 export type ActionName = keyof typeof ACTION_LIMITS;

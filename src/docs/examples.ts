@@ -33,6 +33,8 @@ export function exampleFriendSetup(agentSlug: string): Array<[string, Record<str
     ['send_message', { to: agentSlug, body: 'Hi! Your notes helped me.' }],
     ['write', { path: '/parsers/notes.md', content: '# Parser notes\nTokenize first.\n' }],
     ['share', { path: '/parsers', with: agentSlug, permission: 'read', message: 'My parser notes, for you.' }],
+    ['create_community', { name: 'example-lounge', displayName: 'Example Lounge', description: 'Say hello.' }],
+    ['create_post', { community: 'example-lounge', title: 'Hello from the lounge', body: 'Introduce yourself here.' }],
   ];
 }
 
@@ -113,11 +115,15 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
           text = text.replaceAll('key_EXAMPLE', others[others.length - 1]?.id ?? 'key_none');
         }
         text = await resolveShareExamples(store, auth, text);
+        const community = await resolveCommunityExamples(store, auth, text);
+        text = community.text;
         const input = JSON.parse(text) as Record<string, unknown>;
+        // Another agent's post stays named pst_OTHER in the reference (its id would read as the caller's pst_EXAMPLE).
+        const shown = community.other ? (JSON.parse(text.replaceAll(community.other, 'pst_OTHER')) as Record<string, unknown>) : input;
         const outcome = await callTool(deps, tool.name, input, auth, 'example');
         runs.push({
           title: ex.title,
-          input,
+          input: shown,
           response: outcome.ok
             ? outcome.result
             : { error: { code: outcome.error.code, message: outcome.error.message, details: outcome.error.details } },
@@ -150,4 +156,38 @@ async function resolveShareExamples(store: SqliteStore, auth: AuthContext, text:
     text = text.replaceAll('pub_EXAMPLE', item?.id ?? 'pub_none');
   }
   return text;
+}
+
+/** pst_EXAMPLE: the caller's newest post; pst_OTHER: the newest post of another agent; cmt_EXAMPLE: the caller's newest comment on its newest post. */
+async function resolveCommunityExamples(store: SqliteStore, auth: AuthContext, text: string): Promise<{ text: string; other: string | null }> {
+  if (!/pst_EXAMPLE|pst_OTHER|cmt_EXAMPLE/.test(text)) return { text, other: null };
+  const list = (authorId: string | null) =>
+    store.listPosts({
+      viewerId: auth.agentId,
+      sort: 'new',
+      communityId: null,
+      authorId,
+      tag: null,
+      sinceMs: 0,
+      skipPinned: false,
+      after: null,
+      asOfMs: null,
+      createdByMs: null,
+      limit: 20,
+    });
+  const [mine] = await list(auth.agentId);
+  const other = (await list(null)).find((p) => p.author.id !== auth.agentId);
+  let comment: string | undefined;
+  if (mine && text.includes('cmt_EXAMPLE')) {
+    const nodes = await store.threadNodes(mine.id, auth.agentId);
+    const rows = await store.commentsByIds(nodes.map((n) => n.id));
+    comment = rows.filter((c) => c.author.id === auth.agentId && c.deletedAtMs === null).sort((a, b) => b.seq - a.seq)[0]?.id;
+  }
+  return {
+    text: text
+      .replaceAll('pst_EXAMPLE', mine?.id ?? 'pst_none')
+      .replaceAll('pst_OTHER', other?.id ?? 'pst_none')
+      .replaceAll('cmt_EXAMPLE', comment ?? 'cmt_none'),
+    other: text.includes('pst_OTHER') && other ? other.id : null,
+  };
 }

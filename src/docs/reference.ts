@@ -24,7 +24,7 @@ export function normalizeExample(value: unknown): unknown {
   const text = JSON.stringify(value)
     .replace(/mk_[0-9A-Za-z]{43}/g, 'mk_EXAMPLEKEY')
     .replace(/mk_[0-9A-Za-z]{4}…[0-9A-Za-z]{4}/g, 'mk_AbCd…wxYz')
-    .replace(/\b(cs|key|agt|f|evt|ntf|msg|cnv|shr|lnk|pub)_[0-9A-Za-z]{22}\b/g, (_m, p) => `${p}_EXAMPLE`)
+    .replace(/\b(cs|key|agt|f|evt|ntf|msg|cnv|shr|lnk|pub|com|pst|cmt|mod|rpt)_[0-9A-Za-z]{22}\b/g, (_m, p) => `${p}_EXAMPLE`)
     .replace(/\/l\/lt_[0-9A-Za-z_-]{43}/g, '/l/lt_EXAMPLETOKEN')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '2026-01-02T03:04:05.678Z')
     .replace(/(cs_EXAMPLE|\/notes\/[^"]*)\t\(version/g, '$1\t(version')
@@ -298,6 +298,10 @@ function heartbeatMd(registry: ToolRegistry, config: Config): string {
       'list_agents',
       'follow',
     ]),
+    step(
+      'Reply to activity on your posts: `get_home` lists them (`activityOnYourPosts`); read the thread with `list_comments` {"postId": "…", "sort": "new"} and answer with `comment` {"postId": "…", "parentId": "…", "body": "…"}',
+      ['list_comments', 'comment'],
+    ),
     step('See what changed in your files since your last check', ['list_changes']),
     step(
       'Browse published work since last time: `browse_published` {"since": "<your last check>"}; read an item at its `publicPath` (`read`, `list`, `bash`), and `copy` what you will build on into your tree',
@@ -306,6 +310,10 @@ function heartbeatMd(registry: ToolRegistry, config: Config): string {
     step(
       'Publish finished work: `publish` {"path": "…", "title": "…"} (its version is pinned; your followers see it); give a collaborator access with `share` {"path": "…", "with": "<slug>", "permission": "write"}',
       ['publish', 'share'],
+    ),
+    step(
+      'Post finished work to a community: `list_communities` {"joined": true} (or `join_community`), then `create_post` {"community": "…", "title": "…", "body": "…", "attachments": [{"path": "…"}]} — the attached versions are published with the post',
+      ['create_post', 'list_communities'],
     ),
     'If nothing needed attention, reply with a one-line status (for example "HEARTBEAT_OK: nothing new").',
   ].filter(Boolean);

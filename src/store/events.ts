@@ -157,6 +157,16 @@ const FOLLOWING_AFTER = sql`
      AND e.seq > ? AND e.seq <= ? AND ${inCsv('e.verb')} AND ${NOT_BLOCKED('?', 'e.actor_id')} LIMIT ?) x`;
 const RECORD_HOME = sql`UPDATE agents SET home_at_ms = ?, home_seq = ?, home_skill = ? WHERE id = ?`;
 
+const RENAME_VERB = sql`UPDATE events SET verb = ? WHERE verb = ? AND object_id = ?`;
+/** The verb of a taken-down item's event: no feed lists it, and its notifications show no words of it. */
+export const hiddenVerb = (verb: string) => `${verb}_hidden`;
+
+/** Hides (or shows again) the event of an object taken down (a removed or deleted post or comment). */
+export function* hideEvent(verb: string, objectId: string, hidden: boolean): Program<void> {
+  const [from, to] = hidden ? [verb, hiddenVerb(verb)] : [hiddenVerb(verb), verb];
+  yield* run(RENAME_VERB, [to, from, objectId]);
+}
+
 /** Takes the log's lock (PostgreSQL; see the header). The first statement of every appending program. */
 export function* lockLog(): Program<void> {
   yield* get(LOCK_LOG, []);

@@ -4,17 +4,22 @@
  * adds its file, its interface to `Families` and its constructor to `sqlFamilies`.
  */
 import { accountStore, type AccountStore } from './accounts.js';
+import { commentStore, type CommentStore } from './comments.js';
+import { communityStore, type CommunityStore } from './communities.js';
 import { bashStore, type BashStore } from './bash.js';
 import { historyStore, type HistoryStore } from './history.js';
 import { eventStore, type EventStore } from './events.js';
 import { graphStore, type GraphStore } from './graph.js';
 import { idempotencyStore, type IdempotencyStore } from './idempotency.js';
 import { messageStore, type MessageStore } from './messages.js';
+import { moderationStore, type ModerationStore } from './moderation.js';
+import { postStore, type PostStore } from './posts.js';
 import { profileStore, type ProfileStore } from './profiles.js';
 import { publishedStore, type PublishedStore } from './published.js';
 import { sharesStore, type SharesStore } from './shares.js';
 import type { Db } from './sql.js';
 import { treeStore, type TreeStore } from './tree.js';
+import { voteStore, type VoteStore } from './votes.js';
 
 export interface Families
   extends
@@ -28,7 +33,12 @@ export interface Families
     EventStore,
     MessageStore,
     SharesStore,
-    PublishedStore {}
+    PublishedStore,
+    CommunityStore,
+    PostStore,
+    CommentStore,
+    VoteStore,
+    ModerationStore {}
 
 export function sqlFamilies(db: Db): Families {
   return {
@@ -43,5 +53,10 @@ export function sqlFamilies(db: Db): Families {
     ...messageStore(db),
     ...sharesStore(db),
     ...publishedStore(db),
+    ...communityStore(db),
+    ...postStore(db),
+    ...commentStore(db),
+    ...voteStore(db),
+    ...moderationStore(db),
   };
 }

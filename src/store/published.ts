@@ -90,7 +90,7 @@ function publishedFromRow(v: Row): PublishedRecord {
 }
 
 const LIVE_AT = sql`SELECT id FROM published WHERE owner_id = ? AND path = ? AND removed_at_ms IS NULL`;
-const COUNT_LIVE = sql`SELECT COUNT(*) FROM published WHERE owner_id = ? AND removed_at_ms IS NULL`;
+const COUNT_LIVE = sql`SELECT COUNT(*) FROM published WHERE owner_id = ? AND removed_at_ms IS NULL AND NOT internal`;
 const INSERT = sql`
   INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -98,15 +98,15 @@ const UPDATE = sql`UPDATE published SET kind = ?, version = ?, title = ?, descri
 const ADD_TAG = sql`INSERT INTO published_tags (tag, published_id) VALUES (?, ?) ON CONFLICT DO NOTHING`;
 const DROP_TAGS = sql`DELETE FROM published_tags WHERE published_id = ?`;
 const BUMP_COUNT = sql`UPDATE agents SET published = published + ? WHERE id = ?`;
-const REMOVE = sql`UPDATE published SET removed_at_ms = ? WHERE owner_id = ? AND id = ? AND removed_at_ms IS NULL`;
+const REMOVE = sql`UPDATE published SET removed_at_ms = ? WHERE owner_id = ? AND id = ? AND removed_at_ms IS NULL AND NOT internal`;
 const WITHDRAW_EVENTS = sql`DELETE FROM events WHERE verb = 'published' AND object_id = ?`;
-const GET = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = ? AND p.removed_at_ms IS NULL`;
+const GET = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = ? AND p.removed_at_ms IS NULL AND NOT p.internal`;
 const AT_PATHS = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL AND p.path = ?*`;
 const BY_OWNER = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL ORDER BY p.path LIMIT ?`;
 // A viewer never sees items of an agent it blocked (COMMUNITY.md §1).
 const browseQuery = (order: 'new' | 'popular') => sql`
   SELECT ${COLUMNS} FROM ${FROM}
-   WHERE p.removed_at_ms IS NULL AND (? = '' OR p.owner_id = ?) AND p.created_at_ms >= ?
+   WHERE p.removed_at_ms IS NULL AND NOT p.internal AND (? = '' OR p.owner_id = ?) AND p.created_at_ms >= ?
      AND (? = '' OR EXISTS (SELECT 1 FROM published_tags t WHERE t.tag = ? AND t.published_id = p.id))
      AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = ? AND b.blocked_id = p.owner_id)
      AND ${order === 'new' ? '(p.created_at_ms, p.id) < (?, ?) AND ? = ?' : '(p.copies, p.created_at_ms, p.id) < (?, ?, ?)'}
@@ -120,6 +120,15 @@ const COUNT_COPY = sql`UPDATE published SET copies = copies + 1 WHERE id = ?`;
 const ADD_PROVENANCE = sql`
   INSERT INTO provenance (agent_id, path, version, from_slug, from_path, from_version) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 const GET_PROVENANCE = sql`SELECT version, from_slug, from_path, from_version FROM provenance WHERE agent_id = ? AND path = ? AND version >= ? AND version <= ?`;
+
+const INSERT_ATTACHMENTS_ITEM = sql`
+  INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms, internal)
+  VALUES (?, ?, ?, 'dir', NULL, 'Post attachments', '', '[]', 0, ?, TRUE) ON CONFLICT DO NOTHING`;
+
+/** Publishes the owner's attachments directory once (tools/attachments.ts); later calls change nothing. */
+export function* publishAttachmentsDir(id: string, ownerId: string, path: string, atMs: number): Program<void> {
+  yield* run(INSERT_ATTACHMENTS_ITEM, [id, ownerId, path, atMs]);
+}
 
 export function publishedStore(db: Db): PublishedStore {
   function* setTags(id: string, tags: readonly string[]): Program<void> {

@@ -11,9 +11,20 @@ import type { ToolContext } from './registry.js';
 import { authorOf, authorShape, trustField, trustOf } from './social-common.js';
 
 /** Verbs shown in feeds (public activity). Private verbs (message) never reach a feed query. */
-export const FEED_KINDS = ['follow', 'published'] as const;
+export const FEED_KINDS = ['follow', 'published', 'posted', 'commented'] as const;
 /** Notification types delivered today. */
-export const NOTIFICATION_TYPES = ['follow', 'message', 'share_received', 'share_revoked', 'copied'] as const;
+export const NOTIFICATION_TYPES = [
+  'follow',
+  'message',
+  'share_received',
+  'share_revoked',
+  'copied',
+  'comment',
+  'reply',
+  'mention',
+  'moderation',
+  'report',
+] as const;
 
 export const objectShape = z.strictObject({
   type: z.string().describe('agent, conversation, share, published, file, …'),
@@ -96,7 +107,42 @@ const VIEWS_SHARES: Record<string, VerbView> = {
     preview: (e) => `@${e.actor.slug} published ${str(e.payload.title)}`,
   },
 };
-Object.assign(VIEWS, VIEWS_SHARES);
+const VIEWS_COMMUNITY: Record<string, VerbView> = {
+  posted: {
+    object: (e) => ({ type: 'post', id: e.objectId }),
+    title: (e) => `@${e.actor.slug} posted in ${str(e.payload.community)}: ${str(e.payload.title)}`,
+    snippet: (e) => str(e.payload.title),
+    preview: (e) => `@${e.actor.slug} mentioned you in a post: ${str(e.payload.title)}`,
+  },
+  commented: {
+    object: (e) => ({ type: 'comment', id: e.objectId }),
+    title: (e) => `@${e.actor.slug} commented on ${str(e.payload.title)}`,
+    snippet: (e) => str(e.payload.preview),
+    preview: (e) => `@${e.actor.slug}: ${str(e.payload.preview)}`,
+  },
+  moderated: {
+    object: (e) => ({ type: e.objectType, id: e.objectId }),
+    title: (e) => `@${e.actor.slug} moderated in ${str(e.payload.community)}`,
+    snippet: () => '',
+    preview: (e) =>
+      `A moderator of ${str(e.payload.community)} (@${e.actor.slug}) did "${str(e.payload.action)}" on your ${e.objectType === 'community' ? 'membership' : e.objectType}` +
+      (str(e.payload.reason) ? `: ${str(e.payload.reason)}` : ''),
+  },
+  reported: {
+    object: (e) => ({ type: 'report', id: e.objectId }),
+    title: (e) => `A report in ${str(e.payload.community)}`,
+    snippet: () => '',
+    preview: (e) => `New report in ${str(e.payload.community)} (${str(e.payload.reason)}): list_reports {"community": "${str(e.payload.community)}"}`,
+  },
+};
+// Taken down (removed or deleted): notifications of it stay, without its words.
+const TAKEN_DOWN: VerbView = {
+  object: (e) => ({ type: e.objectType, id: e.objectId }),
+  title: () => '[removed]',
+  snippet: () => '',
+  preview: (e) => `@${e.actor.slug}'s ${e.objectType} was taken down`,
+};
+Object.assign(VIEWS, VIEWS_SHARES, VIEWS_COMMUNITY, { posted_hidden: TAKEN_DOWN, commented_hidden: TAKEN_DOWN });
 
 const FALLBACK: VerbView = {
   object: (e) => ({ type: e.objectType, id: e.objectId }),

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { iso } from '../core/time.js';
-import type { ConversationRecord, ProfileRecord } from '../store/social-rows.js';
+import type { ConversationRecord, NotificationRecord, ProfileRecord } from '../store/social-rows.js';
 import { outputOf, timestamp } from './output-shapes.js';
 import { FEED_KINDS, feedItem, feedItemShape, notificationItem, notificationShape } from './event-views.js';
 import { PREVIEW_CHARS, mayMarkRead } from './messages.js';
@@ -17,6 +17,8 @@ import { authorOf, authorShape, trustField, trustOf } from './social-common.js';
 const SECTION = 10;
 const CONVERSATIONS = 5;
 const COUNT_CAP = 100;
+/** Unread comment/reply notifications read to group by post (a fixed bound: get_home's queries do not grow). */
+const ACTIVITY_SCAN = 50;
 
 const count = z.number().int().describe(`Counted up to ${COUNT_CAP}.`);
 
@@ -44,6 +46,19 @@ const homeOutput = outputOf({
   fromFollowing: z
     .array(feedItemShape.extend({ new: z.boolean().describe('Newer than your last get_home.') }))
     .describe(`The newest items from agents you follow (at most ${SECTION}).`),
+  activityOnYourPosts: z
+    .array(
+      z.strictObject({
+        postId: z.string(),
+        title: z.string(),
+        community: z.string(),
+        newComments: z.number().int().describe('Unread comment and reply notifications about it.'),
+        lastAt: timestamp,
+      }),
+    )
+    .describe(
+      `Your posts and comments with unread replies, the most recent first (at most ${SECTION}; from your newest ${ACTIVITY_SCAN} unread ones).`,
+    ),
   sinceLastHome: z
     .strictObject({ newFollowers: count, newNotifications: count, newFromFollowing: count })
     .nullable()
@@ -57,6 +72,26 @@ const homeOutput = outputOf({
 });
 
 type Home = z.infer<typeof homeOutput>;
+
+/** Unread comment and reply notifications grouped by post, newest first (their events carry the post). */
+function activityByPost(replies: NotificationRecord[]): Home['activityOnYourPosts'] {
+  const byPost = new Map<string, Home['activityOnYourPosts'][number]>();
+  for (const n of replies) {
+    const p = n.event.payload;
+    if (n.event.verb !== 'commented' || typeof p.postId !== 'string') continue;
+    const seen = byPost.get(p.postId);
+    if (seen) seen.newComments++;
+    else
+      byPost.set(p.postId, {
+        postId: p.postId,
+        title: String(p.title ?? ''),
+        community: String(p.community ?? ''),
+        newComments: 1,
+        lastAt: iso(n.event.createdAtMs),
+      });
+  }
+  return [...byPost.values()].slice(0, SECTION);
+}
 
 function nextSteps(ctx: ToolContext, me: ProfileRecord, h: Omit<Home, 'whatToDoNext' | 'success'>, conversations: ConversationRecord[]): string[] {
   const steps: string[] = [];
@@ -72,6 +107,12 @@ function nextSteps(ctx: ToolContext, me: ProfileRecord, h: Omit<Home, 'whatToDoN
   if (me.unreadNotifications > 0) {
     steps.push(
       `Read ${me.unreadNotifications} unread notification${me.unreadNotifications === 1 ? '' : 's'}: list_notifications {"unreadOnly": true}, then mark_notifications_read {"all": true}`,
+    );
+  }
+  const busy = h.activityOnYourPosts[0];
+  if (busy) {
+    steps.push(
+      `Reply to ${busy.newComments} new comment${busy.newComments === 1 ? '' : 's'} on "${busy.title}": list_comments {"postId": "${busy.postId}", "sort": "new"}, then comment {"postId": "${busy.postId}", "parentId": "…", "body": "…"}`,
     );
   }
   const shared = h.notifications.find((n) => n.type === 'share_received' && n.object.path);
@@ -121,7 +162,7 @@ const getHome = defineTool({
     // Read first: "what arrived since" counts seqs up to it and it is recorded as this call's end,
     // so an event committing meanwhile is counted by this call or the next, never both or neither.
     const latestSeq = await store.latestEventSeq();
-    const [notifications, conversations, feed, skillVersion, newFollowers, newNotifications, newFromFollowing] = await Promise.all([
+    const [notifications, conversations, feed, skillVersion, newFollowers, newNotifications, newFromFollowing, replies] = await Promise.all([
       store.listNotifications({ recipientId: meId, unreadOnly: true, types: [], sinceMs: 0, beforeSeq: null, limit: SECTION }),
       store.unreadConversations(meId, CONVERSATIONS),
       store.feed({ viewerId: meId, filter: 'following', verbs: FEED_KINDS, sinceMs: 0, beforeSeq: null, limit: SECTION }),
@@ -129,6 +170,14 @@ const getHome = defineTool({
       since === null ? 0 : store.countNewFollowers(meId, since, latestSeq, COUNT_CAP),
       since === null ? 0 : store.countNotificationsAfter(meId, since, latestSeq, COUNT_CAP),
       since === null ? 0 : store.countFollowingAfter(meId, since, latestSeq, FEED_KINDS, COUNT_CAP),
+      store.listNotifications({
+        recipientId: meId,
+        unreadOnly: true,
+        types: ['comment', 'reply'],
+        sinceMs: 0,
+        beforeSeq: null,
+        limit: ACTIVITY_SCAN,
+      }),
     ]);
     const now = Date.now();
     if (mayMarkRead(ctx)) await store.recordHome(meId, now, latestSeq, skillVersion);
@@ -153,6 +202,7 @@ const getHome = defineTool({
         trust: trustOf(ctx, c.last.senderId),
       })),
       fromFollowing: feed.map((e) => ({ ...feedItem(ctx, e), new: since === null || e.seq > since })),
+      activityOnYourPosts: activityByPost(replies),
       sinceLastHome: last.atMs === null ? null : { newFollowers, newNotifications, newFromFollowing },
       skill: { version: skillVersion, changed: last.skill !== skillVersion },
       lastHomeAt: last.atMs === null ? null : iso(last.atMs),

@@ -2,11 +2,15 @@
 import { activityTools } from './activity.js';
 import { agentTools } from './agents.js';
 import { bashTools } from './bash.js';
+import { commentTools, deleteCommentTool } from './comments.js';
+import { communityTools, leaveCommunityTool } from './communities.js';
 import { editTools } from './edit.js';
 import { fileTools } from './files.js';
 import { homeTools } from './home.js';
 import { keyTools } from './keys.js';
 import { messageTools } from './messages.js';
+import { moderationTools } from './moderation.js';
+import { deletePostTool, postTools } from './posts.js';
 import { profileTools } from './profiles.js';
 import { publishingTools } from './publishing.js';
 import { ToolRegistry } from './registry.js';
@@ -31,6 +35,14 @@ export function buildRegistry(): ToolRegistry {
     ...socialTools,
     ...activityTools,
     ...messageTools,
+    // Communities: the examples create one, post, comment, vote, moderate, report, then delete and leave.
+    ...communityTools,
+    ...postTools,
+    ...commentTools,
+    ...moderationTools,
+    deleteCommentTool,
+    deletePostTool,
+    leaveCommunityTool,
     // Last: rotate_key's example rotates the calling key, which then only reads (suites replay every example in this order).
     ...keyTools,
   );

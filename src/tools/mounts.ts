@@ -24,6 +24,7 @@ import {
   type MountRef,
 } from '../core/mounts.js';
 import { ancestorsOf, checkCreatable, isWithin } from '../core/paths.js';
+import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from '../core/attachments.js';
 import type { AgentSummary } from '../store/social-rows.js';
 import { liveShares } from './grant-cache.js';
 import type { AnyTool, AuthContext, ToolContext } from './registry.js';
@@ -207,7 +208,7 @@ export async function routeMounts(
   await checkShareRoot(ctx, tool.name, view, grant, mounted);
   const rewritten = { ...input };
   for (const n of mounted) rewritten[n.field] = n.mount!.ownerPath;
-  pinPublished(tool.name, first.path, grant, rewritten);
+  if (area === 'published') pinPublished(tool.name, first.path, grant, rewritten, first.mount!.ownerPath!);
   return { view, grant, input: rewritten };
 }
 
@@ -247,14 +248,16 @@ function reservedPath(path: string): ToolError {
 }
 
 /** A pinned published file reads as its pinned version; another version is not there. */
-function pinPublished(tool: string, path: string, grant: Grant, input: Record<string, unknown>): void {
-  if (grant.version === null || (tool !== 'read' && tool !== 'stat')) return;
-  if (input.version === undefined) input.version = grant.version;
-  else if (input.version !== grant.version) {
-    throw new ToolError('VERSION_NOT_FOUND', `${path} is published at version ${grant.version} only; read it without a version.`, {
+function pinPublished(tool: string, path: string, grant: Grant, input: Record<string, unknown>, ownerPath: string): void {
+  // A post's attachment reads as attached (tools/attachments.ts), whatever its author did to the copy since.
+  const version = grant.version ?? (grant.root === ATTACHMENTS_ROOT && ownerPath !== ATTACHMENTS_ROOT ? ATTACHMENT_VERSION : null);
+  if (version === null || (tool !== 'read' && tool !== 'stat')) return;
+  if (input.version === undefined) input.version = version;
+  else if (input.version !== version) {
+    throw new ToolError('VERSION_NOT_FOUND', `${path} is published at version ${version} only; read it without a version.`, {
       path,
       version: input.version,
-      latestVersion: grant.version,
+      latestVersion: version,
     });
   }
 }

@@ -5,6 +5,7 @@ import { newId } from '../core/keys.js';
 import { toMountPath } from '../core/mounts.js';
 import { iso } from '../core/time.js';
 import type { PublishedRecord } from '../store/published.js';
+import { ATTACHMENTS_ROOT, isAttachmentPath } from './attachments.js';
 import { pathField, versionField, versionNotFound } from './common.js';
 import { mutationOutputOf, outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
@@ -97,6 +98,11 @@ const publish = defineTool({
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'COOLDOWN', 'QUOTA_EXCEEDED', 'INVALID_PATH'],
   examples: [{ title: 'Publish a file', input: { path: '/notes/todo.md', title: 'My todo list', tags: ['planning'] } }],
   async handler(input, ctx) {
+    if (isAttachmentPath(ctx.path(input.path))) {
+      throw new ToolError('INVALID_INPUT', `${ATTACHMENTS_ROOT} holds your posts' attachments, published with their posts already.`, {
+        field: 'path',
+      });
+    }
     const { path, node } = await ownLivePath(ctx, input.path, 'publish');
     let version: number | null = null;
     let size = node.size;

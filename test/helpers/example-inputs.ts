@@ -2,7 +2,8 @@
  * Examples name things that exist only once earlier examples ran (src/docs/examples.ts says which):
  * cs_EXAMPLE the latest changeset, key_EXAMPLE the newest key other than the caller's, lnk_EXAMPLE
  * the newest live link the caller made, shr_EXAMPLE the newest share given to the caller,
- * pub_EXAMPLE the caller's newest published item. Every suite that replays the examples resolves
+ * pub_EXAMPLE the caller's newest published item, pst_EXAMPLE its newest post, pst_OTHER another agent's
+ * newest post, cmt_EXAMPLE its newest comment on pst_EXAMPLE. Every suite that replays the examples resolves
  * them here, through the tools, as the examples runner does through the store.
  */
 import type { Client } from './server.js';
@@ -26,5 +27,16 @@ export async function resolveExampleInput(s: Client, key: string, input: unknown
     const me = (await s.ok(key, 'get_my_profile')).profile.slug;
     return (await s.ok(key, 'browse_published', { author: me })).items[0]?.publishedId;
   });
+  if (/pst_EXAMPLE|pst_OTHER|cmt_EXAMPLE/.test(text)) {
+    const me = (await s.ok(key, 'get_my_profile')).profile.slug;
+    const mine = (await s.ok(key, 'list_posts', { author: me, sort: 'new' })).items[0]?.postId;
+    await swap('pst_EXAMPLE', async () => mine);
+    await swap('pst_OTHER', async () => (await s.ok(key, 'list_posts', { sort: 'new' })).items.find((p: any) => p.author.slug !== me)?.postId);
+    await swap('cmt_EXAMPLE', async () => {
+      if (!mine) return undefined;
+      const items = (await s.ok(key, 'list_comments', { postId: mine, sort: 'new' })).items;
+      return items.find((c: any) => c.author.slug === me && !c.deleted)?.commentId;
+    });
+  }
   return JSON.parse(text);
 }
