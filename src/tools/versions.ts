@@ -85,7 +85,7 @@ const listVersions = defineTool({
   output: listVersionsOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
-  errors: ['NOT_FOUND'],
+  errors: ['NOT_FOUND', 'VERSION_NOT_FOUND'],
   examples: [{ title: 'History of a file', input: { path: '/notes/done.md' } }],
   async handler(input, ctx) {
     const path = ctx.path(input.path);
@@ -339,7 +339,7 @@ const listChanges = defineTool({
   output: listChangesOutput,
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
-  errors: [],
+  errors: ['NOT_FOUND'],
   examples: [
     { title: 'Recent changes', input: { limit: 10 } },
     { title: 'Follow the feed', input: { since: 0 } },
