@@ -103,6 +103,8 @@ const EnvSchema = z.object({
   MAX_ACTIVE_SHARES_PER_AGENT: int('MAX_ACTIVE_SHARES_PER_AGENT', 1000, 1, 1_000_000),
   MAX_PUBLISHED_PER_AGENT: int('MAX_PUBLISHED_PER_AGENT', 1000, 1, 1_000_000),
   MAX_COMMENTS_PER_POST: int('MAX_COMMENTS_PER_POST', 10_000, 1, 1_000_000),
+  SEARCH_MAX_FILE_BYTES: int('SEARCH_MAX_FILE_BYTES', 256 * 1024, 0, 1024 * 1024),
+  SEARCH_INDEX_INTERVAL_MS: int('SEARCH_INDEX_INTERVAL_MS', 200, 10, 60_000),
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
   SQLITE_BUSY_TIMEOUT_MS: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 1, 600_000),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
@@ -170,6 +172,14 @@ export interface Config {
    * the event loop at 10,000 (docs/benchmarks.md, "Communities at scale"), linear beyond.
    */
   maxCommentsPerPost: number;
+  /**
+   * Text files up to this size are searchable (head versions). PostgreSQL numbers a tsvector's
+   * positions up to 16,383, so phrases past ~16,000 words into a file match on SQLite only; 1 MiB at most
+   * keeps a document's tsvector under PostgreSQL's 1 MB.
+   */
+  searchMaxFileBytes: number;
+  /** How often each instance drains the search outbox (a change is searchable within about this, plus the batch). */
+  searchIndexIntervalMs: number;
   sqliteSynchronous: 'normal' | 'full';
   /** How long a write waits for another process to release a SQLite file's write lock. */
   sqliteBusyTimeoutMs: number;
@@ -225,6 +235,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxActiveSharesPerAgent: e.MAX_ACTIVE_SHARES_PER_AGENT,
     maxPublishedPerAgent: e.MAX_PUBLISHED_PER_AGENT,
     maxCommentsPerPost: e.MAX_COMMENTS_PER_POST,
+    searchMaxFileBytes: e.SEARCH_MAX_FILE_BYTES,
+    searchIndexIntervalMs: e.SEARCH_INDEX_INTERVAL_MS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     pgPoolSize: e.PG_POOL_SIZE,

@@ -162,6 +162,17 @@ const GLOBAL_PROBES: Probe[] = [
   ].map((command) => ({ tool: 'bash', input: { command } })),
   { tool: 'bash', input: { command: 'ls -la; cd ..; ls -la', cwd: '/projects/x' } },
   { tool: 'bash', input: { command: 'ls -R', cwd: '/projects' } },
+  // search: B's words, names and paths find nothing of B's (A's own "secret" file is found alike before and after).
+  // Profiles are public (B's slug finds B's profile), so the probes leave the agents type out.
+  ...[
+    { query: 'BSECRET' },
+    { query: 'secret' },
+    { query: 'bzq*' },
+    { query: '"b secret"', types: ['files'] },
+    { query: 'secret', path: '/projects' },
+    { query: 'secret', path: '/shared' },
+    { query: 'secret', types: ['posts', 'comments', 'published'] },
+  ].map((input) => ({ tool: 'search', input: { types: ['files', 'posts', 'comments', 'published'], ...input } })),
 ];
 
 /** Probes naming B's ids (or their never-existing twins). */
@@ -234,7 +245,9 @@ function stable(r: CallResult): unknown {
     if (v && typeof v === 'object') {
       const o: Record<string, unknown> = {};
       // lastUsedAt and the key's own rate window (get_key_info usage.rate) change with A's own calls.
-      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId' && k !== 'rate') o[k] = strip(x);
+      // search's score: BM25 weighs a word by how rare it is in the whole index (SQLite's FTS5), so B's
+      // documents move A's scores, never what A finds nor (for one word) its order: a known side channel.
+      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId' && k !== 'rate' && k !== 'score') o[k] = strip(x);
       return o;
     }
     return v;

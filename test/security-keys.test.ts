@@ -137,8 +137,8 @@ for (const backend of backends()) {
       const old = a.apiKey;
       const info = await s.ok(old, 'get_key_info');
       assert.equal(info.revokedAt, rotated.replaced.revokedAt);
-      // Its read scopes, of those some tool needs (get_key_info shows no scope without a tool).
-      assert.deepEqual(info.scopes, ['files:read', 'shares:read', 'community:read', 'social:read', 'agents:read']);
+      // Its read scopes (and search, a reading scope), of those some tool needs (get_key_info shows no scope without a tool).
+      assert.deepEqual(info.scopes, ['files:read', 'shares:read', 'community:read', 'social:read', 'search', 'agents:read']);
       assert.equal(info.readOnly, true);
       assert.equal(info.fullAccess, false);
       // The finding: rotate_key on itself minted a non-expiring full key.

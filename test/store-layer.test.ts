@@ -55,7 +55,11 @@ function sqliteSchema(file: string): Schema {
   try {
     const columns: string[] = [];
     const indexes: string[] = [];
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+    // The search engine is each backend's own by design (store/search-schema.ts): FTS5's tables here,
+    // a tsvector column and its GIN index there; they are left out of the comparison.
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]).filter(
+      (t) => !t.startsWith('search_fts'),
+    );
     for (const t of tables) {
       const info = db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string; type: string; notnull: number; pk: number }>;
       for (const c of info) columns.push(`${t}.${c.name} ${sqliteType(c.type)}${c.pk ? '' : c.notnull ? ' not null' : ''}`);
@@ -99,13 +103,15 @@ async function pgSchema(url: string): Promise<Schema> {
       indexes.push(`${r.tbl} primary key (${r.cols.join(', ')})`);
       for (const col of r.cols) pkCols.add(`${r.tbl}.${col}`);
     }
-    const columns = cols.rows.map((r) => {
-      const name = `${r.table_name}.${r.column_name}`;
-      return `${name} ${pgType(r.data_type, r.column_name)}${pkCols.has(name) ? '' : r.is_nullable === 'NO' ? ' not null' : ''}`;
-    });
+    const columns = cols.rows
+      .filter((r) => `${r.table_name}.${r.column_name}` !== 'search_docs.tsv')
+      .map((r) => {
+        const name = `${r.table_name}.${r.column_name}`;
+        return `${name} ${pgType(r.data_type, r.column_name)}${pkCols.has(name) ? '' : r.is_nullable === 'NO' ? ' not null' : ''}`;
+      });
     const ixs = await c.query(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'`);
     for (const r of ixs.rows) {
-      if (r.indexname.endsWith('_pkey')) continue;
+      if (r.indexname.endsWith('_pkey') || r.indexname === 'search_docs_tsv') continue;
       const cols = /USING \w+ \(([^)]*)\)/.exec(r.indexdef)![1]!;
       const partial = / WHERE /.test(r.indexdef) ? ' partial' : '';
       const unique = r.indexdef.startsWith('CREATE UNIQUE');

@@ -448,6 +448,8 @@ describe('config: loadConfig', () => {
       maxActiveSharesPerAgent: 1000,
       maxPublishedPerAgent: 1000,
       maxCommentsPerPost: 10_000,
+      searchMaxFileBytes: 262_144,
+      searchIndexIntervalMs: 200,
     });
   });
 

@@ -13,6 +13,7 @@ import { KeyedQueue, type DispatchDeps } from '../tools/dispatch.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { Authenticator } from './auth.js';
 import { RateLimiter } from './rate-limit.js';
+import { startSearchIndexer } from '../tools/search-indexer.js';
 
 export interface AppParts {
   config: Config;
@@ -49,6 +50,8 @@ export function composeParts(config: Config, store: Store, registry: ToolRegistr
     rateWindow: (agentId) => limiter.peek(agentId),
     logError: (obj, msg) => log.error(obj, msg),
   };
+  // Each process drains the search outbox; the store lets one at a time per database do it.
+  const indexer = startSearchIndexer(store, config, (err) => log.warn({ err }, 'search indexing failed; retrying at the next interval'));
   return {
     config,
     store,
@@ -58,6 +61,7 @@ export function composeParts(config: Config, store: Store, registry: ToolRegistr
     deps,
     async close() {
       limiter.close();
+      await indexer.stop();
       await bash.close();
     },
   };

@@ -2,6 +2,7 @@
 import { AGENT_COLUMNS, AUTH_COLUMNS, KEY_COLUMNS, KEY_INSERT_COLUMNS, agentFromRow, authFromRow, keyFromRow, keyParams } from './rows.js';
 import { get, isUniqueViolation, run, sql, type Db } from './sql.js';
 import { StoreSlugTaken, type AgentRecord, type AuthRecord, type KeyRecord } from './types.js';
+import { enqueueDoc } from './search-index.js';
 
 export interface AccountStore {
   /** Throws StoreSlugTaken when the slug is taken; the agent and its first key are stored together. */
@@ -50,6 +51,7 @@ export function accountStore(db: Db): AccountStore {
             throw err;
           }
           yield* run(INSERT_KEY, keyParams(key));
+          yield* enqueueDoc('agent', agent.id, agent.id);
         },
         { atomic: true },
       );

@@ -11,6 +11,7 @@ import { isBanned } from './communities.js';
 import { appendEvent, hideEvent, lockLog, type NewEvent, type Notify } from './events.js';
 import { dialect, get, run, sql, type Db, type Program, type Row } from './sql.js';
 import { summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
+import { enqueueDoc } from './search-index.js';
 
 export interface CommentRecord {
   seq: number;
@@ -138,6 +139,7 @@ export function commentStore(db: Db): CommentStore {
           yield* run(INSERT, [c.id, c.postId, c.parentId, depth, c.authorId, c.body, c.bodyHash, c.createdAtMs]);
           const count = yield* get(COUNT_ON_POST, [c.postId]);
           yield* run(AUTHOR_COMMENTED, [1, c.authorId]);
+          yield* enqueueDoc('comment', c.authorId, c.id);
           yield* appendEvent(event, notify);
           return { kind: 'created', depth, commentCount: Number(count![0]) };
         },
@@ -163,14 +165,20 @@ export function commentStore(db: Db): CommentStore {
       }));
     },
     async editComment(id, authorId, body, atMs) {
-      return db.write(function* () {
-        return (yield* run(EDIT, [body, atMs, id, authorId])) > 0;
-      });
+      return db.write(
+        function* () {
+          if (!(yield* run(EDIT, [body, atMs, id, authorId]))) return false;
+          yield* enqueueDoc('comment', authorId, id);
+          return true;
+        },
+        { atomic: true },
+      );
     },
     async deleteComment(id, authorId, atMs) {
       return db.write(
         function* () {
           if (!(yield* run(DELETE, [atMs, id, authorId]))) return false;
+          yield* enqueueDoc('comment', authorId, id);
           yield* hideEvent('commented', id, true);
           yield* run(AUTHOR_COMMENTED, [-1, authorId]);
           return true;

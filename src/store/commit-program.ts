@@ -65,6 +65,8 @@ export type CommitStep =
       changeset: Omit<ChangesetRecord, 'seq'>;
     }
   | { op: 'getAgent'; agentId: string }
+  // The search outbox (store/search-index.ts): the files this commit changed, indexed after it.
+  | { op: 'enqueueSearch'; agentId: string; paths: string[] }
   | {
       op: 'insertIdempotency';
       agentId: string;
@@ -92,6 +94,7 @@ export interface StepResults {
   insertEntryChunks: undefined;
   recordChangeset: number | null; // the new changeset's seq, or null when over a quota (nothing stored)
   getAgent: AgentRecord | null;
+  enqueueSearch: undefined;
   insertIdempotency: boolean; // false when the key was already taken
   pause: undefined;
 }
@@ -168,6 +171,8 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
       applied[i + j] = r;
       addNodes += (change.state.kind === 'deleted' ? 0 : 1) - (r.wasLive ? 1 : 0);
     }
+    const files = changes.filter((c) => c.state.kind === 'file' || (c.state.kind === 'deleted' && c.state.was === 'file')).map((c) => c.path);
+    if (files.length) yield { op: 'enqueueSearch', agentId, paths: files };
   }
 
   const count = byPath.length;

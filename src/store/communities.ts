@@ -7,6 +7,8 @@
 import { appendEvent, lockLog, type NewEvent, type Notify } from './events.js';
 import { get, run, sql, isUniqueViolation, type Db, type Program, type Row } from './sql.js';
 import { SUMMARY_WIDTH, summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
+import { enqueueDoc } from './search-index.js';
+const OWNER_OF = sql`SELECT owner_id FROM communities WHERE id = ?`;
 
 export type CommunityRole = 'owner' | 'moderator' | 'member';
 export type CommunitySort = 'popular' | 'new' | 'active';
@@ -187,6 +189,7 @@ export function communityStore(db: Db): CommunityStore {
             throw err;
           }
           yield* run(INSERT_MEMBER, [c.id, c.ownerId, 'owner', c.createdAtMs]);
+          yield* enqueueDoc('community', c.ownerId, c.id);
           return 'created';
         },
         { atomic: true },
@@ -208,9 +211,14 @@ export function communityStore(db: Db): CommunityStore {
       return (await db.all(LISTS.get(`${sort}:${joinedOnly ? 1 : 0}`)!, params)).map(communityFromRow);
     },
     async updateCommunity(id, f) {
-      await db.write(function* () {
-        yield* run(UPDATE, [f.displayName, f.description, JSON.stringify(f.rules), id]);
-      });
+      await db.write(
+        function* () {
+          yield* run(UPDATE, [f.displayName, f.description, JSON.stringify(f.rules), id]);
+          const owner = yield* get(OWNER_OF, [id]);
+          if (owner) yield* enqueueDoc('community', String(owner[0]), id);
+        },
+        { atomic: true },
+      );
     },
     async moderatorsOf(ids) {
       const out = new Map<string, Array<AgentSummary & { role: CommunityRole }>>(ids.map((id) => [id, []]));

@@ -16,6 +16,7 @@ import { moderationStore, type ModerationStore } from './moderation.js';
 import { postStore, type PostStore } from './posts.js';
 import { profileStore, type ProfileStore } from './profiles.js';
 import { publishedStore, type PublishedStore } from './published.js';
+import { searchStore, type SearchStore } from './search.js';
 import { sharesStore, type SharesStore } from './shares.js';
 import type { Db } from './sql.js';
 import { treeStore, type TreeStore } from './tree.js';
@@ -38,7 +39,8 @@ export interface Families
     PostStore,
     CommentStore,
     VoteStore,
-    ModerationStore {}
+    ModerationStore,
+    SearchStore {}
 
 export function sqlFamilies(db: Db): Families {
   return {
@@ -58,5 +60,6 @@ export function sqlFamilies(db: Db): Families {
     ...commentStore(db),
     ...voteStore(db),
     ...moderationStore(db),
+    ...searchStore(db),
   };
 }

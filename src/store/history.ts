@@ -87,6 +87,8 @@ const LIST_DELETED = sql`
   SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path > ? AND path < ? AND deleted = TRUE AND purged_at_ms IS NULL
    ORDER BY path LIMIT ?`;
 
+const ENQUEUE_LIVE_FILES = sql`
+  INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', ?, path FROM nodes WHERE agent_id = ? AND path = ?* AND kind = 'file' AND deleted = FALSE`;
 const LIVE_PATHS = sql`SELECT path FROM nodes WHERE agent_id = ? AND path = ?* AND deleted = FALSE`;
 // Without DISTINCT and IS NOT NULL: with them SQLite walked the versions_blob index over every
 // version of the agent for each path (measured: 500 paths of an agent with 80,000 versions took
@@ -103,6 +105,8 @@ const FORGET_IDEMPOTENCY = sql`DELETE FROM idempotency WHERE agent_id = ?`;
 
 function* purgeProgram(agentId: string, paths: string[], nowMs: number): Program<{ versions: number; bytesFreed: number }> {
   const live = (yield* all(LIVE_PATHS, [agentId, paths])).length;
+  // Live files leave the search index (deleted ones left it with their delete).
+  if (live) yield* run(ENQUEUE_LIVE_FILES, [agentId, agentId, paths]);
   const hashes = new Set<string>();
   for (const [hash] of yield* all(VERSION_BLOBS, [agentId, paths])) if (hash != null) hashes.add(String(hash));
   const versions = yield* run(DELETE_VERSIONS, [agentId, paths]);

@@ -6,6 +6,8 @@
  * Times are epoch milliseconds in BIGINT columns (never database now()): updatedAt must
  * round-trip exactly. Paths use byte order ("C" collation) so prefix range scans work.
  */
+import { searchSchemaPostgres, searchSchemaSqlite } from './search-schema.js';
+
 export interface Migration {
   version: number;
   name: string;
@@ -472,6 +474,12 @@ export const MIGRATIONS: Migration[] = [
     name: 'communities, posts, comments, votes, moderation log, reports',
     sqlite: communitySchema({ int: 'INTEGER', serial: 'INTEGER PRIMARY KEY AUTOINCREMENT', bool: 'INTEGER' }),
     postgres: communitySchema({ int: 'BIGINT', serial: 'BIGSERIAL PRIMARY KEY', bool: 'BOOLEAN' }),
+  },
+  {
+    version: 8,
+    name: 'search index: outbox, documents, FTS5 / tsvector',
+    sqlite: searchSchemaSqlite,
+    postgres: searchSchemaPostgres,
   },
 ];
 

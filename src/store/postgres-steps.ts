@@ -10,6 +10,7 @@ import { GET_AGENT } from './accounts.js';
 import { INSERT_IDEMPOTENCY, idempotencyParams } from './idempotency.js';
 import type { PgDb } from './postgres-db.js';
 import { agentFromRow, nodeFromRow, splitPath, stateColumns } from './rows.js';
+import { ENQUEUE_FILES } from './search-index.js';
 import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
 
@@ -169,6 +170,9 @@ export class PostgresSteps {
       }
       case 'insertIdempotency':
         return (await this.shared.query(c, INSERT_IDEMPOTENCY, idempotencyParams(step))).rowCount === 1;
+      case 'enqueueSearch':
+        await this.shared.query(c, ENQUEUE_FILES, [step.agentId, step.paths]);
+        return undefined;
       case 'pause':
         return undefined;
     }

@@ -13,6 +13,7 @@ import { appendEvent, hideEvent, lockLog, type NewEvent, type Notify } from './e
 import { publishAttachmentsDir } from './published.js';
 import { dialect, get, run, sql, type Db, type Program, type Query, type Row } from './sql.js';
 import { summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
+import { enqueueDoc } from './search-index.js';
 
 export interface PostRecord {
   id: string;
@@ -232,6 +233,7 @@ export function postStore(db: Db): PostStore {
             p.createdAtMs,
           ]);
           yield* setTags(p.id, p.tags);
+          yield* enqueueDoc('post', p.authorId, p.id);
           if (p.attachmentsDir) yield* publishAttachmentsDir(p.attachmentsDir.publishedId, p.authorId, p.attachmentsDir.path, p.createdAtMs);
           yield* run(COMMUNITY_POSTED, [1, p.createdAtMs, p.communityId]);
           yield* run(AUTHOR_POSTED, [1, p.authorId]);
@@ -282,6 +284,7 @@ export function postStore(db: Db): PostStore {
           const done = yield* get(EDIT, [f.title, f.body, JSON.stringify(f.tags), f.atMs, id, authorId, expected, expected]);
           if (done) {
             yield* setTags(id, f.tags);
+            yield* enqueueDoc('post', authorId, id);
             return { kind: 'edited', revision: Number(done[0]) };
           }
           const now = yield* get(REVISION, [id, authorId]);
@@ -296,6 +299,7 @@ export function postStore(db: Db): PostStore {
           const done = yield* get(DELETE, [atMs, id, authorId]);
           if (!done) return false;
           yield* run(DROP_TAGS, [id]);
+          yield* enqueueDoc('post', authorId, id);
           yield* hideEvent('posted', id, true);
           yield* run(COMMUNITY_POSTED, [-1, 0, String(done[0])]);
           yield* run(AUTHOR_POSTED, [-1, authorId]);

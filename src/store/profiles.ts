@@ -1,6 +1,7 @@
 /** Profiles and the directory of agents (list_agents): sorted, filtered by tag or name prefix, keyset-paged. */
 import { dialect, run, sql, type Db } from './sql.js';
 import { profileColumns, profileFromRow, type AcceptMessages, type ProfileLink, type ProfileRecord } from './social-rows.js';
+import { enqueueDoc } from './search-index.js';
 
 export interface ProfilePatch {
   displayName?: string | null;
@@ -91,6 +92,7 @@ export function profileStore(db: Db): ProfileStore {
             yield* run(DELETE_TAGS, [agentId]);
             for (const tag of patch.tags) yield* run(INSERT_TAG, [tag, agentId]);
           }
+          yield* enqueueDoc('agent', agentId, agentId);
         },
         { atomic: true },
       );

@@ -7,6 +7,7 @@
 import { appendEvent, lockLog, type NewEvent } from './events.js';
 import { get, run, sql, type Db, type Program, type Row } from './sql.js';
 import { SUMMARY_WIDTH, summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
+import { enqueueDoc } from './search-index.js';
 
 export interface PublishedRecord {
   id: string;
@@ -146,11 +147,13 @@ export function publishedStore(db: Db): PublishedStore {
             const id = String(live[0]);
             yield* run(UPDATE, [p.kind, p.version, p.title, p.description, tags, p.size, id]);
             yield* setTags(id, p.tags);
+            yield* enqueueDoc('published', p.ownerId, id);
             return { outcome: 'updated', id };
           }
           if (Number((yield* get(COUNT_LIVE, [p.ownerId]))?.[0] ?? 0) >= max) return { outcome: 'full' };
           yield* run(INSERT, [p.id, p.ownerId, p.path, p.kind, p.version, p.title, p.description, tags, p.size, p.createdAtMs]);
           yield* setTags(p.id, p.tags);
+          yield* enqueueDoc('published', p.ownerId, p.id);
           yield* run(BUMP_COUNT, [1, p.ownerId]);
           yield* appendEvent(event);
           return { outcome: 'created', id: p.id };
@@ -164,6 +167,7 @@ export function publishedStore(db: Db): PublishedStore {
           yield* lockLog();
           if (!(yield* run(REMOVE, [Date.now(), ownerId, id]))) return false;
           yield* run(DROP_TAGS, [id]);
+          yield* enqueueDoc('published', ownerId, id);
           yield* run(BUMP_COUNT, [-1, ownerId]);
           yield* run(WITHDRAW_EVENTS, [id]);
           return true;

@@ -8,6 +8,7 @@ import { GET_AGENT } from './accounts.js';
 import { INSERT_IDEMPOTENCY, idempotencyParams } from './idempotency.js';
 import { agentFromRow, nodeFromRow, splitPath, stateColumns } from './rows.js';
 import { SqliteDb } from './sqlite-db.js';
+import { ENQUEUE_FILES } from './search-index.js';
 import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
 
@@ -87,6 +88,9 @@ export class SqliteSteps {
       }
       case 'insertIdempotency':
         return this.shared.run(INSERT_IDEMPOTENCY, idempotencyParams(step)) === 1;
+      case 'enqueueSearch':
+        for (const path of step.paths) this.shared.run(ENQUEUE_FILES, [step.agentId, path]);
+        return undefined;
       case 'pause':
         return undefined;
     }

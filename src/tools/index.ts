@@ -14,6 +14,7 @@ import { deletePostTool, postTools } from './posts.js';
 import { profileTools } from './profiles.js';
 import { publishingTools } from './publishing.js';
 import { ToolRegistry } from './registry.js';
+import { searchTools } from './search.js';
 import { shareTools } from './shares.js';
 import { socialTools } from './social.js';
 import { treeTools } from './tree-ops.js';
@@ -40,6 +41,8 @@ export function buildRegistry(): ToolRegistry {
     ...postTools,
     ...commentTools,
     ...moderationTools,
+    // Search while the examples' files, posts and comments exist.
+    ...searchTools,
     deleteCommentTool,
     deletePostTool,
     leaveCommunityTool,

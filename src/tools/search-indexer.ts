@@ -1,0 +1,66 @@
+/**
+ * Drains the search outbox (store/search-index.ts) into the index: every SEARCH_INDEX_INTERVAL_MS
+ * in the background of each server process, and before a search (so an agent finds what it just
+ * wrote). Batches are bounded (items and bytes of text), and the loop yields to the event loop
+ * between them; one drain runs at a time per store in this process, and one indexer per database
+ * (the store's lock), so instances share the work without racing.
+ */
+import type { Config } from '../config.js';
+import type { Store } from '../store/types.js';
+
+/** Outbox rows per batch, and text read per batch: a batch holds SQLite's writer a few ms. */
+const BATCH_ITEMS = 200;
+const BATCH_BYTES = 512 * 1024;
+/** A search drains at most this long before querying (the background loop finishes the rest). */
+const CATCH_UP_MS = 100;
+
+const running = new WeakMap<Store, Promise<number>>();
+
+/** Drains batches until the outbox is empty or `budgetMs` passed; returns the rows drained. */
+export function drainSearchOutbox(store: Store, config: Config, budgetMs: number): Promise<number> {
+  const current = running.get(store);
+  if (current) return current;
+  const run = (async () => {
+    const started = performance.now();
+    let total = 0;
+    try {
+      for (;;) {
+        const batch = await store.indexPending({ maxItems: BATCH_ITEMS, maxBytes: BATCH_BYTES, maxFileBytes: config.searchMaxFileBytes });
+        total += batch.done;
+        if (batch.busy || batch.done === 0 || performance.now() - started >= budgetMs) return total;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      running.delete(store);
+    }
+  })();
+  running.set(store, run);
+  return run;
+}
+
+/** Before a search: what was written just before it is found. */
+export const catchUpSearch = (store: Store, config: Config) => drainSearchOutbox(store, config, CATCH_UP_MS);
+
+/** The background loop of one server process; stop() waits for a batch in flight. */
+export function startSearchIndexer(store: Store, config: Config, onError: (err: unknown) => void): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    timer = null;
+    if (stopped) return;
+    inFlight = drainSearchOutbox(store, config, 1000)
+      .catch(onError)
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, config.searchIndexIntervalMs).unref();
+      });
+  };
+  timer = setTimeout(tick, config.searchIndexIntervalMs).unref();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
