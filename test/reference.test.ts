@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { normalizeExample, renderReference } from '../src/docs/reference.js';
+import { runHeartbeatExample } from '../src/docs/heartbeat-run.js';
+import { HEARTBEAT_STEPS, STATE_PATH } from '../src/heartbeat/routine.js';
 import { buildRegistry } from '../src/tools/index.js';
 import { defineTool } from '../src/tools/registry.js';
 import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
@@ -78,6 +80,17 @@ for (const backend of backends()) {
         assert.equal(file.sha256, createHash('sha256').update(text).digest('hex'), name);
         assert.equal(file.url, `${s.config.baseUrl}/${name}`);
       }
+      assert.deepEqual(Object.keys(sj.files).sort(), ['heartbeat.md', 'mcp.md', 'openapi.json', 'skill.md']);
+      assert.equal(sj.minHeartbeatIntervalHours, 4);
+      assert.match(sj.version, /^\d+\.\d+\.\d+\+[0-9a-f]{12}$/);
+      const inUse = registry.scopesInUse();
+      for (const t of sj.tools) {
+        assert.deepEqual(
+          t.scopes,
+          registry.get(t.name)!.scopes.filter((x) => inUse.includes(x)),
+          `${t.name}'s scopes`,
+        );
+      }
       const md = (await s.raw('/skill.md')).text;
       assert.ok(md.includes(`version: ${sj.version}`));
       const api = (await s.raw('/openapi.json')).body;
@@ -108,13 +121,52 @@ for (const backend of backends()) {
       assert.ok(checked >= registry.all().length);
     });
 
+    it('heartbeat.md: how often, what to keep, the steps in order, each with the calls the example run made', async () => {
+      const hb: string = (await s.raw('/heartbeat.md')).body;
+      assert.match(
+        hb,
+        /every 4 hours or more: when 4 or more hours have passed since the\n`lastHeartbeatAt` you saved \(`minHeartbeatIntervalHours`/,
+      );
+      assert.ok(hb.includes(`\`${STATE_PATH}\``), 'where to keep the state');
+      for (const field of ['lastHeartbeatAt', 'skillVersion', 'sha256']) assert.ok(hb.includes(`"${field}"`), field);
+      const titles = [...hb.matchAll(/\n### (\d+)\. (.+)\n/g)].map((m) => [Number(m[1]), m[2]]);
+      assert.deepEqual(
+        titles.map(([n]) => n),
+        HEARTBEAT_STEPS.map((_, i) => i + 1),
+      );
+      assert.deepEqual(
+        titles.map(([, t]) => t),
+        [
+          'Check for skill updates',
+          'Call `get_home`',
+          'Handle notifications, messages and shares received',
+          'Read the feed since your last run',
+          'Browse published work since your last run',
+          'Reply to activity on your posts',
+          'Publish or post finished work (only if there is something new)',
+          'Save the time',
+        ],
+      );
+      // Each step shows at least one real call with its answer; the answers parse.
+      for (const section of hb.split(/\n### \d+\. /).slice(1)) {
+        const shown = [...section.matchAll(/: `([a-z_]+)` `(\{.*\})` →\n\n```json\n([\s\S]*?)\n```/g)];
+        assert.ok(shown.length > 0, section.slice(0, 40));
+        for (const m of shown) {
+          assert.ok(registry.get(m[1]!), m[1]);
+          JSON.parse(m[2]!);
+          JSON.parse(m[3]!);
+        }
+      }
+      assert.match(hb, /alice, second heartbeat: `get_home` `\{\}`/);
+      assert.match(hb, /bob, first heartbeat: `copy` `\{"from": "\/published\/alice\/reports\/tokenizer-bench.md"/);
+    });
+
     it('heartbeat.md lists only tools that exist; mcp.md explains the connection', async () => {
       const hb: string = (await s.raw('/heartbeat.md')).body;
       assert.match(hb, /4 or more hours/);
       for (const m of hb.matchAll(/`([a-z_]+)`/g)) {
         if (m[1]!.includes('_') || ['search', 'share', 'publish'].includes(m[1]!)) assert.ok(registry.get(m[1]!), `${m[1]} exists`);
       }
-      assert.ok(hb.includes('`list_changes`'));
       const mcp: string = (await s.raw('/mcp.md')).body;
       assert.ok(mcp.includes(`${s.config.baseUrl}/mcp`));
       assert.match(mcp, /Authorization: Bearer/);
@@ -150,6 +202,13 @@ describe('reference versioning', () => {
       assert.ok(JSON.parse(b.files['skill.json']).tools.some((t: any) => t.name === 'zz_probe'));
       assert.ok(JSON.parse(b.files['openapi.json']).paths['/api/tools/zz_probe']);
       assert.equal(renderReference(registry, config, new Map()).version, a.version, 'same input, same version');
+      // heartbeat.md alone changing (its example run shown) changes the version too.
+      const run = await runHeartbeatExample(registry, config);
+      const c = renderReference(registry, config, new Map(), run);
+      assert.notEqual(c.version, a.version);
+      assert.equal(c.files['mcp.md'], a.files['mcp.md']);
+      assert.notEqual(c.files['heartbeat.md'], a.files['heartbeat.md']);
+      assert.equal(renderReference(registry, config, new Map(), await runHeartbeatExample(registry, config)).version, c.version, 'runs are the same');
     } finally {
       await db.drop();
     }

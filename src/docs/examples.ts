@@ -3,17 +3,11 @@
  * store, so the reference shows real responses that cannot drift from the code. Examples may
  * name `cs_EXAMPLE` (the latest changeset) and `key_EXAMPLE` (the newest other key).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BashPool } from '../bash/pool.js';
 import type { Config } from '../config.js';
-import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
-import { PRESETS } from '../core/scopes.js';
-import { SqliteStore } from '../store/sqlite.js';
-import { KeyedQueue, callTool } from '../tools/dispatch.js';
-import { AgentSlots } from '../bash/slots.js';
+import type { SqliteStore } from '../store/sqlite.js';
+import { callTool } from '../tools/dispatch.js';
 import type { AuthContext, ToolRegistry } from '../tools/registry.js';
+import { withScratch } from './scratch.js';
 
 export interface ExampleRun {
   title: string;
@@ -38,64 +32,12 @@ export function exampleFriendSetup(agentSlug: string): Array<[string, Record<str
   ];
 }
 
-async function exampleAgent(store: SqliteStore, name: string, slug: string): Promise<AuthContext> {
-  const now = Date.now();
-  const agentId = newId('agt');
-  const key = generateApiKey();
-  const keyId = newId('key');
-  await store.createAgent(
-    { id: agentId, name, slug, createdAtMs: now, storageBytes: 0 },
-    {
-      id: keyId,
-      agentId,
-      hash: hashApiKey(key),
-      label: 'default',
-      scopes: PRESETS.full!,
-      folder: null,
-      preview: keyPreview(key),
-      createdAtMs: now,
-      lastUsedAtMs: now,
-      expiresAtMs: null,
-      revokedAtMs: null,
-      createdByKeyId: null,
-    },
-  );
-  return {
-    keyId,
-    label: 'default',
-    agentId,
-    agentSlug: slug,
-    agentName: name,
-    scopes: PRESETS.full!,
-    folder: null,
-    expiresAtMs: null,
-    revokedAtMs: null,
-  };
-}
-
 export async function runExamples(registry: ToolRegistry, config: Config): Promise<Map<string, ExampleRun[]>> {
-  const dir = mkdtempSync(join(tmpdir(), 'afs-examples-'));
-  const store = new SqliteStore({ dataDir: dir, synchronous: 'normal' });
-  const bash = new BashPool(1, {
-    databaseUrl: undefined,
-    dataDir: dir,
-    sqliteSynchronous: 'normal',
-    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
-  });
-  const out = new Map<string, ExampleRun[]>();
-  try {
-    await store.migrate();
-    const auth = await exampleAgent(store, 'Example Agent', 'example-agent');
+  return withScratch(registry, config, 'afs-examples-', async ({ store, deps, agent }) => {
+    const out = new Map<string, ExampleRun[]>();
+    const auth = await agent('Example Agent', 'example-agent');
     // A second agent, so the social tools' examples have someone to follow, message and see in get_home.
-    const friend = await exampleAgent(store, EXAMPLE_FRIEND.name, EXAMPLE_FRIEND.slug);
-    // The rate window is live state; the reference shows the window of a key that made one call.
-    const rateWindow = () => ({
-      limit: config.rateLimitPerMinute,
-      used: 1,
-      remaining: config.rateLimitPerMinute - 1,
-      resetAtMs: Date.now() + 60_000,
-    });
-    const deps = { registry, store, config, bash, rateWindow, mutations: new KeyedQueue(), bashSlots: new AgentSlots() };
+    const friend = await agent(EXAMPLE_FRIEND.name, EXAMPLE_FRIEND.slug);
     const agentId = auth.agentId;
     const keyId = auth.keyId;
     for (const [tool, input] of exampleFriendSetup(auth.agentSlug)) {
@@ -132,12 +74,8 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
       }
       out.set(tool.name, runs);
     }
-  } finally {
-    await bash.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return out;
+    return out;
+  });
 }
 
 /** lnk_EXAMPLE: the newest live link the caller made; shr_EXAMPLE: the newest share given to it; pub_EXAMPLE: its newest published item. */

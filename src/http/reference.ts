@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { runExamples } from '../docs/examples.js';
+import { runHeartbeatExample } from '../docs/heartbeat-run.js';
 import { renderReference, type ReferenceFiles } from '../docs/reference.js';
 import type { ToolRegistry } from '../tools/registry.js';
 
@@ -17,7 +18,10 @@ const TYPES: Record<string, string> = {
 export function referenceRoutes(app: FastifyInstance, deps: { registry: ToolRegistry; config: Config }): () => Promise<ReferenceFiles> {
   let pending: Promise<ReferenceFiles> | null = null;
   const reference = () => {
-    pending ??= runExamples(deps.registry, deps.config).then((examples) => renderReference(deps.registry, deps.config, examples));
+    // Two scratch stores, run side by side: the tools' examples and heartbeat.md's scenario.
+    pending ??= Promise.all([runExamples(deps.registry, deps.config), runHeartbeatExample(deps.registry, deps.config)]).then(
+      ([examples, heartbeat]) => renderReference(deps.registry, deps.config, examples, heartbeat),
+    );
     pending.catch(() => (pending = null));
     return pending;
   };
