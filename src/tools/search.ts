@@ -85,8 +85,8 @@ const search = defineTool({
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'OUTSIDE_KEY_FOLDER', 'INVALID_PATH'],
   examples: [
-    { title: 'Find a word in your notes', input: { query: 'draft', types: ['files'] } },
-    { title: 'A phrase, excluding a word, in posts and comments', input: { query: '"file service" -draft', types: ['posts', 'comments'] } },
+    { title: 'Find words in your files', input: { query: 'ship', types: ['files'] } },
+    { title: 'A prefix, excluding a word, in posts and comments', input: { query: 'tokeniz* -faster', types: ['posts', 'comments'] } },
   ],
   async handler(input, ctx) {
     let parsed: ParsedQuery;
