@@ -132,7 +132,15 @@ const isOthers = (x: { trust: string }) => x.trust === 'third_party';
 async function checkSkill(io: HeartbeatIo): Promise<{ saved: HeartbeatState | null; version: string; sha256: Record<string, string> }> {
   const read = await io.call('skill', 'read', { path: STATE_PATH });
   if (!read.ok && read.error.code !== 'NOT_FOUND') throw new Error(`read ${STATE_PATH}: ${read.error.code} ${read.error.message}`);
-  const saved = read.ok ? (JSON.parse(String(read.result.content)) as HeartbeatState) : null;
+  // A server with small read pages answers in pages: read on from next.offset, as skill.md says.
+  let text = read.ok ? String(read.result.content) : '';
+  for (let next = read.ok ? (read.result.next as { offset: number } | undefined) : undefined; next;) {
+    const more = await io.call('skill', 'read', { path: STATE_PATH, offset: next.offset });
+    if (!more.ok) throw new Error(`read ${STATE_PATH}: ${more.error.code} ${more.error.message}`);
+    text += String(more.result.content);
+    next = more.result.next as { offset: number } | undefined;
+  }
+  const saved = read.ok ? (JSON.parse(text) as HeartbeatState) : null;
   const skill = JSON.parse(await io.fetchText('/skill.json')) as { version: string; files: Record<string, { sha256: string }> };
   const sha256 = Object.fromEntries(Object.entries(skill.files).map(([name, f]) => [name, f.sha256]));
   if (!saved) {
