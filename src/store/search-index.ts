@@ -28,6 +28,7 @@ const TRY_LOCK = sql`SELECT pg_try_advisory_xact_lock(${INDEXER_LOCK})`;
 const PENDING = sql`SELECT id, type, owner_id, ref FROM search_outbox ORDER BY id LIMIT ?`;
 const DONE = sql`DELETE FROM search_outbox WHERE id ${dialect({ sqlite: '= ?', postgres: '= ANY(CAST(? AS bigint[]))' })}`;
 const COUNT_PENDING = sql`SELECT COUNT(*) FROM search_outbox`;
+const PENDING_RANGE = sql`SELECT MIN(id), MAX(id) FROM search_outbox`;
 
 const FILE_SOURCE = sql`
   SELECT n.version, n.updated_at_ms, CASE WHEN n.size <= ? THEN b.content END
@@ -216,6 +217,7 @@ function* indexBatch(db: Db, maxItems: number, maxBytes: number, maxFileBytes: n
     bytes += doc?.text.length ?? 0;
     if (bytes >= maxBytes) break;
   }
+  if (!ids.length) return { done: 0, busy: false };
   if (db.dialect === 'postgres') yield* run(DONE, [ids]);
   else for (const id of ids) yield* run(DONE, [id]);
   return { done: ids.length, busy: false };
@@ -226,6 +228,8 @@ export interface SearchIndexStore {
   indexPending(opts: { maxItems: number; maxBytes: number; maxFileBytes: number }): Promise<IndexBatch>;
   /** Outbox rows not indexed yet. */
   pendingSearchCount(): Promise<number>;
+  /** The lowest and highest outbox ids (null when it is empty): one index read, no transaction. */
+  pendingSearchRange(): Promise<{ min: number; max: number } | null>;
   /** Empties the index and queues everything searchable again (npm run reindex). */
   resetSearchIndex(): Promise<number>;
 }
@@ -252,6 +256,10 @@ export function searchIndexStore(db: Db): SearchIndexStore {
     async pendingSearchCount() {
       const r = (await db.get(COUNT_PENDING, [])) as Row;
       return Number(r[0]);
+    },
+    async pendingSearchRange() {
+      const r = (await db.get(PENDING_RANGE, [])) as Row;
+      return r[0] == null ? null : { min: Number(r[0]), max: Number(r[1]) };
     },
     resetSearchIndex() {
       return db.write(

@@ -25,6 +25,8 @@ export function drainSearchOutbox(store: Store, config: Config, budgetMs: number
     let total = 0;
     try {
       for (;;) {
+        // An empty outbox costs one read, not a write transaction.
+        if (!(await store.pendingSearchRange())) return total;
         const batch = await store.indexPending({ maxItems: BATCH_ITEMS, maxBytes: BATCH_BYTES, maxFileBytes: config.searchMaxFileBytes });
         total += batch.done;
         if (batch.busy || batch.done === 0 || performance.now() - started >= budgetMs) return total;
@@ -38,8 +40,28 @@ export function drainSearchOutbox(store: Store, config: Config, budgetMs: number
   return run;
 }
 
-/** Before a search: what was written just before it is found. */
-export const catchUpSearch = (store: Store, config: Config) => drainSearchOutbox(store, config, CATCH_UP_MS);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Before a search: what was written before it is indexed, within CATCH_UP_MS at most. Only the
+ * rows queued before the search count (writers keep adding more); an empty outbox costs one read.
+ * A drain already running here, or another process holding the indexer, is waited for, never
+ * past the budget.
+ */
+export async function catchUpSearch(store: Store, config: Config): Promise<void> {
+  const started = performance.now();
+  const target = (await store.pendingSearchRange())?.max;
+  if (target === undefined) return;
+  for (;;) {
+    const left = CATCH_UP_MS - (performance.now() - started);
+    if (left <= 0) return;
+    const current = running.get(store);
+    if (current) await Promise.race([current, sleep(left)]);
+    else if ((await drainSearchOutbox(store, config, left)) === 0) await sleep(Math.min(5, left));
+    const range = await store.pendingSearchRange();
+    if (!range || range.min > target) return;
+  }
+}
 
 /** The background loop of one server process; stop() waits for a batch in flight. */
 export function startSearchIndexer(store: Store, config: Config, onError: (err: unknown) => void): { stop(): Promise<void> } {
