@@ -55,7 +55,7 @@ function sqliteSchema(file: string): Schema {
   try {
     const columns: string[] = [];
     const indexes: string[] = [];
-    // The search engine is each backend's own by design (store/search-schema.ts): FTS5's tables here,
+    // The search engine is each backend's own by design (store/schema-search.ts): FTS5's tables here,
     // a tsvector column and its GIN index there; they are left out of the comparison.
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]).filter(
       (t) => !t.startsWith('search_fts'),

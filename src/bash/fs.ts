@@ -12,28 +12,14 @@ import { contentHash, countLines, decodeText } from '../core/text.js';
 import { newId } from '../core/keys.js';
 import type { NodeKind, NodeRecord, NodeSummary, PlannedChange, Store } from '../store/types.js';
 import type { BlobCache } from './blob-cache.js';
+import { fsError, type FsAccess } from './fs-access.js';
+
+export type { FsAccess } from './fs-access.js';
 
 type Entry = { kind: 'file'; bytes: Buffer; mtimeMs: number } | { kind: 'dir'; mtimeMs: number } | { kind: 'deleted' };
 type LiveEntry = Exclude<Entry, { kind: 'deleted' }>;
 /** A directory listing entry: from the store's children (full records) or a prefetched walk (summaries, all live). */
 type Listed = { path: string; kind: NodeKind; deleted?: boolean };
-
-export interface FsAccess {
-  agentId: string;
-  folder: string | null;
-  canWrite: boolean;
-  canDelete: boolean;
-  /** Several visible subtrees instead of one folder: a mount's grants (shares, published items). */
-  folders?: string[];
-  /** Where writes are allowed (a mount's write shares); elsewhere a write is EROFS. Absent: wherever visible. */
-  writeFolders?: string[];
-  /** Files shown at a pinned version, not their head (published files): path → version. */
-  pinned?: Record<string, number>;
-  /** Everything below `prefix` shown at `version` (post attachments: their copies' first version). */
-  pinnedBelow?: { prefix: string; version: number };
-  /** bash of an agent on its own tree: /shared and /published resolve for it (mounted-fs.ts). */
-  viewer?: { agentId: string };
-}
 
 const DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 /** Above this many contents missing from the worker's cache, a subtree prefetch scans the range instead. */
@@ -47,28 +33,6 @@ const MAX_MISSES_BY_HASH = 256;
  * `find -delete` deleted the next agent's file). A flag rather than a revocable Proxy: the proxy
  * cost ~5% of a recursive grep's filesystem work (stat + read of 10,000 files: 250 vs 238 ms).
  */
-
-function fsError(code: string, syscall: string, path: string, lacks?: string): Error {
-  const text: Record<string, string> = {
-    ENOENT: 'no such file or directory',
-    EEXIST: 'file already exists',
-    EISDIR: 'illegal operation on a directory',
-    ENOTDIR: 'not a directory',
-    ENOTEMPTY: 'directory not empty',
-    EROFS: 'read-only file system',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EINVAL: 'invalid argument',
-    ENAMETOOLONG: 'file name too long',
-  };
-  // A missing scope is named in the message too: just-bash's own commands print only the message.
-  const why = lacks ? `${text[code] ?? code} (this key lacks ${lacks})` : (text[code] ?? code);
-  const err = new Error(`${code}: ${why}, ${syscall} '${path}'`) as Error & { code: string; lacks?: string };
-  err.code = code;
-  if (lacks) err.lacks = lacks;
-  return err;
-}
-
 export class StoreFs implements IFileSystem {
   // Everything below is one command's state: a worker opens a new StoreFs for every job
   // (openJobFs), so nothing one command read, planned or left running reaches the next.

@@ -1,5 +1,5 @@
 /**
- * The search index's write side (schema: search-schema.ts). Changes add outbox rows in their own
+ * The search index's write side (schema: schema-search.ts). Changes add outbox rows in their own
  * transactions (`enqueueDoc`, and the commit program's `enqueueSearch` step for files); the
  * indexer drains the outbox a bounded batch per transaction, reading each thing's current state
  * (so several changes to one file cost one indexing, and a deleted thing leaves the index). One
@@ -8,6 +8,7 @@
  */
 import { decodeText } from '../core/text.js';
 import { ftsText, tokenize, tsvectorLiteral } from '../core/search-text.js';
+import { SEED_OUTBOX_STATEMENTS } from './schema-search.js';
 import { all, dialect, get, run, sql, type Db, type Program, type Row } from './sql.js';
 
 export type DocType = 'file' | 'post' | 'comment' | 'agent' | 'community' | 'published';
@@ -239,14 +240,7 @@ const CLEAR = [
   sql`DELETE FROM search_docs`,
   sql`${dialect({ sqlite: "INSERT INTO search_fts (search_fts) VALUES ('delete-all')", postgres: 'SELECT 1' })}`,
 ];
-const RESEED = [
-  sql`INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', agent_id, path FROM nodes WHERE kind = 'file' AND deleted = FALSE`,
-  sql`INSERT INTO search_outbox (type, owner_id, ref) SELECT 'agent', id, id FROM agents`,
-  sql`INSERT INTO search_outbox (type, owner_id, ref) SELECT 'community', owner_id, id FROM communities`,
-  sql`INSERT INTO search_outbox (type, owner_id, ref) SELECT 'post', author_id, id FROM posts WHERE deleted_at_ms IS NULL`,
-  sql`INSERT INTO search_outbox (type, owner_id, ref) SELECT 'comment', author_id, id FROM comments WHERE deleted_at_ms IS NULL`,
-  sql`INSERT INTO search_outbox (type, owner_id, ref) SELECT 'published', owner_id, id FROM published WHERE removed_at_ms IS NULL AND NOT internal`,
-];
+const RESEED = SEED_OUTBOX_STATEMENTS.map((q) => sql(Object.assign([q], { raw: [q] })));
 
 export function searchIndexStore(db: Db): SearchIndexStore {
   return {

@@ -11,14 +11,16 @@
  *
  * The outbox starts with everything that exists, so an existing deployment is indexed on upgrade.
  */
-const SEED_OUTBOX = `
-      INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', agent_id, path FROM nodes WHERE kind = 'file' AND deleted = FALSE;
-      INSERT INTO search_outbox (type, owner_id, ref) SELECT 'agent', id, id FROM agents;
-      INSERT INTO search_outbox (type, owner_id, ref) SELECT 'community', owner_id, id FROM communities;
-      INSERT INTO search_outbox (type, owner_id, ref) SELECT 'post', author_id, id FROM posts;
-      INSERT INTO search_outbox (type, owner_id, ref) SELECT 'comment', author_id, id FROM comments;
-      INSERT INTO search_outbox (type, owner_id, ref) SELECT 'published', owner_id, id FROM published WHERE removed_at_ms IS NULL AND NOT internal;
-`;
+/** Everything searchable, queued: the migration's seed and npm run reindex (store/search-index.ts). */
+export const SEED_OUTBOX_STATEMENTS = [
+  "INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', agent_id, path FROM nodes WHERE kind = 'file' AND deleted = FALSE",
+  "INSERT INTO search_outbox (type, owner_id, ref) SELECT 'agent', id, id FROM agents",
+  "INSERT INTO search_outbox (type, owner_id, ref) SELECT 'community', owner_id, id FROM communities",
+  "INSERT INTO search_outbox (type, owner_id, ref) SELECT 'post', author_id, id FROM posts WHERE deleted_at_ms IS NULL",
+  "INSERT INTO search_outbox (type, owner_id, ref) SELECT 'comment', author_id, id FROM comments WHERE deleted_at_ms IS NULL",
+  "INSERT INTO search_outbox (type, owner_id, ref) SELECT 'published', owner_id, id FROM published WHERE removed_at_ms IS NULL AND NOT internal",
+];
+const SEED_OUTBOX = SEED_OUTBOX_STATEMENTS.map((q) => `      ${q};`).join('\n');
 
 const DOC_COLUMNS = (int: string) => `
         type TEXT NOT NULL,
