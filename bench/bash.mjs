@@ -4,44 +4,14 @@
 // Run: npm run bench:bash [-- --write-docs] [--runs 5]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 
 const RUNS = Number(process.argv.includes('--runs') ? process.argv[process.argv.indexOf('--runs') + 1] : 5);
-const FILES = 10_000;
-const DIRS = 100;
-const WORDS = 'alpha beta gamma delta epsilon zeta theta lambda sigma omega function return const value index'.split(' ');
+// The tree: 10,000 files of ~2 KB in 100 directories, the same generator and seed bench:search uses.
+import { DIRS, FILES, makeTree } from './search-corpus.mjs';
+import { freePort } from './server-process.mjs';
 
-function rng(seed) {
-  return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
-}
-
-function makeTree() {
-  const r = rng(42);
-  const files = [];
-  for (let i = 0; i < FILES; i++) {
-    const ext = ['md', 'ts', 'txt', 'json'][i % 4];
-    const lines = [];
-    let size = 0;
-    while (size < 2000) {
-      const line = Array.from({ length: 8 }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ') + ` ${Math.floor(r() * 1000)}`;
-      lines.push(line);
-      size += line.length + 1;
-    }
-    if (i % 1000 === 7) lines[3] = 'here is the needle we look for';
-    files.push({ path: `/t/d${String(i % DIRS).padStart(2, '0')}/f${i}.${ext}`, content: lines.join('\n') + '\n' });
-  }
-  return files;
-}
-
-const freePort = () =>
-  new Promise((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {

@@ -1,13 +1,13 @@
-// What bench/search.mjs searches: the bench:bash tree (the same generator and seed as
-// bench/bash.mjs: 10,000 files in 100 directories, ~20 MB, 15 words and numbers, "needle" in 10
+// What bench/search.mjs searches: the bench:bash tree (its generator lives here, bench/bash.mjs
+// imports it: 10,000 files in 100 directories, ~20 MB, 15 words and numbers, "needle" in 10
 // files) and 100,000 community posts written from a 2,000-word vocabulary with Zipf-like word
 // frequencies (a few words in a third of the posts, most in a handful), plus a few rare tokens.
 
 export const FILES = 10_000;
-const DIRS = 100;
+export const DIRS = 100;
 const TREE_WORDS = 'alpha beta gamma delta epsilon zeta theta lambda sigma omega function return const value index'.split(' ');
 
-/** bench/bash.mjs's generator (kept for the tree: the same files). */
+/** The tree's generator (bench/bash.mjs and bench/search.mjs search the same files). */
 function rng(seed) {
   return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 }
@@ -24,7 +24,7 @@ export function prng(seed) {
   };
 }
 
-/** bench/bash.mjs's makeTree, unchanged: [{ path, content }]. */
+/** The bench tree: [{ path, content }]. */
 export function makeTree() {
   const r = rng(42);
   const files = [];

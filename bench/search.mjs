@@ -25,7 +25,7 @@
 //
 // Run: npm run bench:search [-- --backends sqlite,postgres --calls 50 --write-docs --skip-write]
 // (--keep keeps the search databases for a look at the plans; drop them by hand.)
-import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,7 +39,7 @@ import { newId } from '../dist/src/core/keys.js';
 import { ftsQuery, parseQuery, tsQuery } from '../dist/src/core/search-text.js';
 import { SqliteStore } from '../dist/src/store/sqlite.js';
 import { PostgresStore } from '../dist/src/store/postgres.js';
-import { cpuOf, freePort } from './server-process.mjs';
+import { cpuOf, startServer } from './server-process.mjs';
 import { FILES, RARE_IDENTIFIER, VOCAB, makePosts, makeTree } from './search-corpus.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -572,41 +572,7 @@ function ensureBaseline(commit) {
 }
 
 /** Like server-process.mjs's startServer, for any build's server.js. */
-async function startBuild(serverJs, cwd, env) {
-  const port = await freePort();
-  // BENCH_NODE_ARGS: extra node flags for the servers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(process.execPath, [...nodeArgs, serverJs], {
-    cwd,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
-    if (
-      await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i > 600) throw new Error('server did not start');
-    await sleep(50);
-  }
-  return {
-    proc,
-    base,
-    async stop() {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
-    },
-    async kill() {
-      proc.kill('SIGKILL');
-      await new Promise((r) => proc.once('exit', r));
-    },
-  };
-}
+const startBuild = (serverJs, cwd, env) => startServer(env, { serverJs, cwd });
 
 async function writeRun(backend, build, variant) {
   const db = await openDb(backend, 'w');

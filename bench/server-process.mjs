@@ -1,5 +1,5 @@
 // The benchmarks' server processes: a free port, the real server started on it (ready when
-// /readyz answers), and a process's CPU time. Shared by bench/social.mjs and bench/community.mjs.
+// /readyz answers), and a process's CPU time. Shared by bench/social.mjs, bench/community.mjs and bench/search.mjs.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -16,9 +16,15 @@ export const freePort = () =>
     });
   });
 
-export async function startServer(env) {
+/**
+ * `opts.serverJs` and `opts.cwd` start another build (bench:search compares with an older commit);
+ * BENCH_NODE_ARGS adds node flags (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+ */
+export async function startServer(env, opts = {}) {
   const port = await freePort();
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/src/server.js')], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, opts.serverJs ?? path.join(ROOT, 'dist/src/server.js')], {
+    cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -40,6 +46,10 @@ export async function startServer(env) {
     base,
     async stop() {
       proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    },
+    async kill() {
+      proc.kill('SIGKILL');
       await new Promise((r) => proc.once('exit', r));
     },
   };
