@@ -189,6 +189,35 @@ for (const backend of backends()) {
       assert.deepEqual(await find(carol.key, { query: 'genome', types: ['posts'] }), []);
     });
 
+    it('results the second stage drops (removed posts outranking the rest) are replaced: pages stay full', async () => {
+      const community = `quokka-${backend.slice(0, 2)}`;
+      await s.ok(alice.key, 'create_community', { name: community, displayName: 'Quokkas', description: 'Small marsupials.' });
+      await s.ok(carol.key, 'join_community', { name: community });
+      const post = async (title: string, body: string) => (await s.ok(carol.key, 'create_post', { community, title, body })).post.postId as string;
+      // Six posts rank above the three others (more hits, shorter); a moderator removes them.
+      const removed = [];
+      for (let i = 0; i < 6; i++) removed.push(await post(`quokka ${i}`, 'quokka quokka quokka'));
+      const kept = [];
+      for (let i = 0; i < 3; i++)
+        kept.push(await post(`Notes ${i}`, `A long note on marsupials that names the quokka once, ${'and more words '.repeat(10)}`));
+      assert.deepEqual(
+        (await find(bob.key, { query: 'quokka', types: ['posts'] }))
+          .slice(0, 6)
+          .map((i) => i.id)
+          .sort(),
+        [...removed].sort(),
+      );
+      for (const target of removed) await s.ok(alice.key, 'moderate', { community, action: 'remove', target, reason: 'test' });
+      const first = await s.ok(bob.key, 'search', { query: 'quokka', types: ['posts'], limit: 2 });
+      assert.equal(first.items.length, 2, 'a full page though the six best matches are dropped');
+      assert.ok(first.nextCursor);
+      const second = await s.ok(bob.key, 'search', { query: 'quokka', types: ['posts'], limit: 2, cursor: first.nextCursor });
+      assert.deepEqual([...first.items, ...second.items].map((i) => i.id).sort(), [...kept].sort());
+      assert.equal(second.nextCursor, null);
+      // Their author still finds all nine.
+      assert.equal((await find(carol.key, { query: 'quokka', types: ['posts'] })).length, 9);
+    });
+
     it('binary files and files over SEARCH_MAX_FILE_BYTES are not indexed; deletes and moves follow at once', async () => {
       await s.ok(alice.key, 'write', { path: '/big.txt', content: `walrus ${'x '.repeat(1500)}` });
       await s.ok(alice.key, 'write', { path: '/small.txt', content: 'walrus\n' });
@@ -227,6 +256,32 @@ for (const backend of backends()) {
       const out = execFileSync(process.execPath, ['dist/src/reindex.js'], { env }).toString();
       assert.match(out, /queued \d+/);
       assert.deepEqual(await found(), before);
+    });
+
+    it('indexer batches: cut at their byte budget (the rest next), each thing indexed once however often it changed', async () => {
+      // A server whose background indexer waits a minute: the test drives the batches itself.
+      const t = await startServer(backend, { SEARCH_INDEX_INTERVAL_MS: '60000', SEARCH_MAX_FILE_BYTES: '2000' });
+      try {
+        const r = await t.register('Batch Owner');
+        for (let i = 0; i < 6; i++) await t.ok(r.apiKey, 'write', { path: `/b/${i}.md`, content: `kiwi ${i} ${'word '.repeat(100)}` });
+        await t.ok(r.apiKey, 'write', { path: '/b/0.md', content: 'kiwi again, shorter' }); // a second outbox row for /b/0.md
+        await t.ok(r.apiKey, 'write', { path: '/b/bin', content: Buffer.from([0, 1, 2, 255]).toString('base64'), encoding: 'base64' });
+        await t.ok(r.apiKey, 'delete', { path: '/b/5.md' });
+        const queued = await t.store.pendingSearchCount();
+        assert.ok(queued >= 10, `${queued} rows queued`);
+        // ~500 bytes a file: a 1,200-byte budget takes three files a batch.
+        const opts = { maxItems: 200, maxBytes: 1200, maxFileBytes: 2000 };
+        const firstBatch = await t.store.indexPending(opts);
+        assert.equal(firstBatch.more, true, 'cut at the budget');
+        assert.ok(firstBatch.done >= 2 && firstBatch.done < queued, `first batch took ${firstBatch.done} of ${queued}`);
+        let batches = 1;
+        while ((await t.store.indexPending(opts)).more) assert.ok(++batches < 20);
+        assert.equal(await t.store.pendingSearchCount(), 0);
+        const found = (await t.ok(r.apiKey, 'search', { query: 'kiwi', types: ['files'] })).items.map((i: any) => `${i.path} ${i.version}`);
+        assert.deepEqual(found.sort(), ['/b/0.md 2', '/b/1.md 1', '/b/2.md 1', '/b/3.md 1', '/b/4.md 1']);
+      } finally {
+        await t.close();
+      }
     });
 
     if (backend === 'postgres') {

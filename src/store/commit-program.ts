@@ -63,10 +63,14 @@ export type CommitStep =
       /** 0: no file quota. */
       fileQuota: number;
       changeset: Omit<ChangesetRecord, 'seq'>;
+      /**
+       * The files this commit changed, queued in the search outbox (store/search-index.ts) with the
+       * changeset: on PostgreSQL in the same statement (no round trip of its own while the agent
+       * row is locked).
+       */
+      searchPaths: string[];
     }
   | { op: 'getAgent'; agentId: string }
-  // The search outbox (store/search-index.ts): the files this commit changed, indexed after it.
-  | { op: 'enqueueSearch'; agentId: string; paths: string[] }
   | {
       op: 'insertIdempotency';
       agentId: string;
@@ -94,7 +98,6 @@ export interface StepResults {
   insertEntryChunks: undefined;
   recordChangeset: number | null; // the new changeset's seq, or null when over a quota (nothing stored)
   getAgent: AgentRecord | null;
-  enqueueSearch: undefined;
   insertIdempotency: boolean; // false when the key was already taken
   pause: undefined;
 }
@@ -150,6 +153,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
   }
   const applied: AppliedNode[] = new Array(byPath.length);
   let addNodes = 0;
+  const searchPaths: string[] = [];
   for (let i = 0; i < byPath.length; i += batch) {
     const changes = byPath.slice(i, Math.min(byPath.length, i + batch));
     const results = (yield {
@@ -171,8 +175,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
       applied[i + j] = r;
       addNodes += (change.state.kind === 'deleted' ? 0 : 1) - (r.wasLive ? 1 : 0);
     }
-    const files = changes.filter((c) => c.state.kind === 'file' || (c.state.kind === 'deleted' && c.state.was === 'file')).map((c) => c.path);
-    if (files.length) yield { op: 'enqueueSearch', agentId, paths: files };
+    for (const c of changes) if (c.state.kind === 'file' || (c.state.kind === 'deleted' && c.state.was === 'file')) searchPaths.push(c.path);
   }
 
   const count = byPath.length;
@@ -221,6 +224,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
     addNodes,
     fileQuota,
     changeset,
+    searchPaths,
   }) as StepResults['recordChangeset'];
   if (seq == null) {
     const agent = (yield { op: 'getAgent', agentId }) as StepResults['getAgent'];

@@ -10,7 +10,6 @@ import { GET_AGENT } from './accounts.js';
 import { INSERT_IDEMPOTENCY, idempotencyParams } from './idempotency.js';
 import type { PgDb } from './postgres-db.js';
 import { agentFromRow, nodeFromRow, splitPath, stateColumns } from './rows.js';
-import { ENQUEUE_FILES } from './search-index.js';
 import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
 
@@ -143,7 +142,8 @@ export class PostgresSteps {
           c,
           `WITH a AS (UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + $1, node_count = node_count + $10
                        WHERE id = $2 AND ($1 = 0 OR storage_bytes + $1 <= $3) AND ($10 <= 0 OR $11 = 0 OR node_count + $10 <= $11)
-                       RETURNING last_seq)
+                       RETURNING last_seq),
+                s AS (INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', $2, p FROM a, unnest($14::text[]) AS p)
            INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries, entry_count, root)
            SELECT $2, last_seq, $4, $5, $6, $7, $8, $9, $12, $13 FROM a RETURNING seq`,
           [
@@ -160,6 +160,7 @@ export class PostgresSteps {
             step.fileQuota,
             cs.entryCount,
             cs.root,
+            step.searchPaths,
           ],
         );
         return rows[0] ? Number(rows[0].seq) : null;
@@ -170,9 +171,6 @@ export class PostgresSteps {
       }
       case 'insertIdempotency':
         return (await this.shared.query(c, INSERT_IDEMPOTENCY, idempotencyParams(step))).rowCount === 1;
-      case 'enqueueSearch':
-        await this.shared.query(c, ENQUEUE_FILES, [step.agentId, step.paths]);
-        return undefined;
       case 'pause':
         return undefined;
     }

@@ -8,7 +8,7 @@ import { GET_AGENT } from './accounts.js';
 import { INSERT_IDEMPOTENCY, idempotencyParams } from './idempotency.js';
 import { agentFromRow, nodeFromRow, splitPath, stateColumns } from './rows.js';
 import { SqliteDb } from './sqlite-db.js';
-import { ENQUEUE_FILES } from './search-index.js';
+import { ENQUEUE_FILE } from './search-index.js';
 import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
 
@@ -80,6 +80,7 @@ export class SqliteSteps {
           `INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries, entry_count, root)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(step.agentId, seq, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries), cs.entryCount, cs.root);
+        for (const path of step.searchPaths) this.shared.run(ENQUEUE_FILE, [step.agentId, path]);
         return seq;
       }
       case 'getAgent': {
@@ -88,9 +89,6 @@ export class SqliteSteps {
       }
       case 'insertIdempotency':
         return this.shared.run(INSERT_IDEMPOTENCY, idempotencyParams(step)) === 1;
-      case 'enqueueSearch':
-        for (const path of step.paths) this.shared.run(ENQUEUE_FILES, [step.agentId, path]);
-        return undefined;
       case 'pause':
         return undefined;
     }

@@ -58,6 +58,8 @@ export const BULK_CHANGES = 500;
 const BULK_BATCH = 500;
 /** The program's own JS work between steps yields to the event loop past this (building entries). */
 const BULK_SLICE_MS = 10;
+/** The connection's page cache, in KiB (PRAGMA cache_size takes a negative number for KiB). */
+const PAGE_CACHE_KIB = 64 * 1024;
 
 /** The families' methods, assigned in the constructor (see families.ts). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the merge is how the assigned methods get their types
@@ -103,6 +105,10 @@ export class SqliteStore implements Store {
     // Group commit puts each commit in a savepoint; its undo journal then lives in memory
     // instead of a temp file (measured: ~8% of CPU under an edit load went to that file).
     this.db.pragma('temp_store = MEMORY');
+    // SQLite's default page cache is 2 MB: a search over 6,000 matching posts then read each row
+    // from the OS page cache (24 ms) instead of memory (8 ms; docs/benchmarks.md, "Search"). Pages
+    // are allocated as used, so a small database costs no more.
+    this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     // SQLite's lower() folds only ASCII; list_agents finds names case-insensitively in every script (store/profiles.ts).
     this.db.function('unicode_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null));
     this.steps = new SqliteSteps(this.db);

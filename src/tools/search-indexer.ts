@@ -29,9 +29,9 @@ export function drainSearchOutbox(store: Store, config: Config, budgetMs: number
         if (!(await store.pendingSearchRange())) return total;
         const batch = await store.indexPending({ maxItems: BATCH_ITEMS, maxBytes: BATCH_BYTES, maxFileBytes: config.searchMaxFileBytes });
         total += batch.done;
-        // A batch that was not full emptied the outbox: the next tick takes what arrives meanwhile in
-        // one batch (several writes to one file are then indexed once).
-        if (batch.busy || batch.done < BATCH_ITEMS || performance.now() - started >= budgetMs) return total;
+        // A batch that was neither full nor cut emptied the outbox: the next tick takes what arrives
+        // meanwhile in one batch (several writes to one file are then indexed once).
+        if (batch.busy || !batch.more || performance.now() - started >= budgetMs) return total;
         await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
