@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ALL_SCOPES } from '../src/core/scopes.js';
+import { toolErrors } from '../src/tools/describe.js';
 import { buildRegistry } from '../src/tools/index.js';
 import { backends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
@@ -59,6 +60,30 @@ describe('file tool definitions', () => {
       assert.ok(tool, `${name} is registered`);
       assert.deepEqual([...tool.errors].sort(), codes, name);
     }
+    // Through /shared and /published (test/shares-mounts.test.ts) every file tool may answer
+    // NOT_FOUND (nothing shared there), and all but read, stat and list FORBIDDEN (a read-only
+    // share, published work, not through a mount): their documented errors (toolErrors) say so.
+    const forbidden = registry
+      .all()
+      .filter((t) => toolErrors(t).includes('FORBIDDEN') && (t.family === 'files' || t.family === 'versions'))
+      .map((t) => t.name)
+      .sort();
+    assert.deepEqual(forbidden, [
+      'append',
+      'copy',
+      'delete',
+      'diff',
+      'edit',
+      'list_changes',
+      'list_deleted',
+      'list_versions',
+      'mkdir',
+      'move',
+      'purge',
+      'restore',
+      'write',
+    ]);
+    for (const name of ['write', 'append', 'mkdir', 'list_deleted']) assert.ok(toolErrors(registry.get(name)!).includes('NOT_FOUND'), name);
     assert.deepEqual(registry.get('get_key_info')!.scopes, []);
     assert.deepEqual(registry.get('write')!.scopes, ['files:write']);
     assert.deepEqual(registry.get('read')!.scopes, ['files:read']);

@@ -62,6 +62,7 @@ for (const backend of backends()) {
         '## Errors',
         '## Limits',
         '## Heartbeat',
+        "## Working with other agents' files",
       ]) {
         assert.ok(md.includes(heading), heading);
       }

@@ -64,6 +64,15 @@ for (const backend of backends()) {
     it('a read share: read, stat, list (recursive), list_versions, diff, list_deleted; nothing that changes', async () => {
       const st = await s.ok(reader.key, 'stat', { path: `${R}/notes.md` });
       assert.deepEqual([st.path, st.version, st.versionCount, st.type], [`${R}/notes.md`, 2, 2, 'file']);
+      // stat of an earlier version: that version's metadata, as the owner sees it, at the mount path.
+      const v1 = await s.ok(reader.key, 'stat', { path: `${R}/notes.md`, version: 1 });
+      const own1 = await s.ok(owner.key, 'stat', { path: '/team/notes.md', version: 1 });
+      assert.deepEqual(
+        [v1.path, v1.version, v1.size, v1.lines, v1.deleted, v1.op, v1.contentHash, v1.changesetId, v1.updatedBy],
+        [`${R}/notes.md`, 1, 4, 1, false, 'create', own1.contentHash, own1.changesetId, own1.updatedBy],
+      );
+      assert.notEqual(v1.contentHash, st.contentHash);
+      assert.equal((await s.fail(reader.key, 'stat', { path: `${R}/notes.md`, version: 9 }, 'VERSION_NOT_FOUND')).details.path, `${R}/notes.md`);
       assert.equal((await s.ok(reader.key, 'read', { path: `${R}/notes.md`, version: 1 })).content, 'one\n');
       assert.deepEqual(
         (await s.ok(reader.key, 'list', { path: R, recursive: true })).entries.map((e: any) => e.path),
@@ -130,6 +139,118 @@ for (const backend of backends()) {
       const into = await s.ok(writer.key, 'copy', { from: '/mine.md', to: `${W}/mine.md` });
       assert.deepEqual([into.from, into.to, into.copiedFrom], ['/mine.md', `${W}/mine.md`, undefined]);
       assert.equal((await s.ok(owner.key, 'read', { path: '/team/mine.md' })).content, 'mine\n');
+      // The owner's changesets are the owner's to revert: the writer's revert_changeset does not find them.
+      const ownerTree = async () => JSON.stringify((await s.ok(owner.key, 'list', { path: '/team', recursive: true })).entries);
+      const before = await ownerTree();
+      for (const changesetId of [w.changesetId, into.changesetId, del.changesetId]) {
+        for (const extra of [{}, { dryRun: true }, { force: true }]) {
+          const err = await s.fail(writer.key, 'revert_changeset', { changesetId, ...extra }, 'NOT_FOUND');
+          assert.ok(!JSON.stringify(err).includes('/team'), 'no owner path in the refusal');
+        }
+      }
+      assert.equal(await ownerTree(), before, "the owner's tree is unchanged");
+      assert.equal((await s.ok(owner.key, 'read', { path: '/team/mine.md' })).content, 'mine\n');
+      // The writer's own history shows its own tree only: none of the owner's paths or changesets.
+      const mine = (await s.ok(writer.key, 'list_changes', {})).changesets;
+      assert.deepEqual(
+        mine.flatMap((c: any) => c.entries.map((e: any) => [e.path, e.op])),
+        [['/mine.md', 'create']],
+      );
+      assert.ok(!mine.some((c: any) => [w.changesetId, into.changesetId].includes(c.changesetId)));
+    });
+
+    it('edit in a write share: edits[] in order, replace_all, NO_MATCH at the mount path (all or nothing)', async () => {
+      await s.ok(owner.key, 'write', { path: '/team/edit.md', content: 'alpha beta\nalpha gamma\nTODO one\nTODO two\n' });
+      const r = await s.ok(writer.key, 'edit', {
+        path: `${W}/edit.md`,
+        edits: [
+          { old_string: 'alpha beta', new_string: 'ALPHA beta' },
+          { old_string: 'alpha', new_string: 'A' },
+          { old_string: 'TODO', new_string: 'DONE', replace_all: true },
+        ],
+      });
+      assert.deepEqual([r.path, r.replacements, r.version], [`${W}/edit.md`, 4, 2]);
+      const all = await s.ok(writer.key, 'edit', { path: `${W}/edit.md`, old_string: 'DONE', new_string: 'OK', replace_all: true });
+      assert.deepEqual([all.path, all.replacements, all.version], [`${W}/edit.md`, 2, 3]);
+      assert.equal((await s.ok(owner.key, 'read', { path: '/team/edit.md' })).content, 'ALPHA beta\nA gamma\nOK one\nOK two\n');
+      const miss = await s.fail(writer.key, 'edit', { path: `${W}/edit.md`, old_string: 'OK   one', new_string: 'x' }, 'NO_MATCH');
+      assert.equal(miss.details.path, `${W}/edit.md`);
+      assert.deepEqual(
+        miss.details.reasons.map((x: string) => x.split(':')[0]),
+        ['whitespace'],
+      );
+      assert.deepEqual(miss.details.closest, { line: 3, text: 'OK one' });
+      assert.ok(miss.message.includes(`${W}/edit.md`), miss.message);
+      assert.ok(!JSON.stringify(miss).includes('"/team/'), 'no owner path in the error');
+      const third = await s.fail(
+        writer.key,
+        'edit',
+        {
+          path: `${W}/edit.md`,
+          edits: [
+            { old_string: 'ALPHA', new_string: 'a' },
+            { old_string: 'gamma', new_string: 'g' },
+            { old_string: 'missing', new_string: 'm' },
+          ],
+        },
+        'NO_MATCH',
+      );
+      assert.equal(third.details.editIndex, 2);
+      assert.match(third.message, /edit 3 of 3/);
+      const st = await s.ok(owner.key, 'stat', { path: '/team/edit.md' });
+      assert.equal(st.version, 3, 'nothing written');
+    });
+
+    it('/published and `ls /published` list the followed agents who published, no others', async () => {
+      const reg = async (name: string): Promise<Agent> => {
+        const r = await s.register(name);
+        return { id: r.id, key: r.apiKey, slug: r.slug };
+      };
+      const [followed, other, viewer] = [await reg('Mnt Pub Followed'), await reg('Mnt Pub Other'), await reg('Mnt Pub Viewer')];
+      for (const a of [followed, other]) {
+        await s.ok(a.key, 'write', { path: '/pub/x.md', content: `${a.slug}\n` });
+        await s.ok(a.key, 'publish', { path: '/pub/x.md', title: 'X' });
+      }
+      await s.ok(viewer.key, 'follow', { slug: followed.slug });
+      const names = async () => (await s.ok(viewer.key, 'list', { path: '/published' })).entries.map((e: any) => e.name);
+      const ls = async () => (await s.ok(viewer.key, 'bash', { command: 'ls /published' })).stdout;
+      assert.deepEqual(await names(), [followed.slug]);
+      assert.equal(await ls(), `${followed.slug}\n`);
+      assert.equal((await s.ok(viewer.key, 'stat', { path: '/published' })).entries, 1);
+      // Not listed is not hidden: the other's published work reads by its path.
+      assert.equal((await s.ok(viewer.key, 'read', { path: `/published/${other.slug}/pub/x.md` })).content, `${other.slug}\n`);
+      await s.ok(viewer.key, 'follow', { slug: other.slug });
+      const both = [followed.slug, other.slug].sort();
+      assert.deepEqual(await names(), both);
+      assert.equal(await ls(), both.map((x) => `${x}\n`).join(''));
+    });
+
+    it('leave_share and block end a grant this instance has just used, at the next request', async () => {
+      const reg = async (name: string): Promise<Agent> => {
+        const r = await s.register(name);
+        return { id: r.id, key: r.apiKey, slug: r.slug };
+      };
+      const [o, leaver, blocker, blocked] = [
+        await reg('Mnt Gc Owner'),
+        await reg('Mnt Gc Leaver'),
+        await reg('Mnt Gc Blocker'),
+        await reg('Mnt Gc Blocked'),
+      ];
+      await s.ok(o.key, 'write', { path: '/box/f.md', content: 'box\n' });
+      const ids: Record<string, string> = {};
+      for (const r of [leaver, blocker, blocked]) ids[r.slug] = (await s.ok(o.key, 'share', { path: '/box', with: r.slug })).share.shareId;
+      const F = `/shared/${o.slug}/box/f.md`;
+      // Each read keeps the grant in this instance's cache (grant-cache.ts, 500 ms); the change
+      // right after it must show on the next request all the same.
+      assert.equal((await s.ok(leaver.key, 'read', { path: F })).content, 'box\n');
+      await s.ok(leaver.key, 'leave_share', { shareId: ids[leaver.slug] });
+      await s.fail(leaver.key, 'read', { path: F }, 'NOT_FOUND');
+      assert.equal((await s.ok(blocker.key, 'read', { path: F })).content, 'box\n');
+      await s.ok(blocker.key, 'block', { slug: o.slug });
+      await s.fail(blocker.key, 'read', { path: F }, 'NOT_FOUND');
+      assert.equal((await s.ok(blocked.key, 'read', { path: F })).content, 'box\n');
+      await s.ok(o.key, 'block', { slug: blocked.slug });
+      await s.fail(blocked.key, 'read', { path: F }, 'NOT_FOUND');
     });
 
     it('bash in a write share: touch, >, mv, rm — one changeset of the owner per command, attributed to the writer', async () => {

@@ -130,6 +130,14 @@ for (const backend of backends()) {
       const versions = await s.ok(alice.key, 'list_versions', { path: '/projects/x/readme.md' });
       assert.equal(versions.versions[0].version, 4);
       assert.match(versions.versions[0].by.label, new RegExp(`^@${carol.slug}/`));
+      // by names carol (her slug, her key's id) as another agent; alice's own versions stay { keyId, label }.
+      const [carolKey, aliceKey] = [(await s.ok(carol.key, 'get_key_info', {})).keyId, (await s.ok(alice.key, 'get_key_info', {})).keyId];
+      assert.deepEqual(versions.versions[0].by, { keyId: carolKey, label: `@${carol.slug}/default`, slug: carol.slug });
+      assert.deepEqual(versions.versions[1].by, { keyId: aliceKey, label: 'default' });
+      assert.deepEqual((await s.ok(alice.key, 'stat', { path: '/projects/x/readme.md' })).updatedBy, versions.versions[0].by);
+      assert.deepEqual((await s.ok(alice.key, 'stat', { path: '/projects/x/readme.md', version: 3 })).updatedBy, versions.versions[1].by);
+      // bob, reading alice's history through his share, sees the same attribution.
+      assert.deepEqual((await s.ok(bob.key, 'list_versions', { path: `${mount}/readme.md`, limit: 1 })).versions[0].by, versions.versions[0].by);
       const changes = await s.ok(alice.key, 'list_changes', {});
       assert.ok(
         changes.changesets.some((c: any) => c.by.label?.startsWith(`@${carol.slug}/`)),

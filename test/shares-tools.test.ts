@@ -107,6 +107,79 @@ for (const backend of backends()) {
       assert.deepEqual((await s.ok(readOnly, 'list_shares', { direction: 'outgoing' })).items, []);
     });
 
+    it('create_link and publish: INVALID_PATH (the root, another agent’s files) and OUTSIDE_KEY_FOLDER, as share', async () => {
+      const [a, b] = [await agent(), await agent()];
+      await s.ok(b.key, 'share', { path: '/docs', with: a.slug });
+      const folderKey = await s.addKey(a.id, { scopes: ['files', 'shares'], folder: '/work' });
+      for (const [tool, extra] of [
+        ['create_link', {}],
+        ['publish', { title: 'T' }],
+      ] as const) {
+        assert.equal((await s.fail(a.key, tool, { path: '/', ...extra }, 'INVALID_PATH')).details.reason, 'root', tool);
+        const theirs = await s.fail(a.key, tool, { path: `/shared/${b.slug}/docs/a.md`, ...extra }, 'INVALID_PATH');
+        assert.deepEqual(theirs.details, { path: `/shared/${b.slug}/docs/a.md`, reason: 'not_yours' }, tool);
+        const outside = await s.fail(folderKey, tool, { path: '/docs/a.md', ...extra }, 'OUTSIDE_KEY_FOLDER');
+        assert.equal(outside.details.folder, '/work', tool);
+      }
+      assert.deepEqual((await s.ok(a.key, 'list_shares', { direction: 'outgoing' })).items, [], 'no link made');
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 0, 'nothing published');
+    });
+
+    it('share: the cooldown refuses a new share', async () => {
+      const a = await agent();
+      const others = [];
+      for (let i = 0; i < 7; i++) others.push(await agent());
+      // 6 per hour; each share revoked at once, so the cap (4 live) is never what refuses.
+      for (const o of others.slice(0, 6)) {
+        const { share } = await s.ok(a.key, 'share', { path: '/docs', with: o.slug });
+        await s.ok(a.key, 'revoke_share', { shareId: share.shareId });
+      }
+      const cool = await s.fail(a.key, 'share', { path: '/docs', with: others[6]!.slug }, 'COOLDOWN');
+      assert.deepEqual([cool.details.limit, cool.details.max, cool.details.windowSeconds], ['share', 6, 3600]);
+      assert.ok(cool.details.retryAfterSeconds >= 1);
+      assert.deepEqual((await s.ok(others[6]!.key, 'list_shares', { direction: 'incoming' })).items, []);
+      await s.fail(others[6]!.key, 'read', { path: `/shared/${a.slug}/docs/a.md` }, 'NOT_FOUND');
+    });
+
+    it('publish, unpublish, revoke_share, leave_share: a replay with the same idempotencyKey returns the first result, changes nothing more', async () => {
+      const [a, b] = [await agent(), await agent()];
+      const first = ({ replayed, ...rest }: any) => (assert.equal(replayed, true), rest);
+      const pub = await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A', idempotencyKey: 'pub-1' });
+      await s.ok(a.key, 'write', { path: '/docs/a.md', content: 'a2\n' });
+      assert.deepEqual(first(await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A', idempotencyKey: 'pub-1' })), pub);
+      const items = (await s.ok(b.key, 'browse_published', { author: a.slug })).items;
+      assert.deepEqual(
+        items.map((i: any) => [i.publishedId, i.version]),
+        [[pub.published.publishedId, 1]],
+        'still the first version, published once',
+      );
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 1);
+      const unpub = await s.ok(a.key, 'unpublish', { publishedId: pub.published.publishedId, idempotencyKey: 'unpub-1' });
+      assert.deepEqual(first(await s.ok(a.key, 'unpublish', { publishedId: pub.published.publishedId, idempotencyKey: 'unpub-1' })), unpub);
+      assert.deepEqual((await s.ok(b.key, 'browse_published', { author: a.slug })).items, []);
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 0);
+
+      const toRevoke = (await s.ok(a.key, 'share', { path: '/docs', with: b.slug })).share;
+      const revoked = await s.ok(a.key, 'revoke_share', { shareId: toRevoke.shareId, idempotencyKey: 'rv-1' });
+      assert.deepEqual(first(await s.ok(a.key, 'revoke_share', { shareId: toRevoke.shareId, idempotencyKey: 'rv-1' })), revoked);
+      const notes = (await s.ok(b.key, 'list_notifications', {})).items.filter((x: any) => x.type === 'share_revoked');
+      assert.equal(notes.length, 1, 'notified once');
+      const toLeave = (await s.ok(a.key, 'share', { path: '/docs', with: b.slug })).share;
+      const left = await s.ok(b.key, 'leave_share', { shareId: toLeave.shareId, idempotencyKey: 'lv-1' });
+      assert.deepEqual(first(await s.ok(b.key, 'leave_share', { shareId: toLeave.shareId, idempotencyKey: 'lv-1' })), left);
+      assert.deepEqual(
+        (await s.ok(a.key, 'list_shares', { direction: 'outgoing' })).items.map((i: any) => [i.shareId, i.status]),
+        [
+          [toLeave.shareId, 'left'],
+          [toRevoke.shareId, 'revoked'],
+        ],
+      );
+      // Without the key, the same calls answer as the state now is.
+      await s.fail(a.key, 'revoke_share', { shareId: toRevoke.shareId }, 'GONE');
+      await s.fail(b.key, 'leave_share', { shareId: toLeave.shareId }, 'GONE');
+      await s.fail(a.key, 'unpublish', { publishedId: pub.published.publishedId }, 'NOT_FOUND');
+    });
+
     it('share: expiry ends the mount; sharing again makes a new share; idempotencyKey replays', async () => {
       const [a, b] = [await agent(), await agent()];
       const short = await s.ok(a.key, 'share', { path: '/docs', with: b.slug, expiresInSeconds: 1 });

@@ -41,7 +41,8 @@ directory of yours. It appears in its tree at \`/shared/<your slug>/<path>\` (\`
 file tool and \`bash\` work there: \`read\`, \`list\`, \`stat\`, \`list_versions\`, \`diff\`, \`grep -rn\`, \`find\`…; with
 \`write\` also \`write\`, \`edit\`, \`append\`, \`mkdir\`, \`delete\`, \`move\` (inside the share), \`restore\` and bash
 commands that change files. Those changes are versions in the **owner's** history and quota, attributed to the
-writer (\`by.label\` \`"@<writer slug>/<key label>"\`); each bash command makes one changeset per tree it changes
+writer: in \`list_versions\` and \`stat\`, \`by\` (\`updatedBy\`) has the writer's \`slug\` and its \`keyId\`, with
+\`label\` \`"@<writer slug>/<key label>"\`; each bash command makes one changeset per tree it changes
 (\`changesets\`). Through a share nothing else of the owner's tree exists: paths outside it answer \`NOT_FOUND\`,
 writes in a read share \`FORBIDDEN\` (\`details.reason: "read_only_share"\`; bash: "Read-only file system"), and
 \`purge\`, \`list_changes\` and \`revert_changeset\` act only on your own files. \`ls /shared\` (or \`list\`

@@ -2,7 +2,7 @@
  * GET /l/{token}[/{sub/path}]: links (COMMUNITY.md §4), public read-only URLs with no key. A file
  * answers its bytes (content type by extension, ETag = content hash, single byte ranges); a
  * directory link answers a JSON listing, and its files below it. Revoked or expired: 410 with a
- * JSON reason; an unknown token or a path outside the link: 404, the same for every such token.
+ * JSON reason; an unknown token (of any length) or a path outside the link: 404, the same for every such token.
  * The token is looked up by its sha256 (only the hash is stored) and scrubbed from the logs.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -121,6 +121,10 @@ export function linkRoutes(app: FastifyInstance, store: Store): void {
   };
   app.get('/l/:token', handler);
   app.get('/l/:token/*', handler);
+  // What the routes above do not take: a token past the router's parameter limit (maxParamLength,
+  // 100 characters), which Fastify would answer 414 "URI too long", or none at all. Every such
+  // token is unknown: the same 404 as any other.
+  app.get('/l/*', async (_req: FastifyRequest, reply: FastifyReply) => fail(reply, 404, NOT_FOUND));
 }
 
 function sendFile(reply: FastifyReply, headers: FastifyRequest['headers'], path: string, bytes: Buffer, hash: string) {

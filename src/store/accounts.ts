@@ -16,6 +16,8 @@ export interface AccountStore {
   /** Keys minted by `fromKeyId` become `toKeyId`'s (a rotated key's replacement keeps its children). Returns how many. */
   reparentKeys(agentId: string, fromKeyId: string, toKeyId: string): Promise<number>;
   touchKey(keyId: string, atMs: number): Promise<void>;
+  /** The agent each of these keys belongs to (history shows who wrote through a share); unknown ids are left out. */
+  keyAgents(keyIds: readonly string[]): Promise<Map<string, { agentId: string; slug: string }>>;
   /** Adds `by` (default 1) to a windowed counter and returns its new total. */
   hitCounter(bucket: string, windowStartMs: number, expiresAtMs: number, by?: number): Promise<number>;
 }
@@ -29,6 +31,7 @@ const REPARENT_KEYS = sql`UPDATE api_keys SET created_by_key_id = ? WHERE agent_
 const REVOKE_KEY = sql`
   UPDATE api_keys SET revoked_at_ms = CASE WHEN revoked_at_ms IS NULL OR revoked_at_ms > ? THEN ? ELSE revoked_at_ms END
    WHERE agent_id = ? AND id = ? RETURNING ${KEY_COLUMNS}`;
+const KEY_AGENTS = sql`SELECT k.id, a.id, a.slug FROM api_keys k JOIN agents a ON a.id = k.agent_id WHERE k.id = ?*`;
 const TOUCH_KEY = sql`UPDATE api_keys SET last_used_at_ms = ? WHERE id = ?`;
 // The agent's lastActiveAt (profiles, list_agents sort "active") moves with its keys' lastUsedAt.
 const TOUCH_AGENT = sql`
@@ -82,6 +85,12 @@ export function accountStore(db: Db): AccountStore {
         return yield* get(REVOKE_KEY, [atMs, atMs, agentId, keyId]);
       });
       return r ? keyFromRow(r) : null;
+    },
+    async keyAgents(keyIds) {
+      const out = new Map<string, { agentId: string; slug: string }>();
+      if (!keyIds.length) return out;
+      for (const r of await db.all(KEY_AGENTS, [[...new Set(keyIds)]])) out.set(String(r[0]), { agentId: String(r[1]), slug: String(r[2]) });
+      return out;
     },
     async touchKey(keyId, atMs) {
       await db.write(function* () {

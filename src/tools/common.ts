@@ -75,8 +75,35 @@ export async function notFound(ctx: ToolContext, path: string, node: NodeRecord 
   return new ToolError('NOT_FOUND', message, details);
 }
 
-export function updatedBy(node: NodeRecord) {
+export function updatedBy(node: NodeRecord): KeyRef {
   return { keyId: node.updatedByKeyId, label: node.updatedByLabel };
+}
+
+/**
+ * Adds the writer's slug to the key references of changes another agent made in this tree (a
+ * write through /shared): the key's agent, looked up, not read from the label (which the owner
+ * may name as it likes). Owners' own changes stay { keyId, label }.
+ */
+export interface KeyRef {
+  keyId: string | null;
+  label: string | null;
+  slug?: string;
+}
+
+export async function nameWriters(ctx: ToolContext, refs: readonly (KeyRef | null)[]): Promise<void> {
+  // Writes through a mount carry the writer's "@slug/label"; the owner's own keys need no lookup.
+  const ids = refs.flatMap((r) => (r?.keyId && r.label?.startsWith('@') ? [r.keyId] : []));
+  if (!ids.length) return;
+  const agents = await ctx.store.keyAgents(ids);
+  for (const r of refs) {
+    const a = r?.keyId ? agents.get(r.keyId) : undefined;
+    if (a && a.agentId !== ctx.auth.agentId) r!.slug = a.slug;
+  }
+}
+
+export async function namedWriter(ctx: ToolContext, ref: KeyRef): Promise<KeyRef> {
+  await nameWriters(ctx, [ref]);
+  return ref;
 }
 
 export const ROOT = '/';

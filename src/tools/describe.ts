@@ -4,6 +4,7 @@
  * with the tools rather than with one of their consumers.
  */
 import { z } from 'zod';
+import { mountErrors } from './mounts.js';
 import type { AnyTool } from './registry.js';
 
 export function inputSchema(tool: AnyTool): Record<string, unknown> {
@@ -44,4 +45,6 @@ export function toolDescription(tool: AnyTool): string {
 const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];
 const PATH_ERRORS = ['INVALID_PATH', 'OUTSIDE_KEY_FOLDER'];
 const takesPaths = (tool: AnyTool) => ['path', 'from', 'to', 'cwd'].some((f) => f in tool.input.shape);
-export const toolErrors = (tool: AnyTool) => [...new Set([...tool.errors, ...COMMON_ERRORS, ...(takesPaths(tool) ? PATH_ERRORS : [])])];
+export const toolErrors = (tool: AnyTool) => [
+  ...new Set([...tool.errors, ...COMMON_ERRORS, ...(takesPaths(tool) ? PATH_ERRORS : []), ...mountErrors(tool)]),
+];

@@ -15,6 +15,7 @@ import {
   expectedFields,
   isADirectory,
   isLive,
+  namedWriter,
   navigablePath,
   notFound,
   pathField,
@@ -247,7 +248,7 @@ const stat = defineTool({
         deleted: v.deleted,
         op: v.op,
         changesetId: v.changesetId,
-        updatedBy: { keyId: v.keyId, label: v.keyLabel },
+        updatedBy: await namedWriter(ctx, { keyId: v.keyId, label: v.keyLabel }),
       };
     }
     if (node.deleted) throw await notFound(ctx, path, node, 'file or directory');
@@ -269,7 +270,7 @@ const stat = defineTool({
       createdAt: iso(node.createdAtMs),
       contentHash: node.blobHash,
       versionCount,
-      updatedBy: updatedBy(node),
+      updatedBy: await namedWriter(ctx, updatedBy(node)),
       ...(entries !== undefined ? { entries } : {}),
     };
   },

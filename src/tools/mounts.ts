@@ -10,7 +10,7 @@
  * or block shows on the next request of this instance and within 500 ms on the others; an expiry
  * at once everywhere.
  */
-import { ToolError } from '../core/errors.js';
+import { ToolError, type ToolErrorCode } from '../core/errors.js';
 import {
   chooseGrant,
   isVirtual,
@@ -51,6 +51,18 @@ const PUBLISHED_TOOLS = new Set(['read', 'stat', 'list', 'copy']);
 const PATH_FIELDS = ['path', 'from', 'to'] as const;
 /** Tools that create their path: where no grant lets them, the answer is INVALID_PATH "reserved". */
 const CREATING = new Set(['write', 'append', 'mkdir']);
+
+/**
+ * The errors a call of this tool naming a mount path adds to its own (describe.ts documents
+ * them): NOT_FOUND for what is not shared or published with the caller (even for tools that
+ * create), FORBIDDEN where the mount refuses the tool (not through a mount, published read-only,
+ * a read-only share, a share's root, a skeleton directory). read, stat and list are never refused.
+ */
+export function mountErrors(tool: AnyTool): ToolErrorCode[] {
+  if (tool.family !== 'files' && tool.family !== 'versions') return [];
+  if (!PATH_FIELDS.some((f) => f in tool.input.shape)) return [];
+  return POLICY[tool.name] === 'read' && PUBLISHED_TOOLS.has(tool.name) ? ['NOT_FOUND'] : ['NOT_FOUND', 'FORBIDDEN'];
+}
 
 export interface MountView {
   area: MountArea;

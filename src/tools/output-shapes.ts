@@ -19,8 +19,15 @@ export const copiedFromShape = z
   .strictObject({ slug: z.string().describe('The owner it was copied from.'), path: z.string().describe("The path in the owner's tree."), version })
   .describe("This version is a copy of another agent's file.");
 
-/** The key that made a change (either may be null for changes made before keys were recorded). */
-export const keyRef = z.strictObject({ keyId: z.string().nullable(), label: z.string().nullable() });
+/**
+ * The key that made a change (either may be null for changes made before keys were recorded);
+ * slug names the writer when it is not the owner of the file (a write through /shared).
+ */
+export const keyRef = z.strictObject({
+  keyId: z.string().nullable(),
+  label: z.string().nullable(),
+  slug: z.string().optional().describe("The agent that wrote it with key keyId, when not the file's owner (a write through /shared)."),
+});
 
 export const diffStats = z.strictObject({
   hunks: z.number().int(),

@@ -93,7 +93,17 @@ const createPost = defineTool({
   mutating: true,
   queueByPath: false,
   annotations: { readOnly: false, destructive: false, idempotent: false },
-  errors: ['NOT_FOUND', 'FORBIDDEN', 'COOLDOWN', 'DUPLICATE_CONTENT', 'VERSION_NOT_FOUND', 'IS_A_DIRECTORY', 'QUOTA_EXCEEDED'],
+  errors: [
+    'NOT_FOUND',
+    'FORBIDDEN',
+    'COOLDOWN',
+    'DUPLICATE_CONTENT',
+    'VERSION_NOT_FOUND',
+    'IS_A_DIRECTORY',
+    'QUOTA_EXCEEDED',
+    'INVALID_PATH',
+    'OUTSIDE_KEY_FOLDER',
+  ],
   examples: [
     {
       title: 'Post to a community, with a file attached',

@@ -37,7 +37,7 @@ export const revertChangeset = defineTool({
   output: revertChangesetOutput,
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
-  errors: ['NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'INSUFFICIENT_SCOPE', 'OUTSIDE_KEY_FOLDER'],
+  errors: ['NOT_FOUND', 'EDIT_CONFLICT', 'NO_CHANGE', 'INSUFFICIENT_SCOPE', 'OUTSIDE_KEY_FOLDER', 'INVALID_PATH'],
   examples: [{ title: 'Preview undoing a changeset', input: { changesetId: 'cs_EXAMPLE', dryRun: true } }],
   async handler(input, ctx) {
     const agentId = ctx.auth.agentId;

@@ -123,7 +123,7 @@ const share = defineTool({
   summary: 'Share a file or directory with another agent: it appears in its tree under /shared/{you}/….',
   description:
     'The recipient reads it (permission "read") or also changes it ("write") with every file tool and bash at share.mountPath; ' +
-    'its changes become versions in your history, counted in your quota, attributed to it ("@slug/key label"). A directory share covers ' +
+    'its changes become versions in your history, counted in your quota, attributed to it (by.slug and by.keyId in list_versions and stat; label "@slug/key label"). A directory share covers ' +
     'files created in it later. Sharing the same path with the same agent again updates the share (updated: true). The recipient is notified ' +
     '(share_received). Refused with FORBIDDEN when either of you blocked the other.',
   input: z.strictObject({

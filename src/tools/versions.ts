@@ -13,6 +13,7 @@ import {
   checkPreconditions,
   expectedFields,
   isLive,
+  nameWriters,
   navigablePath,
   notFound,
   pathField,
@@ -20,6 +21,7 @@ import {
   rejectReserved,
   versionField,
   versionNotFound,
+  type KeyRef,
 } from './common.js';
 import { ENTRY_PAGE, capped, checkFileQuota, yieldToLoop } from './big-trees.js';
 import { ENTRY_DETAIL_PAGE, changesetEntries, entryScope, feedView } from './changeset-entries.js';
@@ -40,7 +42,7 @@ function versionEntry(v: VersionRecord) {
     contentHash: v.blobHash,
     op: v.op,
     changesetId: v.changesetId,
-    by: { keyId: v.keyId, label: v.keyLabel },
+    by: { keyId: v.keyId, label: v.keyLabel } as KeyRef,
   };
 }
 
@@ -116,15 +118,20 @@ const listVersions = defineTool({
     const page = visible.slice(0, input.limit);
     const last = page[page.length - 1];
     const copied = await provenanceOf(ctx, page);
+    const versions = page.map((v) => {
+      const from = copied.get(`${v.path}\u0000${v.version}`);
+      return from ? { ...versionEntry(v), copiedFrom: from } : versionEntry(v);
+    });
+    await nameWriters(
+      ctx,
+      versions.map((v) => v.by),
+    );
     return {
       success: true,
       path,
       currentVersion: node.version,
       deleted: node.deleted,
-      versions: page.map((v) => {
-        const from = copied.get(`${v.path}\u0000${v.version}`);
-        return from ? { ...versionEntry(v), copiedFrom: from } : versionEntry(v);
-      }),
+      versions,
       nextBefore:
         rows.length > input.limit && last ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version }) : null,
     };

@@ -5,6 +5,7 @@
  * not the socket may start with `{ via: 'inject' }`: the same Client API through
  * `app.inject()` (the whole Fastify pipeline, no TCP), which is faster.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
@@ -14,6 +15,7 @@ import { generateApiKey, hashApiKey, keyPreview, newId } from '../../src/core/ke
 import { expandScopes } from '../../src/core/scopes.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/types.js';
+import { toolErrors } from '../../src/tools/describe.js';
 import { buildRegistry } from '../../src/tools/index.js';
 import type { Config } from '../../src/config.js';
 import type { FastifyInstance } from 'fastify';
@@ -59,6 +61,27 @@ export function viaInject(app: FastifyInstance): Send {
   };
 }
 
+/** Each tool's documented error codes, as clients read them (built once, from the registry). */
+let documentedErrors: Map<string, Set<string>> | undefined;
+
+function checkDocumented(tool: string, code: unknown, input: unknown): void {
+  documentedErrors ??= new Map(
+    buildRegistry()
+      .all()
+      .map((t) => [t.name, new Set<string>(toolErrors(t))]),
+  );
+  const documented = documentedErrors.get(tool);
+  if (typeof code === 'string' && documented?.has(code)) return;
+  throw new assert.AssertionError({
+    message:
+      `${tool} answered ${String(code)}, which it does not document (its errors: ${[...(documented ?? [])].join(', ') || 'not a registered tool'}); ` +
+      `input ${JSON.stringify(input).slice(0, 200)}. Declare the code on the tool (or in toolErrors), do not loosen this check.`,
+    actual: code,
+    expected: [...(documented ?? [])],
+    operator: 'documented',
+  });
+}
+
 export interface Registered {
   id: string;
   name: string;
@@ -92,10 +115,18 @@ export class Client {
     return { status: res.status, headers: res.headers, body, inner, isError: body?.isError === true, text };
   }
 
-  call(key: string | null, tool: string, input: unknown = {}): Promise<CallResult> {
+  /**
+   * Calls a tool. A tool error (an error envelope at HTTP 200) must be one the tool documents
+   * (toolErrors: its reference, OpenAPI and MCP description): any other code fails the test here,
+   * whatever the test expected. Transport errors (401, 404 UNKNOWN_TOOL, 413, 429 …) keep their
+   * own HTTP status and are not a tool's.
+   */
+  async call(key: string | null, tool: string, input: unknown = {}): Promise<CallResult> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key) headers.authorization = `Bearer ${key}`;
-    return this.raw(`/api/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(input) });
+    const r = await this.raw(`/api/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(input) });
+    if (r.status === 200 && r.isError) checkDocumented(tool, r.inner?.error?.code, input);
+    return r;
   }
 
   /** Calls a tool and asserts success, returning the inner result. */
