@@ -186,9 +186,15 @@ async function visibleRows(db: Db, q: SearchQuery): Promise<SearchRow[]> {
 const CANDIDATES_CAP = 4000;
 
 const FILE_TEXT = sql`
-  SELECT ${dialect({ sqlite: 'substr(b.content, 1, ?)', postgres: 'substring(b.content from 1 for ?)' })}
+  SELECT substr(b.content, 1, ?)
     FROM versions v JOIN blobs b ON b.agent_id = v.agent_id AND b.hash = v.blob_hash
    WHERE v.agent_id = ? AND v.path = ? AND v.version = ?`;
+/** PostgreSQL: a page's files in one round trip (one each cost a search ~0.4 ms a file result). */
+const FILE_TEXTS = sql`
+  SELECT k.ord, substring(b.content from 1 for ?)
+    FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[])) WITH ORDINALITY AS k(agent_id, path, version, ord)
+    JOIN versions v ON v.agent_id = k.agent_id AND v.path = k.path AND v.version = k.version
+    JOIN blobs b ON b.agent_id = v.agent_id AND b.hash = v.blob_hash`;
 
 const rowOf = (r: Row): SearchRow => ({
   id: Number(r[0]),
@@ -215,11 +221,15 @@ export function searchStore(db: Db): SearchStore {
     },
     async fileTexts(refs, maxBytes) {
       const out = new Map<string, Buffer>();
-      const rows = await Promise.all(refs.map((f) => db.get(FILE_TEXT, [maxBytes, f.ownerId, f.path, f.version])));
-      refs.forEach((f, i) => {
-        const r = rows[i];
-        if (r?.[0] != null) out.set(`${f.ownerId} ${f.path}`, Buffer.from(r[0] as Uint8Array));
-      });
+      const keep = (f: (typeof refs)[number] | undefined, bytes: unknown) => {
+        if (f && bytes != null) out.set(`${f.ownerId} ${f.path}`, Buffer.from(bytes as Uint8Array));
+      };
+      if (db.dialect === 'postgres') {
+        const params = [maxBytes, refs.map((f) => f.ownerId), refs.map((f) => f.path), refs.map((f) => f.version)];
+        for (const r of await db.all(FILE_TEXTS, params)) keep(refs[Number(r[0]) - 1], r[1]);
+      } else {
+        for (const f of refs) keep(f, (await db.get(FILE_TEXT, [maxBytes, f.ownerId, f.path, f.version]))?.[0]);
+      }
       return out;
     },
   };
