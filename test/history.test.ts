@@ -755,6 +755,23 @@ for (const backend of backends()) {
         await s.ok(key, 'copy', { from: '/dedup.txt', to: '/dedup-copy.txt' });
         assert.equal(await usage(key), Buffer.byteLength(one) + Buffer.byteLength(two));
       });
+
+      it("never across agents: writing another agent's exact bytes stores and charges them again (nothing to time or count)", async () => {
+        const alice = await fresh();
+        const bob = await fresh();
+        const content = `a secret only alice has ${Math.random()}\n`.repeat(20);
+        await s.ok(alice.key, 'write', { path: '/secret.txt', content });
+        const before = await usage(bob.key);
+        const r = await s.ok(bob.key, 'write', { path: '/guess.txt', content });
+        assert.equal(r.version, 1);
+        assert.equal(await usage(bob.key), before + Buffer.byteLength(content), 'charged in full: no dedupe against alice');
+        const store = s.store as any;
+        const blobs =
+          backend === 'sqlite'
+            ? store.db.prepare('SELECT COUNT(*) AS c FROM blobs WHERE agent_id = ?').get(bob.agentId).c
+            : (await store.pool.query('SELECT COUNT(*)::int AS c FROM blobs WHERE agent_id = $1', [bob.agentId])).rows[0].c;
+        assert.equal(blobs, 1, "bob's own blob");
+      });
     });
   });
 }
