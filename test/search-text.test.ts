@@ -1,8 +1,20 @@
 /** core/search-text.ts: tokens, queries for both engines, snippets; worst inputs stay linear. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { MAX_QUERY_TERMS, QueryError, ftsQuery, parseQuery, snippet, tokenize, tsQuery, tsvectorLiteral } from '../src/core/search-text.js';
+import {
+  MAX_QUERY_TERMS,
+  QueryError,
+  ftsDocText,
+  ftsQuery,
+  ftsText,
+  parseQuery,
+  snippet,
+  tokenize,
+  tsQuery,
+  tsvectorLiteral,
+} from '../src/core/search-text.js';
 
 describe('search text', () => {
   it('tokens: lower-cased letters and digits, accents removed, camel parts appended once', () => {
@@ -10,6 +22,43 @@ describe('search text', () => {
     assert.deepEqual(tokenize('HTTPServer HTTPServer'), ['httpserver', 'httpserver', 'http', 'server']);
     assert.deepEqual(tokenize('Москва ΑΘΗΝΑ'), ['москва', 'αθηνα']);
     assert.deepEqual(tokenize('—…!?'), []);
+  });
+
+  it("FTS5 documents: ASCII text as written gives FTS5's tokenizer the same tokens at the same positions as tokenize's", () => {
+    // The table of migration 8 (store/schema-search.ts), and FTS5's own view of what it indexed.
+    const db = new Database(':memory:');
+    db.exec("CREATE VIRTUAL TABLE f USING fts5(tokens, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')");
+    db.exec("CREATE VIRTUAL TABLE v USING fts5vocab(f, 'instance')");
+    const insert = db.prepare('INSERT INTO f (rowid, tokens) VALUES (?, ?)');
+    const indexed = db.prepare('SELECT term, "offset" FROM v WHERE doc = ? ORDER BY "offset"');
+    const same = (text: string) => {
+      db.exec('DELETE FROM f');
+      const tokens = tokenize(text);
+      const raw = ftsDocText(text);
+      assert.equal(raw === null, tokens.length === 0, JSON.stringify(text));
+      if (raw === null) return;
+      insert.run(1, ftsText(tokens));
+      insert.run(2, raw);
+      assert.deepEqual(indexed.all(2), indexed.all(1), JSON.stringify(text));
+    };
+    for (const text of ['parseConfig(foo_bar.baz) 42', 'HTTPServer HTTPServer parseJSON', 'src/app.ts\nx', '— ! ?', '', 'a1B2 A1b fooBAR'])
+      same(text);
+    const word = fc.stringMatching(/^[A-Za-z0-9]{1,12}$/);
+    const gap = fc.constantFrom(' ', '\n', '_', '.', '/', '-', '(', '"', '*', "'", '\t');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, gap), { maxLength: 40 }), (pairs) => same(pairs.map(([w, g]) => w + g).join(''))),
+      { numRuns: 300 },
+    );
+    // Not ASCII: the tokens themselves.
+    assert.equal(ftsDocText('Café fooBar'), ftsText(tokenize('Café fooBar')));
+  });
+
+  it('FTS5 documents stay linear on the worst inputs (1 MB of one word, of camel boundaries)', () => {
+    for (const text of ['a'.repeat(1e6), 'aB'.repeat(5e5), 'Ab'.repeat(5e5), 'fooBar '.repeat(140_000)]) {
+      const started = performance.now();
+      ftsDocText(text);
+      assert.ok(performance.now() - started < 200, `${text.slice(0, 8)}…: ${(performance.now() - started).toFixed(0)} ms`);
+    }
   });
 
   it('queries: AND, phrases, exclusions, prefixes, for FTS5 and tsquery alike', () => {

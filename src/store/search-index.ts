@@ -7,7 +7,7 @@
  * one writer anyway), so a slow batch can never overwrite a newer one's document.
  */
 import { decodeText } from '../core/text.js';
-import { ftsText, tokenize, tsvectorLiteral } from '../core/search-text.js';
+import { ftsDocText, tokenize, tsvectorLiteral } from '../core/search-text.js';
 import { SEED_OUTBOX_STATEMENTS } from './schema-search.js';
 import { all, dialect, get, run, sql, type Db, type Program, type Row } from './sql.js';
 
@@ -183,11 +183,11 @@ function* saveDocPg(type: DocType, ownerId: string, ref: string, doc: Doc | null
 
 function* saveDoc(db: Db, type: DocType, ownerId: string, ref: string, doc: Doc | null): Program<void> {
   if (db.dialect === 'postgres') return yield* saveDocPg(type, ownerId, ref, doc);
-  const tokens = doc ? tokenize(doc.text) : [];
+  const text = doc ? ftsDocText(doc.text) : null;
   const existing = yield* get(DOC_ID, [type, ownerId, ref]);
   const id = existing ? Number(existing[0]) : null;
   if (id !== null) yield* run(FTS_DELETE, [id]);
-  if (!doc || !tokens.length) {
+  if (!doc || text === null) {
     if (id !== null) yield* run(DOC_DELETE, [id]);
     return;
   }
@@ -198,7 +198,7 @@ function* saveDoc(db: Db, type: DocType, ownerId: string, ref: string, doc: Doc 
   } else {
     yield* run(DOC_UPDATE_SQLITE, [doc.communityId, doc.postId, doc.version, doc.updatedAtMs, doc.title, doc.body, rowid]);
   }
-  yield* run(FTS_INSERT, [rowid, ftsText(tokens)]);
+  yield* run(FTS_INSERT, [rowid, text]);
 }
 
 export interface IndexBatch {
