@@ -33,6 +33,11 @@ export class PgDb implements Db {
     return (await this.query(this.pool, q, params)).rows;
   }
 
+  /** PostgreSQL does the work in its own process: as `all`. */
+  allLong(q: Query, params: unknown[]): Promise<Row[]> {
+    return this.all(q, params);
+  }
+
   async exec(c: Queryable, s: Stmt): Promise<unknown> {
     const r = await this.query(c, s.q, s.params);
     if (s.mode === 'get') return r.rows[0];

@@ -175,7 +175,7 @@ async function visibleRows(db: Db, q: SearchQuery): Promise<SearchRow[]> {
   const want = q.offset + q.limit;
   let asked = want;
   for (;;) {
-    const rows = await db.all(SEARCH, searchParams(q, db.dialect === 'postgres', asked));
+    const rows = await db.allLong(SEARCH, searchParams(q, db.dialect === 'postgres', asked));
     const kept = rows.filter((r) => Number(r[16]) === 1);
     if (kept.length >= want || rows.length < asked || asked >= CANDIDATES_CAP) return kept.slice(q.offset, want).map(rowOf);
     asked = Math.min(asked * 4, CANDIDATES_CAP);

@@ -89,6 +89,11 @@ export interface Db {
   readonly dialect: Dialect;
   get(q: Query, params: unknown[]): Row | undefined | Promise<Row | undefined>;
   all(q: Query, params: unknown[]): Row[] | Promise<Row[]>;
+  /**
+   * A read whose work grows with the data (a search ranks every match): SQLite runs it on its
+   * reader thread, so the event loop is not held for the others; PostgreSQL as `all`.
+   */
+  allLong(q: Query, params: unknown[]): Promise<Row[]>;
   write<T>(program: () => Program<T>, opts?: WriteOptions): Promise<T>;
 }
 

@@ -1,5 +1,6 @@
 /** The SQLite executor of the shared queries: one cached prepared statement per query, rows as arrays. */
 import type Database from 'better-sqlite3';
+import type { SqliteReader } from './sqlite-reader.js';
 import { runProgramSync, type Db, type Program, type Query, type Row, type Stmt, type WriteOptions } from './sql.js';
 
 export class SqliteDb implements Db {
@@ -10,6 +11,7 @@ export class SqliteDb implements Db {
   constructor(
     private readonly db: Database.Database,
     private readonly queue?: <T>(run: () => T) => Promise<T>,
+    private readonly reader?: SqliteReader,
   ) {}
 
   private stmt(q: Query): Database.Statement {
@@ -38,6 +40,12 @@ export class SqliteDb implements Db {
       for (const r of s.all(...p) as Row[]) out.push(r);
     }
     return out;
+  }
+
+  /** On the reader thread when there is one (not for `?*` lists). */
+  allLong(q: Query, params: unknown[]): Promise<Row[]> {
+    if (!this.reader || q.listAt >= 0) return Promise.resolve(this.all(q, params));
+    return this.reader.all(q.sqlite, params);
   }
 
   run(q: Query, params: unknown[]): number {

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { commitProgram, runAsync, runSync } from './commit-program.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { BulkWriter, BulkWriterError } from './bulk-writer.js';
 import { sqlFamilies, type Families } from './families.js';
 import { SqliteDb } from './sqlite-db.js';
@@ -77,6 +78,8 @@ export class SqliteStore implements Store {
   private readonly pingStmt: Database.Statement;
   /** The thread big commits run in (started on first use), and the last of them queued. */
   private bulk: BulkWriter | null = null;
+  /** Reads whose work grows with the data (search), off the event loop: started on first use. */
+  private readonly reader: SqliteReader;
   private bulkTail: Promise<unknown> = Promise.resolve();
   /** A bulk commit holds the write lock: group commits wait for it instead of polling. */
   private bulkActive = false;
@@ -116,7 +119,8 @@ export class SqliteStore implements Store {
     this.wait = this.db.prepare(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
     this.pingStmt = this.db.prepare('SELECT 1');
     this.synchronous = opts.synchronous;
-    Object.assign(this, sqlFamilies(new SqliteDb(this.db, (run) => this.write(run))));
+    this.reader = new SqliteReader({ file: this.file, cacheKib: PAGE_CACHE_KIB });
+    Object.assign(this, sqlFamilies(new SqliteDb(this.db, (run) => this.write(run), this.reader)));
   }
 
   async migrate(): Promise<number> {
@@ -173,6 +177,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     await this.bulkTail;
     await this.bulk?.close();
+    await this.reader.close();
     await this.stopCheckpointer();
     this.flushCommits(true);
     if (this.db.open) this.db.close();
