@@ -29,7 +29,6 @@ async function main() {
     // Service side: load the tree straight into the store in large changesets (fast setup).
     const dataDir = join(work, 'data');
     const { SqliteStore } = await import('../dist/src/store/sqlite.js');
-    const { contentHash, countLines } = await import('../dist/src/core/text.js');
     const store = new SqliteStore({ dataDir, synchronous: 'normal' });
     await store.migrate();
     await store.close();
@@ -68,28 +67,8 @@ async function main() {
       return inner;
     };
     const loader = new SqliteStore({ dataDir, synchronous: 'normal' });
-    const { newId } = await import('../dist/src/core/keys.js');
-    const dirs = ['/t', ...new Set(files.map((f) => f.path.split('/').slice(0, -1).join('/')))];
-    await loader.commit({
-      agentId: reg.id,
-      keyId: 'bench',
-      keyLabel: 'bench',
-      tool: 'bench',
-      quotaBytes: 1e12,
-      changes: dirs.map((d) => ({ path: d, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } })),
-    });
-    for (let i = 0; i < files.length; i += 500) {
-      const changes = files.slice(i, i + 500).map((f) => {
-        const bytes = Buffer.from(f.content);
-        return {
-          path: f.path,
-          expectVersion: 0,
-          op: 'create',
-          state: { kind: 'file', blob: { hash: contentHash(bytes), size: bytes.length, bytes }, lines: countLines(f.content), fileId: newId('f') },
-        };
-      });
-      await loader.commit({ agentId: reg.id, keyId: 'bench', keyLabel: 'bench', tool: 'bench', quotaBytes: 1e12, changes });
-    }
+    const { commitTree } = await import('./common.mjs');
+    await commitTree(loader, reg.id, files);
     await loader.close();
 
     // A second agent reads the same tree through a share (/shared/bashbench/t): same work, one more hop.

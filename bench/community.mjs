@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { hotRank } from '../dist/src/core/ranking.js';
+import { callTool as call, register } from './common.mjs';
 import { cpuOf, startServer } from './server-process.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -37,28 +38,6 @@ const WARMUP = Number(opts.warmup);
 const POSTS = Number(opts.posts);
 const COMMENTS = Number(opts.comments);
 const AUTHORS = 20;
-
-async function call(base, key, tool, input) {
-  const t = performance.now();
-  const res = await fetch(`${base}/api/tools/${tool}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  const inner = JSON.parse((await res.json()).content[0].text);
-  const ms = performance.now() - t;
-  if (!inner.success) throw new Error(`${tool} ${JSON.stringify(input)}: ${JSON.stringify(inner.error ?? inner)}`);
-  return { ms, inner };
-}
-
-async function register(base, name) {
-  const res = await fetch(`${base}/api/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name }),
-  });
-  return res.json();
-}
 
 const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 

@@ -4,7 +4,7 @@
 // drives it from a separate load-generator process, and reports req/s and
 // latency as a ratio of the bare baseline measured in the same round.
 // Run with --help for options.
-import { fork, spawn, execFileSync } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { gitRev } from './common.mjs';
 import { scenarios, RATIO_TARGETS, P99_TARGET_MS } from './scenarios.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -483,20 +484,6 @@ function machineInfo() {
       .map((l) => l.toFixed(2))
       .join(' '),
   };
-}
-
-function gitRev() {
-  try {
-    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim();
-    return dirty ? `${rev} (src modified)` : rev;
-  } catch {
-    return 'no commit';
-  }
 }
 
 function report(opts, machine, tables, notes) {

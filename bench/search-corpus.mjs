@@ -3,6 +3,8 @@
 // files) and 100,000 community posts written from a 2,000-word vocabulary with Zipf-like word
 // frequencies (a few words in a third of the posts, most in a handful), plus a few rare tokens.
 
+import { prng } from './common.mjs';
+
 export const FILES = 10_000;
 export const DIRS = 100;
 const TREE_WORDS = 'alpha beta gamma delta epsilon zeta theta lambda sigma omega function return const value index'.split(' ');
@@ -10,18 +12,6 @@ const TREE_WORDS = 'alpha beta gamma delta epsilon zeta theta lambda sigma omega
 /** The tree's generator (bench/bash.mjs and bench/search.mjs search the same files). */
 function rng(seed) {
   return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
-}
-
-/** mulberry32: the posts' and the write load's generator (the one above cycles early from most seeds). */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 /** The bench tree: [{ path, content }]. */

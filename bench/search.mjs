@@ -34,11 +34,10 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { hotRank } from '../dist/src/core/ranking.js';
-import { contentHash, countLines } from '../dist/src/core/text.js';
-import { newId } from '../dist/src/core/keys.js';
 import { ftsQuery, parseQuery, tsQuery } from '../dist/src/core/search-text.js';
 import { SqliteStore } from '../dist/src/store/sqlite.js';
 import { PostgresStore } from '../dist/src/store/postgres.js';
+import { callTool as call, commitTree, gitRev, register } from './common.mjs';
 import { cpuOf, startServer } from './server-process.mjs';
 import { FILES, RARE_IDENTIFIER, VOCAB, makePosts, makeTree } from './search-corpus.mjs';
 
@@ -127,37 +126,6 @@ function postgresCpu() {
     }
   }
   return total;
-}
-
-async function call(base, key, tool, input, timeoutMs = 600_000) {
-  const t = performance.now();
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(Object.assign(new Error(`${tool}: over ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
-  let inner;
-  try {
-    const res = await fetch(`${base}/api/tools/${tool}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-      signal: ac.signal,
-    });
-    inner = JSON.parse((await res.json()).content[0].text);
-  } finally {
-    clearTimeout(timer);
-  }
-  const ms = performance.now() - t;
-  if (!inner.success) throw new Error(`${tool} ${JSON.stringify(input)}: ${JSON.stringify(inner.error ?? inner)}`);
-  return { ms, inner };
-}
-
-async function register(base, name) {
-  const res = await fetch(`${base}/api/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name }),
-  });
-  if (res.status !== 201) throw new Error(`register: HTTP ${res.status} ${await res.text()}`);
-  return res.json();
 }
 
 /** A fresh database: a temp dir (SQLite) or a database of our own (PostgreSQL); query() reads it from outside the server. */
@@ -255,28 +223,11 @@ function grepTimes(files) {
 }
 
 // ---------------------------------------------------------------- seeding
-async function commitTree(backend, db, agentId, files) {
+async function commitFiles(backend, db, agentId, files) {
   const store =
     backend === 'sqlite' ? new SqliteStore({ dataDir: db.dir, synchronous: 'normal' }) : new PostgresStore({ connectionString: db.url, poolSize: 2 });
   try {
-    const base = { agentId, keyId: 'bench', keyLabel: 'bench', tool: 'bench', quotaBytes: 1e12 };
-    const dirs = ['/t', ...new Set(files.map((f) => path.posix.dirname(f.path)))];
-    await store.commit({
-      ...base,
-      changes: dirs.map((d) => ({ path: d, expectVersion: 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } })),
-    });
-    for (let i = 0; i < files.length; i += 500) {
-      const changes = files.slice(i, i + 500).map((f) => {
-        const bytes = Buffer.from(f.content);
-        return {
-          path: f.path,
-          expectVersion: 0,
-          op: 'create',
-          state: { kind: 'file', blob: { hash: contentHash(bytes), size: bytes.length, bytes }, lines: countLines(f.content), fileId: newId('f') },
-        };
-      });
-      await store.commit({ ...base, changes });
-    }
+    await commitTree(store, agentId, files);
   } finally {
     await store.close();
   }
@@ -388,7 +339,7 @@ async function searchBackend(backend, files, posts) {
 
     log(`${backend}: seeding ${files.length} files and ${posts.length} posts`);
     let t = performance.now();
-    await commitTree(backend, db, ownerId, files);
+    await commitFiles(backend, db, ownerId, files);
     const filesS = (performance.now() - t) / 1000;
     t = performance.now();
     await insertPosts(backend, db, communityId, authorIds, posts);
@@ -659,20 +610,6 @@ async function writeBackend(backend, builds) {
 }
 
 // ---------------------------------------------------------------- main
-function gitRev() {
-  try {
-    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim();
-    return dirty ? `${rev} (with uncommitted changes in src/)` : rev;
-  } catch {
-    return '?';
-  }
-}
-
 function report({ grep, searches, writes, baseline, startedAt, elapsedS, treeBytes, postBytes }) {
   const machine = `${os.cpus()[0]?.model?.trim()}, ${os.cpus().length} cores, Node ${process.version}`;
   const L = [];

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { generateApiKey, hashApiKey, keyPreview } from '../dist/src/core/keys.js';
 import { PRESETS } from '../dist/src/core/scopes.js';
 import { openStore } from '../dist/src/store/open.js';
+import { prng } from './common.mjs';
 
 export const SHAPE = {
   agents: 10_000,
@@ -33,18 +34,6 @@ export const SHAPE = {
 const DAY = 86_400_000;
 const BATCH = 20_000;
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** mulberry32: the same data on every run and both backends. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Random ids as the tools mint them (newId: prefix + 22 base62), so the UNIQUE indexes see random inserts.
 const idOf = (r, prefix) => {
