@@ -95,8 +95,12 @@ try {
   console.log(`${backend}: server CPU µs per read (median of ${opts.rounds} rounds; runs)`);
   for (const n of names) {
     const m = median(cpu[n]);
+    // The ratio of each round's pair (measured seconds apart) cancels the machine's slow drift
+    // that the medians of whole columns keep; "owner" against "own" is the same work by another
+    // agent, so its ratio is the run's noise floor.
+    const ratios = cpu[n].map((x, i) => x / cpu.own[i]);
     console.log(
-      `  ${n.padEnd(7)} ${m.toFixed(0).padStart(5)}  ${n === 'own' ? '' : `${((m / own - 1) * 100).toFixed(1)}% vs own`}  (${cpu[n].map((x) => x.toFixed(0)).join(', ')})`,
+      `  ${n.padEnd(7)} ${m.toFixed(0).padStart(5)}  ${n === 'own' ? '' : `${((m / own - 1) * 100).toFixed(1)}% vs own, per-round ratio median ${((median(ratios) - 1) * 100).toFixed(1)}%`}  (${cpu[n].map((x) => x.toFixed(0)).join(', ')})`,
     );
   }
 } finally {
