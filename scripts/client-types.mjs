@@ -78,7 +78,7 @@ function namedTypes(typeName, schema) {
   const refName = (ref) => {
     if (ref === '#') return typeName;
     const m = /^#\/\$defs\/(.+)$/.exec(ref);
-    return m ? `${typeName}_${pascal(m[1].replace(/[^A-Za-z0-9_]/g, '_'))}` : 'unknown';
+    return m ? `${typeName}_${pascal(m[1].replace(/[^A-Za-z0-9_]/g, '_').replace(/^_+/, ''))}` : 'unknown';
   };
   let out = `export type ${typeName} = ${tsType(schema, refName)};\n`;
   for (const [name, def] of Object.entries(defs)) out += `export type ${refName(`#/$defs/${name}`)} = ${tsType(def, refName)};\n`;
