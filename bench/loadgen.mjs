@@ -44,8 +44,8 @@ function blast(job, sc, seconds, next) {
           {
             method: 'POST',
             // bare server ignores the path; keep the real URL shape anyway
-            path: `/api/tools/${sc.tool ?? 'read'}`,
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}` },
+            path: sc.path ?? `/api/tools/${sc.tool ?? 'read'}`,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${job.apiKey}`, ...sc.headers },
             setupRequest: (req) => ({ ...req, body: JSON.stringify(sc.bodyFor(...next())) }),
             onResponse: (status, body) => {
               if (status >= 200 && status < 300) {

@@ -7,6 +7,7 @@
 //              ctx.callAs(key, tool, body) calls as it
 //   bodyFor  – (i, phase, k) => request body object; i is unique per request within a
 //              load-generator run (warm-up included); k counts within the phase
+//   path, headers – optional: another URL path than /api/tools/{tool}, extra headers (MCP)
 // The bare scenario is always run (it is the baseline for the ratios).
 
 export const FILE_1K = 1024;
@@ -82,6 +83,17 @@ export const scenarios = [
       mounted.edit = `/shared/${owner.slug}/bench`;
     },
     bodyFor: (i) => ({ path: `${mounted.edit}/edit-${i % EDIT_FILES}.txt`, old_string: '@@END@@', new_string: `${i}\n@@END@@` }),
+  },
+  {
+    // The same read as `read`, as an MCP tools/call on POST /mcp (issue 18: ≤ 1.3× the REST read).
+    name: 'mcp-read',
+    tool: 'read',
+    path: '/mcp',
+    headers: { accept: 'application/json, text/event-stream' },
+    setup: async (ctx) => {
+      await ctx.call('write', { path: READ_PATH, content: content1k(0) });
+    },
+    bodyFor: (i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'read', arguments: { path: READ_PATH } } }),
   },
   {
     // Per-call overhead of the bash tool (worker thread, filesystem adapter) for a trivial read.

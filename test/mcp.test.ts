@@ -82,6 +82,84 @@ for (const backend of backends()) {
       assert.equal(r.body.error.code, 'UNAUTHORIZED');
       assert.equal((await s.raw('/mcp')).status, 405);
     });
+
+    /** A raw POST /mcp with the headers a Streamable HTTP client sends (overridable). */
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      s.raw('/mcp', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    const readCall = (id: string | number, path: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'read', arguments: { path } },
+    });
+
+    it('one server for every request: concurrent requests reusing the same JSON-RPC id each get their own answer', async () => {
+      const n = 24;
+      for (let i = 0; i < n; i++) await s.ok(key, 'write', { path: `/mcp/same-id/${i}.txt`, content: `file ${i}\n` });
+      const answers = await Promise.all(Array.from({ length: n }, (_, i) => post(readCall(1, `/mcp/same-id/${i}.txt`))));
+      answers.forEach((r, i) => {
+        assert.equal(r.status, 200);
+        assert.equal(r.body.id, 1, 'the client sees its own id');
+        assert.equal(JSON.parse(r.body.result.content[0].text).content, `file ${i}\n`);
+      });
+    });
+
+    it('a batch answers in order under the ids it was sent with (strings and numbers); notifications alone get 202', async () => {
+      const r = await post([
+        readCall('a', '/mcp/same-id/0.txt'),
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        readCall(7, '/mcp/same-id/1.txt'),
+        { jsonrpc: '2.0', id: 'z', method: 'tools/list' },
+      ]);
+      assert.equal(r.status, 200);
+      assert.deepEqual(
+        r.body.map((m: any) => m.id),
+        ['a', 7, 'z'],
+      );
+      assert.equal(JSON.parse(r.body[1].result.content[0].text).content, 'file 1\n');
+      assert.ok(r.body[2].result.tools.length > 10);
+      const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      assert.equal(note.status, 202);
+      assert.equal(note.text, '');
+      // An unknown method is the JSON-RPC error of the protocol, in the batch's place.
+      const unknown = await post({ jsonrpc: '2.0', id: 3, method: 'resources/list' });
+      assert.equal(unknown.status, 200);
+      assert.equal(unknown.body.id, 3);
+      assert.equal(unknown.body.error.code, -32601);
+    });
+
+    it('refuses what the Streamable HTTP transport refuses, with its statuses and JSON-RPC errors', async () => {
+      const cases: [string, Promise<Awaited<ReturnType<typeof post>>>, number, number][] = [
+        ['no text/event-stream in Accept', post(readCall(1, '/x'), { accept: 'application/json' }), 406, -32000],
+        ['not JSON content', post(readCall(1, '/x'), { 'content-type': 'text/plain' }), 415, -32000],
+        ['not a JSON-RPC message', post({ hello: 'world' }), 400, -32700],
+        [
+          'two initialize requests',
+          post(
+            [1, 2].map((id) => ({
+              jsonrpc: '2.0',
+              id,
+              method: 'initialize',
+              params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+            })),
+          ),
+          400,
+          -32600,
+        ],
+        ['an unsupported protocol version header', post(readCall(1, '/x'), { 'mcp-protocol-version': '1999-01-01' }), 400, -32000],
+      ];
+      for (const [why, pending, status, code] of cases) {
+        const r = await pending;
+        assert.equal(r.status, status, why);
+        assert.equal(r.body.jsonrpc, '2.0', why);
+        assert.equal(r.body.error.code, code, why);
+        assert.equal(r.body.id, null, why);
+      }
+    });
   });
 }
 

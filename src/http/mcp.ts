@@ -1,7 +1,7 @@
 /**
  * POST /mcp: MCP Streamable HTTP (stateless, JSON responses). tools/list shows the tools the
  * calling key may use; tools/call goes through the same registry, auth, scopes and envelope as
- * the REST endpoint. A server and transport per request (the SDK's stateless pattern).
+ * the REST endpoint. One long-lived server per app (mcp-exchange.ts), stateless: no sessions.
  *
  * Rate limit: every JSON-RPC message counts one against the agent's budget, so a batch of N
  * costs N. Each tools/call is counted as it runs: calls beyond the budget get a RATE_LIMITED
@@ -9,12 +9,13 @@
  * are counted up front: if the budget cannot cover them the request is refused with 429.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportError, type ErrorCode } from '../core/errors.js';
 import { isFullAccess, missingScopes } from '../core/scopes.js';
 import { callTool } from '../tools/dispatch.js';
+import type { AuthContext } from '../tools/registry.js';
 import { inputSchema, outputSchema, toolDescription } from '../tools/describe.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
 import type { AppParts } from './compose.js';
@@ -23,9 +24,7 @@ import { authenticate } from './plugins/auth.js';
 import { notFound, plainErrors } from './plugins/errors.js';
 import { applyRateLimit } from './plugins/rate-limit.js';
 import { rateLimited } from './rate-limit.js';
-
-/** The MCP SDK's transport answers 400 to a JSON-RPC batch of more messages than this. */
-const MAX_BATCH = 100;
+import { checkHeaders, MAX_BATCH, McpExchange } from './mcp-exchange.js';
 
 /** The messages of a request: tools/call and the others. */
 function countMessages(body: unknown): { calls: number; others: number } {
@@ -56,33 +55,35 @@ const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
     .header('allow', 'POST')
     .send(errorBody('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC requests with POST /mcp.'));
 
-/**
- * Registered under /mcp, encapsulated: its errors are plain `{"error": …}` bodies (MCP clients
- * read the HTTP status), and any other method on /mcp answers 405 the same way.
- */
-export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts }): Promise<void> {
-  const { deps, limiter, config } = opts.parts;
-  const { registry } = deps;
-  app.setErrorHandler(plainErrors(config));
-  const elsewhere = notFound(config);
-  app.setNotFoundHandler((req, reply) => (req.url.split('?')[0] === '/mcp' ? notAllowed(req, reply) : elsewhere(req, reply)));
-  app.get('', notAllowed);
-  app.delete('', notAllowed);
+/** What the tool handlers need of the HTTP request, carried in the message's authInfo. */
+interface CallerInfo {
+  identity: AuthContext;
+  requestId: string;
+}
 
-  app.post('', { preHandler: authenticate(opts.parts.auth) }, async (req, reply) => {
-    const { identity } = req;
-    const { calls, others } = countMessages(req.body);
-    // A batch the transport refuses whole (over its 100 messages) runs no call: it counts one.
-    const refusedWhole = calls + others > MAX_BATCH;
-    if (others > 0 || calls === 0 || refusedWhole) await applyRateLimit(limiter, identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
-    const server = new Server(
-      { name: SERVICE_NAME, version: SERVICE_VERSION },
-      { capabilities: { tools: {} }, instructions: instructions(config.baseUrl) },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: registry
+const callerOf = (extra: { authInfo?: AuthInfo }): CallerInfo => extra.authInfo!.extra as unknown as CallerInfo;
+
+/**
+ * The app's one MCP server: tools/list answers from a cache per key shape (scopes and full
+ * access), tools/call goes through the same registry, auth, scopes and envelope as REST.
+ */
+function mcpServer(parts: AppParts): Server {
+  const { deps, limiter, config } = parts;
+  const { registry } = deps;
+  const server = new Server(
+    { name: SERVICE_NAME, version: SERVICE_VERSION },
+    { capabilities: { tools: {} }, instructions: instructions(config.baseUrl) },
+  );
+  const lists = new Map<string, object[]>();
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const { identity } = callerOf(extra);
+    const full = isFullAccess(identity);
+    const shape = `${full ? 'full' : 'limited'}:${[...identity.scopes].sort().join(',')}`;
+    let tools = lists.get(shape);
+    if (!tools) {
+      tools = registry
         .all()
-        .filter((t) => missingScopes(t.scopes, identity.scopes).length === 0 && (!t.fullAccess || isFullAccess(identity)))
+        .filter((t) => missingScopes(t.scopes, identity.scopes).length === 0 && (!t.fullAccess || full))
         .map((t) => ({
           name: t.name,
           title: t.summary,
@@ -97,47 +98,79 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
             idempotentHint: t.annotations.idempotent,
             openWorldHint: false,
           },
-        })),
-    }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-      try {
-        const decision = await limiter.check(identity.agentId);
-        if (!decision.allowed) throw rateLimited(decision);
-        const outcome = await callTool(deps, request.params.name, args, identity, req.id);
-        // The text part stays for clients that read it; structuredContent is the same result as an
-        // object, matching outputSchema (error results carry none: the SDK does not require it).
-        if (outcome.ok) {
-          return {
-            content: [{ type: 'text' as const, text: JSON.stringify(outcome.result) }],
-            structuredContent: outcome.result as Record<string, unknown>,
-          };
-        }
-        const e = outcome.error;
-        return errorResult(e.code, e.message, e.details);
-      } catch (err) {
-        if (err instanceof TransportError) return errorResult(err.code, err.message, err.details);
-        throw err;
+        }));
+      // Key shapes are few (presets, a handful of custom scope sets); the bound keeps a flood of odd ones cheap.
+      if (lists.size >= 256) lists.clear();
+      lists.set(shape, tools);
+    }
+    return { tools: tools as never };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { identity, requestId } = callerOf(extra);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    try {
+      const decision = await limiter.check(identity.agentId);
+      if (!decision.allowed) throw rateLimited(decision);
+      const outcome = await callTool(deps, request.params.name, args, identity, requestId);
+      // The text part stays for clients that read it; structuredContent is the same result as an
+      // object, matching outputSchema (error results carry none: the SDK does not require it).
+      if (outcome.ok) {
+        return {
+          content: [{ type: 'text' as const, text: JSON.stringify(outcome.result) }],
+          structuredContent: outcome.result as Record<string, unknown>,
+        };
       }
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
-    // The transport writes the response itself, after the calls ran: the headers then tell the
-    // window as the calls left it.
-    const raw = reply.raw;
-    const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => typeof raw;
-    raw.writeHead = ((...args: unknown[]) => {
-      const w = limiter.peek(identity.agentId);
-      raw.setHeader('x-ratelimit-limit', String(w.limit));
-      raw.setHeader('x-ratelimit-remaining', String(w.remaining));
-      raw.setHeader('x-ratelimit-reset', String(Math.ceil(w.resetAtMs / 1000)));
-      return writeHead(...args);
-    }) as typeof raw.writeHead;
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req.raw, reply.raw, req.body);
+      const e = outcome.error;
+      return errorResult(e.code, e.message, e.details);
+    } catch (err) {
+      if (err instanceof TransportError) return errorResult(err.code, err.message, err.details);
+      throw err;
+    }
+  });
+  return server;
+}
+
+/**
+ * Registered under /mcp, encapsulated: its errors are plain `{"error": …}` bodies (MCP clients
+ * read the HTTP status), and any other method on /mcp answers 405 the same way.
+ */
+export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts }): Promise<void> {
+  const { limiter, config } = opts.parts;
+  app.setErrorHandler(plainErrors(config));
+  const elsewhere = notFound(config);
+  app.setNotFoundHandler((req, reply) => (req.url.split('?')[0] === '/mcp' ? notAllowed(req, reply) : elsewhere(req, reply)));
+  app.get('', notAllowed);
+  app.delete('', notAllowed);
+
+  const server = mcpServer(opts.parts);
+  const exchange = new McpExchange();
+  await server.connect(exchange);
+  app.addHook('onClose', async () => server.close());
+
+  app.post('', { preHandler: authenticate(opts.parts.auth) }, async (req, reply) => {
+    const { identity } = req;
+    const { calls, others } = countMessages(req.body);
+    // A batch refused whole (over its 100 messages) runs no call: it counts one.
+    const refusedWhole = calls + others > MAX_BATCH;
+    if (others > 0 || calls === 0 || refusedWhole) await applyRateLimit(limiter, identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
+    const messages = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
+    const refused = checkHeaders(req.headers, messages);
+    // The response closing before it was written: the client went away (its calls still finish).
+    const onGone = (forget: () => void) => reply.raw.once('close', () => reply.raw.writableFinished || forget());
+    const caller: CallerInfo = { identity, requestId: req.id };
+    const answer =
+      refused ??
+      (await exchange.handle(
+        req.body,
+        { token: '', clientId: identity.agentId, scopes: [...identity.scopes], extra: caller as unknown as Record<string, unknown> },
+        onGone,
+      ));
+    // The window as the calls left it.
+    const w = limiter.peek(identity.agentId);
+    reply.header('x-ratelimit-limit', String(w.limit));
+    reply.header('x-ratelimit-remaining', String(w.remaining));
+    reply.header('x-ratelimit-reset', String(Math.ceil(w.resetAtMs / 1000)));
+    reply.code(answer.status);
+    return answer.body === null ? reply.send() : reply.type('application/json').send(answer.body);
   });
 }
