@@ -88,6 +88,11 @@ const EnvSchema = z.object({
     .transform((v) => v || './data'),
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
   BASE_URL: url('BASE_URL', ['http:', 'https:']),
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .refine((v) => v === undefined || v.length >= 16, { message: 'METRICS_TOKEN must be at least 16 characters (or unset)' }),
   LOG_LEVEL: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   LOG_FORMAT: oneOf('LOG_FORMAT', ['auto', 'pretty', 'json'] as const, 'auto'),
   MAX_FILE_BYTES: int('MAX_FILE_BYTES', 10 * MiB, 1),
@@ -143,6 +148,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   baseUrl: string;
+  /** When set, GET /metrics needs "Authorization: Bearer <it>"; unset, /metrics is open (it holds no agent's data). */
+  metricsToken: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** auto: readable lines and a banner when stdout is a terminal, JSON lines otherwise. */
   logFormat: 'auto' | 'pretty' | 'json';
@@ -220,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     baseUrl: e.BASE_URL ?? `http://${displayHost}:${e.PORT}`,
+    metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     maxFileBytes: e.MAX_FILE_BYTES,

@@ -55,6 +55,13 @@ export class BashPool {
     this.watchdog.unref();
   }
 
+  /** For /metrics: workers by state and jobs waiting (all agents). */
+  stats(): { workers: number; busy: number; queued: number } {
+    let queued = 0;
+    for (const q of this.queues.values()) queued += q.length;
+    return { workers: this.slots.length, busy: this.slots.filter((s) => s.job !== null).length, queued };
+  }
+
   private spawn(): Slot {
     const searches = new Int32Array(new SharedArrayBuffer(8));
     const worker = new Worker(new URL('./worker.js', import.meta.url), {

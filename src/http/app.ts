@@ -15,6 +15,7 @@ import { frontRoutes } from './front.js';
 import { healthRoutes } from './health.js';
 import { linkRoutes } from './links.js';
 import { mcpPlugin } from './mcp.js';
+import { metricsRoutes } from './metrics.js';
 import { identity } from './plugins/auth.js';
 import { canonicalHost } from './plugins/canonical-host.js';
 import { envelopeErrors, notFound } from './plugins/errors.js';
@@ -74,6 +75,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.setErrorHandler(envelopeErrors(config));
   app.setNotFoundHandler(notFound(config));
 
+  metricsRoutes(app, parts.metrics, config.metricsToken);
   app.register(toolsPlugin, { prefix: '/api/tools', parts });
   app.register(mcpPlugin, { prefix: '/mcp', parts });
   registerRoutes(app, { store, config });

@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';
 import { KeyedQueue, type DispatchDeps } from '../tools/dispatch.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { Authenticator } from './auth.js';
 import { RateLimiter } from './rate-limit.js';
 import { startSearchIndexer } from '../tools/search-indexer.js';
@@ -21,6 +22,8 @@ export interface AppParts {
   registry: ToolRegistry;
   auth: Authenticator;
   limiter: RateLimiter;
+  /** GET /metrics' counters (metrics.ts); the transports count every tool call through it. */
+  metrics: Metrics;
   /** What the tools run with (store, bash pool, queue, counters, the limiter's window). */
   deps: DispatchDeps;
   close(): Promise<void>;
@@ -52,14 +55,17 @@ export function composeParts(config: Config, store: Store, registry: ToolRegistr
   };
   // Each process drains the search outbox; the store lets one at a time per database do it.
   const indexer = startSearchIndexer(store, config, (err) => log.warn({ err }, 'search indexing failed; retrying at the next interval'));
+  const metrics = createMetrics({ registry, store, bash });
   return {
     config,
     store,
     registry,
     auth,
     limiter,
+    metrics,
     deps,
     async close() {
+      metrics.close();
       limiter.close();
       await indexer.stop();
       await bash.close();

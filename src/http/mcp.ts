@@ -68,7 +68,7 @@ const callerOf = (extra: { authInfo?: AuthInfo }): CallerInfo => extra.authInfo!
  * access), tools/call goes through the same registry, auth, scopes and envelope as REST.
  */
 function mcpServer(parts: AppParts): Server {
-  const { deps, limiter, config } = parts;
+  const { deps, limiter, config, metrics } = parts;
   const { registry } = deps;
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
@@ -109,9 +109,11 @@ function mcpServer(parts: AppParts): Server {
     const { identity, requestId } = callerOf(extra);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     try {
-      const decision = await limiter.check(identity.agentId);
-      if (!decision.allowed) throw rateLimited(decision);
-      const outcome = await callTool(deps, request.params.name, args, identity, requestId);
+      const outcome = await metrics.toolCall('mcp', request.params.name, async () => {
+        const decision = await limiter.check(identity.agentId);
+        if (!decision.allowed) throw rateLimited(decision);
+        return callTool(deps, request.params.name, args, identity, requestId);
+      });
       // The text part stays for clients that read it; structuredContent is the same result as an
       // object, matching outputSchema (error results carry none: the SDK does not require it).
       if (outcome.ok) {

@@ -35,7 +35,10 @@ export async function toolsPlugin(app: FastifyInstance, opts: { parts: AppParts 
         `The body must be a JSON object holding the tool's input, got ${Array.isArray(body) ? 'an array' : typeof body}.`,
       );
     }
-    const outcome = await callTool(parts.deps, req.params.toolName, body as Record<string, unknown>, req.identity, req.id);
+    const name = req.params.toolName;
+    const outcome = await parts.metrics.toolCall('rest', name, () =>
+      callTool(parts.deps, name, body as Record<string, unknown>, req.identity, req.id),
+    );
     if (outcome.ok) return successEnvelope(outcome.result);
     const e = outcome.error;
     return errorEnvelope(e.code, e.message, e.details);

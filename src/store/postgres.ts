@@ -5,7 +5,7 @@ import { sqlFamilies, type Families } from './families.js';
 import { MIGRATIONS } from './migrations.js';
 import { PgDb, pgTypes, type Queryable } from './postgres-db.js';
 import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
-import { StoreConflict, type ChangesetRecord, type CommitInput, type Store } from './types.js';
+import { StoreConflict, type ChangesetRecord, type CommitInput, type Store, type StoreObserver } from './types.js';
 
 type Row = Record<string, unknown>;
 
@@ -86,6 +86,14 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.pool.end();
+  }
+
+  observe(observer: StoreObserver | null): void {
+    this.db.observer = observer;
+  }
+
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async commit(input: CommitInput): Promise<ChangesetRecord> {

@@ -19,6 +19,7 @@ import {
   type ChangesetRecord,
   type CommitInput,
   type Store,
+  type StoreObserver,
 } from './types.js';
 
 /** A write waiting for the next shared transaction. */
@@ -91,6 +92,7 @@ export class SqliteStore implements Store {
   private lockTries = 0;
   private lockWaitStartedMs = 0;
   private readonly busyTimeoutMs: number;
+  private observer: StoreObserver | null = null;
 
   constructor(opts: SqliteOptions) {
     mkdirSync(opts.dataDir, { recursive: true });
@@ -295,6 +297,14 @@ export class SqliteStore implements Store {
     for (const item of batch) item.reject(err);
   }
 
+  observe(observer: StoreObserver | null): void {
+    this.observer = observer;
+  }
+
+  poolStats(): null {
+    return null;
+  }
+
   private flushCommits(blocking: boolean): void {
     this.flushScheduled = false;
     if (this.pending.length === 0) return;
@@ -316,6 +326,8 @@ export class SqliteStore implements Store {
     this.lockTries = 0;
     const batch = this.pending;
     this.pending = [];
+    // Since the write lock was taken: the batch's statements and COMMIT (its WAL write and sync).
+    const startedAt = this.observer ? performance.now() : 0;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
     try {
       if (batch.length === 1) {
@@ -336,6 +348,7 @@ export class SqliteStore implements Store {
         }
       }
       this.db.exec('COMMIT');
+      this.observer?.committed(batch.length, (performance.now() - startedAt) / 1000);
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       if (batch.length === 1) batch[0]!.reject(err);

@@ -239,6 +239,12 @@ export interface ListPage {
 }
 
 /** What each backend implements itself; everything else is a family of shared queries (families.ts). */
+/** What a store reports to /metrics (http/metrics.ts): one callback, set once. */
+export interface StoreObserver {
+  /** A write transaction committed (SQLite: one group-commit batch of `size` writes; PostgreSQL: one commit, size 1). */
+  committed(size: number, seconds: number): void;
+}
+
 export interface StoreCore {
   readonly kind: 'sqlite' | 'postgres';
   migrate(): Promise<number>;
@@ -246,6 +252,9 @@ export interface StoreCore {
   close(): Promise<void>;
   /** Runs commit-program.ts: compare-and-swap on every head, one changeset, all or nothing. */
   commit(input: CommitInput): Promise<ChangesetRecord>;
+  observe(observer: StoreObserver | null): void;
+  /** The PostgreSQL pool's connections (null on SQLite, which has one connection per thread). */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
 }
 
 /** The one persistence interface: the backend's core and the families, by concern. */
