@@ -404,6 +404,7 @@ describe('config: loadConfig', () => {
       dataDir: './data',
       databaseUrl: undefined,
       baseUrl: 'http://127.0.0.1:3000',
+      metricsToken: undefined,
       logLevel: 'info',
       maxFileBytes: 10 * MiB,
       storageQuotaBytes: 1024 * MiB,
