@@ -33,7 +33,8 @@ export class PostgresStore implements Store {
   private closed = false;
 
   constructor(opts: PostgresOptions) {
-    this.pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize, types: pgTypes });
+    // A database that does not answer a connect within 5 s fails the request (503) instead of holding it.
+    this.pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.poolSize, types: pgTypes, connectionTimeoutMillis: 5000 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
     this.db = new PgDb(this.pool);

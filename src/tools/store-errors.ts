@@ -4,6 +4,7 @@
  */
 import { ToolError, TransportError } from '../core/errors.js';
 import { StoreBusy, StoreConflict, StoreQuotaExceeded } from '../store/types.js';
+import { unavailableReason } from '../store/unavailable.js';
 
 /** QUOTA_EXCEEDED naming the quota: what is used, what the change adds, the limit, and what to do. */
 export function quotaError(err: StoreQuotaExceeded, addsAtLeast = false): ToolError {
@@ -39,6 +40,16 @@ export function fromStoreError(err: unknown, tool: string): ToolError | Transpor
       'UNAVAILABLE',
       `The database stayed locked by another process for ${err.waitedMs} ms; nothing was written. Retry in a moment.`,
       { details: { waitedMs: err.waitedMs }, headers: { 'retry-after': '1' } },
+    );
+  }
+  const reason = unavailableReason(err);
+  if (reason) {
+    // A change whose COMMIT was sent when the connection broke may have been made: say so, and how to be sure.
+    return new TransportError(
+      'UNAVAILABLE',
+      `The service cannot reach its database right now: ${reason}. Retry in a moment; a change sent with an idempotencyKey ` +
+        'can be retried safely (the same key never applies it twice).',
+      { details: { reason }, headers: { 'retry-after': '1' } },
     );
   }
   return null;
