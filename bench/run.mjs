@@ -79,7 +79,8 @@ function parseOptions() {
           .filter(Boolean)
       : null;
   const toolNames = scenarios.filter((s) => s.tool).map((s) => s.name);
-  const only = list(values.only) ?? toolNames;
+  // Scenarios with a long setup (optIn) run only when named in --only.
+  const only = list(values.only) ?? scenarios.filter((s) => s.tool && !s.optIn).map((s) => s.name);
   for (const n of only) if (!toolNames.includes(n)) throw new Error(`--only: unknown scenario "${n}" (have ${toolNames.join(', ')})`);
   const backends = list(values.backends) ?? ['sqlite', 'postgres'];
   for (const b of backends) if (!['sqlite', 'postgres'].includes(b)) throw new Error(`--backends: unknown backend "${b}"`);

@@ -8,6 +8,7 @@
 //   bodyFor  – (i, phase, k) => request body object; i is unique per request within a
 //              load-generator run (warm-up included); k counts within the phase
 //   path, headers – optional: another URL path than /api/tools/{tool}, extra headers (MCP)
+//   optIn    – true: a long setup; runs only when named in --only
 // The bare scenario is always run (it is the baseline for the ratios).
 
 export const FILE_1K = 1024;
@@ -94,6 +95,28 @@ export const scenarios = [
       await ctx.call('write', { path: READ_PATH, content: content1k(0) });
     },
     bodyFor: (i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'read', arguments: { path: READ_PATH } } }),
+  },
+  {
+    // list of a directory of 1,000 files (issue 18: its cost per entry, not per history).
+    name: 'list-1000',
+    tool: 'list',
+    setup: async (ctx) => {
+      const one = (j) => ctx.call('write', { path: `/bench/dir/f-${String(j).padStart(4, '0')}.txt`, content: `${j}\n` });
+      for (let j = 0; j < 1000; j += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => one(j + k)));
+    },
+    bodyFor: () => ({ path: '/bench/dir', limit: 1000 }),
+  },
+  {
+    // read of a 1 KB file with 100,000 versions (issue 18: ≤ 1.1× `read` of a file with one).
+    // Setup writes it 100,000 times (~1 min on SQLite): run it with --only.
+    name: 'read-100k-versions',
+    tool: 'read',
+    optIn: true,
+    setup: async (ctx) => {
+      const one = (j) => ctx.call('write', { path: '/bench/hot.txt', content: content1k(j) });
+      for (let j = 0; j < 100_000; j += 1) await one(j);
+    },
+    bodyFor: () => ({ path: '/bench/hot.txt' }),
   },
   {
     // Per-call overhead of the bash tool (worker thread, filesystem adapter) for a trivial read.
