@@ -257,7 +257,7 @@ function postgresCpu() {
 
 // Run one scenario in a forked load generator; resolves with its result and the server's (and
 // PostgreSQL's) CPU time over the measured phase.
-function runLoad(job, timeoutS, serverPid) {
+function runLoad(job, timeoutS, serverPid, countPostgres) {
   return new Promise((resolve, reject) => {
     const child = track(fork(path.join(BENCH_DIR, 'loadgen.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     let reply = null;
@@ -274,7 +274,8 @@ function runLoad(job, timeoutS, serverPid) {
         const server = cpuOf(serverPid);
         const calls = m.result.rps * m.result.durationS;
         m.result.serverCpuUs = server === null || cpuStart.server === null ? null : ((server - cpuStart.server) / calls) * 1e6;
-        m.result.dbCpuUs = ((postgresCpu() - cpuStart.db) / calls) * 1e6;
+        // On SQLite the machine's PostgreSQL serves others (tests, other benches): not this run's cost.
+        m.result.dbCpuUs = countPostgres ? ((postgresCpu() - cpuStart.db) / calls) * 1e6 : null;
       }
       reply = m;
     });
@@ -380,7 +381,7 @@ async function measure(opts, runRoot, backend, scenarioName) {
       apiKey = await register(server.baseUrl);
     }
     const job = { baseUrl: server.baseUrl, apiKey, scenario: sc.name, connections: opts.connections, duration: opts.duration, warmup: opts.warmup };
-    const result = await runLoad(job, opts.duration + opts.warmup + 120, server.child.pid);
+    const result = await runLoad(job, opts.duration + opts.warmup + 120, server.child.pid, backend === 'postgres');
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
       throw new Error(`${backend}/${sc.name}: server died during the run. Log tail:\n${tail(logFile)}`);
     }
