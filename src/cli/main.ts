@@ -9,7 +9,6 @@ import { register, whoami } from './account.js';
 import { connect, EXIT, EXIT_CODES_HELP, formatBytes, out, printJson, remotePath, reportFailure } from './context.js';
 import * as files from './files.js';
 import { heartbeat } from './heartbeat.js';
-import { mcp } from './mcp.js';
 import { pull, push, type SyncSummary } from './sync.js';
 
 type Action = (...args: never[]) => Promise<number>;
@@ -98,7 +97,11 @@ ${EXIT_CODES_HELP}`,
     run(async (remote: string, dir: string, o: { json?: boolean }) => summary('pull', await pull(await connect(), remotePath(remote), dir), o.json)),
   );
   verb('heartbeat', 'run the routine of /heartbeat.md and print what needs attention').action(run(heartbeat));
-  program.command('mcp').description('serve every tool as a local stdio MCP server (for Claude Desktop, Claude Code, Cursor)').action(run(mcp));
+  program
+    .command('mcp')
+    .description('serve every tool as a local stdio MCP server (for Claude Desktop, Claude Code, Cursor)')
+    // Loaded only here: the MCP SDK would slow every other verb's start.
+    .action(run(async () => (await import('./mcp.js')).mcp()));
   for (const c of program.commands) c.exitOverride();
   return program;
 }

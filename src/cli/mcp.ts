@@ -18,7 +18,7 @@ function errorResult(code: string, message: string): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, details: {} } }) }], isError: true };
 }
 
-export async function mcp(): Promise<number> {
+export async function mcp(): Promise<never> {
   const creds = await readCredentials(credentialsPath());
   const upstream = new Client({ name: 'afs-mcp-bridge', version: SERVICE_VERSION });
   const url = new URL('mcp', creds.baseUrl.endsWith('/') ? creds.baseUrl : `${creds.baseUrl}/`);
@@ -46,5 +46,7 @@ export async function mcp(): Promise<number> {
   err(`afs mcp: serving ${url.href} as @${creds.slug ?? '?'} on stdio`);
   await closed;
   await upstream.close().catch(() => undefined);
-  return 0;
+  // The client closed stdin: nothing more can come, and open HTTP sockets must not keep the
+  // process (and the client waiting for it to end) alive.
+  process.exit(0);
 }

@@ -26,7 +26,7 @@ import { startProgress } from './progress.js';
 const COMMAND_BUDGET = 15_000;
 /** BASH_MAX_CONCURRENT_PER_AGENT defaults to 2: a third command would be answered 429. */
 const BASH_CONCURRENCY = 2;
-const CALL_CONCURRENCY = 6;
+const CALL_CONCURRENCY = 8;
 
 export interface SyncSummary {
   sent: number;
@@ -38,6 +38,8 @@ export interface SyncSummary {
 
 /** Single-quoted for the remote shell. */
 export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+const elapsed = (started: number) => Math.round(performance.now() - started) / 1000;
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -166,7 +168,7 @@ export async function push(client: AgentFiles, dir: string, remote: string, opts
     sent: uploads.length,
     skipped: local.length - uploads.length,
     bytes: totalBytes,
-    seconds: (performance.now() - started) / 1000,
+    seconds: elapsed(started),
     changesetId,
   };
 }
@@ -234,5 +236,5 @@ export async function pull(client: AgentFiles, remote: string, dir: string): Pro
   } finally {
     progress.stop();
   }
-  return { sent: wanted.length, skipped: remoteMap.size - wanted.length, bytes, seconds: (performance.now() - started) / 1000 };
+  return { sent: wanted.length, skipped: remoteMap.size - wanted.length, bytes, seconds: elapsed(started) };
 }
