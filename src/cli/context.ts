@@ -21,6 +21,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A remote command the CLI ran for the user (push's uploads) failed: exit 1, as a tool error. */
+export class CommandFailed extends Error {
+  override name = 'CommandFailed';
+}
+
 export interface VerbOptions {
   json?: boolean;
 }
@@ -61,6 +66,10 @@ export function reportFailure(e: unknown): number {
   if (e instanceof UsageError) {
     err(`afs: ${e.message}`);
     return EXIT.usage;
+  }
+  if (e instanceof CommandFailed) {
+    err(`afs: ${e.message}`);
+    return EXIT.tool;
   }
   if (e instanceof CredentialsError) {
     err(`afs: ${e.message}`);

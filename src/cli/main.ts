@@ -106,6 +106,12 @@ ${EXIT_CODES_HELP}`,
   return program;
 }
 
+// `afs ls | head`: the reader left; what remains to print is not wanted, and that is no failure.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
+
 try {
   await build().parseAsync(process.argv);
 } catch (e) {

@@ -11,15 +11,16 @@
  * binaries) packed into commands under the 16,000-character command limit. When everything fits in
  * one command it writes the target directly; otherwise the commands (and `write` calls for files
  * too big for a command) fill a staging directory, and one last command copies it onto the target
- * and removes it, so the target's history gets exactly one changeset per push.
+ * and removes it, so the target's files change in exactly one changeset per push. The staging
+ * directory is inside the target (`.afs-push-…`), so a key limited to a folder can push into it;
+ * hash listings skip such directories.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import type { AgentFiles } from '../client/index.js';
-import { ToolError } from '../client/index.js';
-import { mapLimit, UsageError } from './context.js';
+import { CommandFailed, mapLimit, UsageError } from './context.js';
 import { startProgress } from './progress.js';
 
 /** The service's bash command limit is 16,000 characters; the rest is margin for the mkdir line. */
@@ -63,6 +64,7 @@ async function walkLocal(dir: string): Promise<LocalFile[]> {
   });
 }
 
+const STAGING_PREFIX = '.afs-push-';
 const HASH_LINE = /^([0-9a-f]{64}) [ *]\.\/(.*)$/;
 
 /** relative path → sha256 of every file under `remote` ('' when unknown: such a file is always transferred). */
@@ -77,7 +79,7 @@ export async function remoteHashes(client: AgentFiles, remote: string): Promise<
   for (const line of r.stdout.split('\n')) {
     const m = HASH_LINE.exec(line);
     // sha256sum escapes odd names (a leading backslash): such a file counts as changed.
-    if (m) map.set(m[2]!, m[1]!);
+    if (m && !m[2]!.startsWith(STAGING_PREFIX)) map.set(m[2]!, m[1]!);
   }
   return map;
 }
@@ -92,7 +94,8 @@ async function statHashes(client: AgentFiles, remote: string): Promise<Map<strin
   }
   const hashes = await mapLimit(files, CALL_CONCURRENCY, async (p) => ((await client.stat({ path: p })).contentHash ?? '').replace(/^sha256:/, ''));
   const base = remote.endsWith('/') ? remote : `${remote}/`;
-  return new Map(files.map((p, i) => [p.slice(base.length), hashes[i]!]));
+  const pairs: [string, string][] = files.map((p, i) => [p.slice(base.length), hashes[i]!]);
+  return new Map(pairs.filter(([rel]) => !rel.startsWith(STAGING_PREFIX)));
 }
 
 interface Upload {
@@ -140,7 +143,7 @@ function packCommands(root: string, uploads: Upload[]): { command: string; files
   return out;
 }
 
-export async function push(client: AgentFiles, dir: string, remote: string, opts: { staging?: string } = {}): Promise<SyncSummary> {
+export async function push(client: AgentFiles, dir: string, remote: string): Promise<SyncSummary> {
   const started = performance.now();
   const [local, remoteMap] = await Promise.all([walkLocal(dir), remoteHashes(client, remote)]);
   const changed = local.filter((f) => remoteMap.get(f.rel) !== f.hash);
@@ -159,7 +162,7 @@ export async function push(client: AgentFiles, dir: string, remote: string, opts
       if (direct.length === 1) changesetId = await runBash(client, direct[0]!.command);
       progress.advance(uploads.length, totalBytes);
     } else {
-      changesetId = await pushStaged(client, remote, small, big, progress.advance, opts.staging);
+      changesetId = await pushStaged(client, remote, small, big, progress.advance);
     }
   } finally {
     progress.stop();
@@ -179,9 +182,8 @@ async function pushStaged(
   small: Upload[],
   big: Upload[],
   advance: (files: number, bytes: number) => void,
-  stagingRoot = '/.afs-push',
 ): Promise<string | null> {
-  const staging = `${stagingRoot}/${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const staging = posix.join(remote, `${STAGING_PREFIX}${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`);
   try {
     await mapLimit(packCommands(staging, small), BASH_CONCURRENCY, async (c) => {
       await runBash(client, c.command);
@@ -204,9 +206,10 @@ async function pushStaged(
 async function runBash(client: AgentFiles, command: string): Promise<string | null> {
   const r = await client.bash({ command });
   if (r.exitCode !== 0) {
-    throw new ToolError('bash', 'INTERNAL_ERROR', `the upload command failed (exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`, {
-      exitCode: r.exitCode,
-    });
+    // The service answered; the shell command did not succeed (a name clash with a remote file, say).
+    throw new CommandFailed(
+      `a push command failed (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 500)}\n  Fix the cause and push again: files already sent are skipped.`,
+    );
   }
   return r.changesetId;
 }
