@@ -179,6 +179,43 @@ for (const backend of backends()) {
       assert.equal(usage.code, 2, 'a missing --old/--new is a usage error');
     });
 
+    it('put, get, edit, diff, restore and log work like their shell namesakes', async () => {
+      const bin = join(home, 'b.bin');
+      writeFileSync(bin, randomBytes(3000));
+      assert.equal((await afs(env, 'put', bin, '/files/')).code, 0);
+      const back = join(home, 'b.back');
+      assert.equal((await afs(env, 'get', '/files/b.bin', back)).code, 0);
+      assert.ok(readFileSync(bin).equals(readFileSync(back)), 'binary round trip');
+      const txt = join(home, 'a.txt');
+      writeFileSync(txt, 'alpha\nbeta\n');
+      assert.equal((await afs(env, 'put', txt, '/files/a.txt')).code, 0);
+      const edited = await afs(env, 'edit', '/files/a.txt', '--old', 'beta', '--new', 'gamma');
+      assert.equal(edited.code, 0, edited.stderr);
+      assert.match((await afs(env, 'diff', '/files/a.txt')).stdout, /-beta\n\+gamma/);
+      assert.equal((await afs(env, 'restore', '/files/a.txt', '--version', '1')).code, 0);
+      assert.equal((await afs(env, 'cat', '/files/a.txt')).stdout, 'alpha\nbeta\n');
+      assert.match((await afs(env, 'log', '/files/a.txt')).stdout, /^v3 .* restore /m);
+    });
+
+    it('heartbeat saves its state beside the credentials and reports what arrived since', async () => {
+      const first = await afs(env, 'heartbeat');
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /First heartbeat: read .*skill\.md/);
+      const state = join(home, '.config', 'agent-file-service', 'heartbeat.json');
+      assert.equal(statSync(state).mode & 0o777, 0o600);
+      assert.ok(JSON.parse(readFileSync(state, 'utf8')).skillVersion);
+      const me = JSON.parse(readFileSync(join(home, '.config', 'agent-file-service', 'credentials.json'), 'utf8'));
+      const other = await s.register('Heartbeat Friend');
+      await s.ok(other.apiKey, 'write', { path: '/report.md', content: '# report\n' });
+      await s.ok(other.apiKey, 'publish', { path: '/report.md', title: 'A report' });
+      await s.ok(other.apiKey, 'follow', { slug: me.slug });
+      const second = await afs(env, 'heartbeat');
+      assert.equal(second.code, 0, second.stderr);
+      assert.doesNotMatch(second.stdout, /First heartbeat/);
+      assert.match(second.stdout, /1 published item\(s\) by others since the last run/);
+      assert.match(second.stdout, /notification/);
+    });
+
     it('afs mcp serves the tools over stdio: list, write then read, a tool error as isError', async () => {
       const client = new McpClient({ name: 'afs-cli-test', version: '1' });
       await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env, stderr: 'ignore' }));

@@ -49,7 +49,12 @@ export async function heartbeat(opts: VerbOptions): Promise<number> {
   const attention: string[] = [];
   const hours = state.lastHeartbeatAt ? (Date.parse(startedAt) - Date.parse(state.lastHeartbeatAt)) / 3.6e6 : null;
   const minHours = skill.minHeartbeatIntervalHours ?? 4;
-  if (skill.version !== state.skillVersion) {
+  if (!state.skillVersion) {
+    const files = skill.files ?? {};
+    attention.push(
+      `First heartbeat: read ${files['skill.md']?.url ?? 'skill.md'} (the tools) and ${files['heartbeat.md']?.url ?? 'heartbeat.md'} (this routine) once.`,
+    );
+  } else if (skill.version !== state.skillVersion) {
     const changed = Object.entries(skill.files ?? {})
       .filter(([name, f]) => state.sha256?.[name] !== f.sha256)
       .map(([name, f]) => `${name} (${f.url})`);
@@ -63,7 +68,9 @@ export async function heartbeat(opts: VerbOptions): Promise<number> {
       `${others.length}${published.nextCursor ? '+' : ''} published item(s) by others since the last run: afs call browse_published '${JSON.stringify(since)}'`,
     );
   // get_home's own list covers notifications, messages and comments, each naming the exact call.
-  attention.push(...home.whatToDoNext);
+  // Its "skill changed" step repeats the line above, which also names the files.
+  const skillNoted = skill.version !== state.skillVersion;
+  attention.push(...home.whatToDoNext.filter((step) => !(skillNoted && /skill changed/i.test(step))));
   const next: State = {
     lastHeartbeatAt: startedAt,
     skillVersion: skill.version,

@@ -8,7 +8,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { credentialsPath, readCredentials } from '../client/credentials.js';
 import { SERVICE_VERSION } from '../version.js';
 import { err } from './context.js';
@@ -28,10 +34,14 @@ export async function mcp(): Promise<never> {
     { name: 'agent-file-service', version: SERVICE_VERSION },
     { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async (request) => upstream.listTools(request.params));
+  // request() rather than listTools(): the SDK client would compile a validator for every tool's
+  // output schema (seconds on a busy machine), for results this bridge only passes on.
+  server.setRequestHandler(ListToolsRequestSchema, async (request) =>
+    upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
-      // request() rather than callTool(): the result goes back as the service gave it, unvalidated here.
+      // The result goes back as the service gave it; the desktop client validates what it needs.
       return await upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema);
     } catch (e) {
       return errorResult('BRIDGE_ERROR', `afs mcp could not reach ${url.href}: ${(e as Error).message}. Check that the service runs.`);
