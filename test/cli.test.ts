@@ -98,10 +98,19 @@ for (const backend of backends()) {
       await db.drop();
     });
 
-    it('without credentials a verb exits 3 and says to register', async () => {
+    it('without credentials a verb exits 3 and says to register; a refused key 3, no service 4', async () => {
       const r = await afs(env, 'ls');
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stderr, /afs register <name>/);
+      // The other documented codes of a failed start: a refused key (3), no service there (4).
+      const bad = join(home, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ baseUrl: s.url, apiKey: `mk_${'x'.repeat(43)}` }));
+      const refused = await afs({ ...env, AFS_CREDENTIALS: bad }, 'ls');
+      assert.equal(refused.code, 3, refused.stderr);
+      writeFileSync(bad, JSON.stringify({ baseUrl: 'http://127.0.0.1:9', apiKey: `mk_${'x'.repeat(43)}` }));
+      const unreachable = await afs({ ...env, AFS_CREDENTIALS: bad }, 'ls');
+      assert.equal(unreachable.code, 4, unreachable.stderr);
+      assert.match(unreachable.stderr, /cannot reach the service/);
     });
 
     it('register saves the key with mode 0600 and does not print it; whoami --json parses', async () => {

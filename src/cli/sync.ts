@@ -52,8 +52,9 @@ interface LocalFile {
 }
 
 /** Every regular file under `dir` (symlinks and specials skipped), with paths relative to it in posix form. */
-async function walkLocal(dir: string): Promise<LocalFile[]> {
+async function walkLocal(dir: string, mustExist: boolean): Promise<LocalFile[]> {
   const st = await stat(dir).catch(() => null);
+  if (!st && mustExist) throw new UsageError(`${dir}: no such directory.`);
   if (!st) return [];
   if (!st.isDirectory()) throw new UsageError(`${dir} is not a directory.`);
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -68,12 +69,16 @@ const STAGING_PREFIX = '.afs-push-';
 const HASH_LINE = /^([0-9a-f]{64}) [ *]\.\/(.*)$/;
 
 /** relative path → sha256 of every file under `remote` ('' when unknown: such a file is always transferred). */
-export async function remoteHashes(client: AgentFiles, remote: string): Promise<Map<string, string>> {
+export async function remoteHashes(client: AgentFiles, remote: string, mustExist: boolean): Promise<Map<string, string>> {
   const q = shellQuote(remote);
   const r = await client.bash({
-    command: `if [ -d ${q} ]; then cd ${q} && find . -type f -exec sha256sum {} +; elif [ -e ${q} ]; then echo NOT_A_DIRECTORY; fi`,
+    command: `if [ -d ${q} ]; then cd ${q} && find . -type f -exec sha256sum {} +; elif [ -e ${q} ]; then echo NOT_A_DIRECTORY; else echo MISSING; fi`,
   });
   if (r.stdout.startsWith('NOT_A_DIRECTORY')) throw new UsageError(`${remote} is a file on the service, not a directory.`);
+  if (r.stdout.startsWith('MISSING')) {
+    if (mustExist) throw new CommandFailed(`no directory ${remote} on the service (\`afs ls\` shows what there is).`);
+    return new Map();
+  }
   if (r.truncated || r.exitCode !== 0) return statHashes(client, remote);
   const map = new Map<string, string>();
   for (const line of r.stdout.split('\n')) {
@@ -145,7 +150,7 @@ function packCommands(root: string, uploads: Upload[]): { command: string; files
 
 export async function push(client: AgentFiles, dir: string, remote: string): Promise<SyncSummary> {
   const started = performance.now();
-  const [local, remoteMap] = await Promise.all([walkLocal(dir), remoteHashes(client, remote)]);
+  const [local, remoteMap] = await Promise.all([walkLocal(dir, true), remoteHashes(client, remote, false)]);
   const changed = local.filter((f) => remoteMap.get(f.rel) !== f.hash);
   const uploads: Upload[] = await mapLimit(changed, 32, async (f) => {
     const bytes = await readFile(f.abs);
@@ -216,7 +221,7 @@ async function runBash(client: AgentFiles, command: string): Promise<string | nu
 
 export async function pull(client: AgentFiles, remote: string, dir: string): Promise<SyncSummary> {
   const started = performance.now();
-  const [remoteMap, local] = await Promise.all([remoteHashes(client, remote), walkLocal(dir)]);
+  const [remoteMap, local] = await Promise.all([remoteHashes(client, remote, true), walkLocal(dir, false)]);
   const localMap = new Map(local.map((f) => [f.rel, f.hash]));
   const wanted = [...remoteMap.entries()]
     .filter(([rel, hash]) => hash === '' || localMap.get(rel) !== hash)
