@@ -87,6 +87,7 @@ const LONGEST_FIRST = [
   'fuzz',
   'bash',
   'big-trees',
+  'cli',
   'bash-runaway',
   'bash-isolation',
   'keys',
