@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `afs` command (package.json "bin"): the compiled CLI in dist/. From a clone, `npm install`
-// builds it (the "prepare" script); `npx afs …` then works in the repository.
+// The `afs` command (package.json "bin"): the compiled CLI in dist/. From a clone, `npm run build`
+// (or `npm start`, `npm test`) builds it; `npx afs …` then works in the repository.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -87,6 +87,7 @@ const LONGEST_FIRST = [
   'fuzz',
   'bash',
   'big-trees',
+  'cli',
   'bash-runaway',
   'bash-isolation',
   'keys',
@@ -124,9 +125,18 @@ if (slow && filter.length === 0) {
   status =
     run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300', HEAVY_BACKENDS: 'sqlite,postgres' }) || status;
   status =
-    run(['dist/test/bash-runaway.test.js', 'dist/test/bash-isolation.test.js', 'dist/test/bash.test.js', 'dist/test/big-trees.test.js'], {
-      HEAVY_BACKENDS: 'postgres',
-    }) || status;
+    run(
+      [
+        'dist/test/bash-runaway.test.js',
+        'dist/test/bash-isolation.test.js',
+        'dist/test/bash.test.js',
+        'dist/test/big-trees.test.js',
+        'dist/test/cli.test.js',
+      ],
+      {
+        HEAVY_BACKENDS: 'postgres',
+      },
+    ) || status;
   // The following feed's query against its definition over a longer random history (npm test: 250 actions).
   status = run(['dist/test/social-feed-query.test.js'], { FEED_QUERY_ACTIONS: process.env.FEED_QUERY_ACTIONS ?? '1500' }) || status;
   // Every hostile path × tool field, and every isolation probe, on both backends (npm test: each on one of them).

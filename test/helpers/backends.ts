@@ -27,8 +27,9 @@ export function backends(): Backend[] {
 
 /**
  * The suites whose cost is time limits, CPU-bound worst cases and deadlines rather than storage
- * (event-loop, bash-runaway, bash-isolation, bash.test's limits), and the two longest suites of
- * everyday tools (bash.test, big-trees: ~40 s of suite time each): npm test runs them on SQLite,
+ * (event-loop, bash-runaway, bash-isolation, bash.test's limits), the two longest suites of
+ * everyday tools (bash.test, big-trees: ~40 s of suite time each), and the `afs` CLI's (cli.test:
+ * ~50 child processes, a client whose behaviour does not depend on the store): npm test runs them on SQLite,
  * where a blocked event loop hurts most (its queries run on it), and test:slow on PostgreSQL
  * (HEAVY_BACKENDS=postgres), so every CI run covers both and npm test stays under five minutes.
  * TEST_BACKENDS still narrows it.
