@@ -246,6 +246,25 @@ for (const backend of heavyBackends()) {
       }
     });
 
+    it('a push over one write_files call (1,100 files) still lands as one changeset on the target, staging removed', async () => {
+      const src = join(home, 'big');
+      for (let i = 0; i < 1100; i++) {
+        mkdirSync(join(src, `g${i % 10}`), { recursive: true });
+        writeFileSync(join(src, `g${i % 10}`, `b${i}.txt`), `big ${i}\n`);
+      }
+      const r = await afs(env, 'push', src, '/big', '--json');
+      assert.equal(r.code, 0, r.stderr);
+      const summary = JSON.parse(r.stdout);
+      assert.equal(summary.sent, 1100);
+      const key = JSON.parse(readFileSync(join(home, '.config', 'agent-file-service', 'credentials.json'), 'utf8')).apiKey;
+      for (const p of ['/big/g0/b0.txt', '/big/g9/b1099.txt']) {
+        const v = await s.ok(key, 'list_versions', { path: p });
+        assert.equal(v.versions[0].changesetId, summary.changesetId, `${p} came with the push's last changeset`);
+      }
+      const left = await s.ok(key, 'bash', { command: 'ls -a /big' });
+      assert.ok(!left.stdout.includes('.afs-push-'), left.stdout);
+    });
+
     it('under a terminal, push draws a progress bar', async () => {
       const src = join(home, 'tty');
       makeTree(src, 30);

@@ -6,14 +6,12 @@
  * lists a tree with hashes (list gives sizes only), and one command beats a stat per file. When its
  * output is cut (very big trees) it falls back to list + stat.
  *
- * A push is one changeset on the target: the service has no batch write tool, but one `bash`
- * command is one changeset, so files travel as `printf '%s' … > path` lines (base64 -d for
- * binaries) packed into commands under the 16,000-character command limit. When everything fits in
- * one command it writes the target directly; otherwise the commands (and `write` calls for files
- * too big for a command) fill a staging directory, and one last command copies it onto the target
- * and removes it, so the target's files change in exactly one changeset per push. The staging
- * directory is inside the target (`.afs-push-…`), so a key limited to a folder can push into it;
- * hash listings skip such directories.
+ * A push is one changeset on the target: `write_files` writes up to 1,000 files in one changeset,
+ * so a push that fits one call (MAX_BATCH_FILES, BATCH_BYTES of JSON) is one call. A bigger push
+ * fills a staging directory with several such calls, and one last `bash` command copies it onto
+ * the target and removes it, so the target's files still change in exactly one changeset. The
+ * staging directory is inside the target (`.afs-push-…`), so a key limited to a folder can push
+ * into it; hash listings skip such directories.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
@@ -23,11 +21,11 @@ import type { AgentFiles } from '../client/index.js';
 import { CommandFailed, mapLimit, UsageError } from './context.js';
 import { startProgress } from './progress.js';
 
-/** The service's bash command limit is 16,000 characters; the rest is margin for the mkdir line. */
-const COMMAND_BUDGET = 15_000;
-/** BASH_MAX_CONCURRENT_PER_AGENT defaults to 2: a third command would be answered 429. */
-const BASH_CONCURRENCY = 2;
-const CALL_CONCURRENCY = 8;
+/** write_files takes at most 1,000 files a call. */
+const MAX_BATCH_FILES = 1000;
+/** Body per write_files call: well under the service's 16 MiB request limit (MAX_BODY_BYTES). */
+const BATCH_BYTES = 8 * 1024 * 1024;
+const CALL_CONCURRENCY = 4;
 
 export interface SyncSummary {
   sent: number;
@@ -106,68 +104,54 @@ async function statHashes(client: AgentFiles, remote: string): Promise<Map<strin
 interface Upload {
   rel: string;
   bytes: Buffer;
-  /** The shell line writing it, relative to the command's root; null: too big for a command. */
-  line: string | null;
 }
 
-function uploadLine(rel: string, bytes: Buffer): string | null {
+/** A write_files entry: text as it is, anything else in base64. */
+function fileEntry(path: string, bytes: Buffer): { path: string; content: string; encoding: 'utf8' | 'base64' } {
   const text = isUtf8(bytes) && !bytes.includes(0);
-  const line = text
-    ? `printf '%s' ${shellQuote(bytes.toString('utf8'))} > ${shellQuote(rel)}\n`
-    : `printf '%s' ${bytes.toString('base64')} | base64 -d > ${shellQuote(rel)}\n`;
-  return line.length > COMMAND_BUDGET - 200 ? null : line;
+  return text ? { path, content: bytes.toString('utf8'), encoding: 'utf8' } : { path, content: bytes.toString('base64'), encoding: 'base64' };
 }
 
-/** Commands writing `uploads` under `root`, each below the command limit; a command is one changeset. */
-function packCommands(root: string, uploads: Upload[]): { command: string; files: number; bytes: number }[] {
-  const out: { command: string; files: number; bytes: number }[] = [];
-  let dirs = new Set<string>();
-  let body = '';
-  let files = 0;
-  let bytes = 0;
-  const flush = () => {
-    if (files === 0) return;
-    // set -e: a line that fails stops the command, which then reports a non-zero exit.
-    const head = `set -e\nmkdir -p ${[...dirs].map((d) => shellQuote(d)).join(' ')}\ncd ${shellQuote(root)}\n`;
-    out.push({ command: head + body, files, bytes });
-    dirs = new Set();
-    body = '';
-    files = 0;
-    bytes = 0;
-  };
+/** Uploads in write_files calls: at most MAX_BATCH_FILES files and about BATCH_BYTES of body each. */
+function batches(uploads: Upload[]): Upload[][] {
+  const out: Upload[][] = [];
+  let current: Upload[] = [];
+  let size = 0;
   for (const u of uploads) {
-    const dir = posix.join(root, posix.dirname(u.rel));
-    const extra = u.line!.length + (dirs.has(dir) ? 0 : dir.length + 3);
-    if (files > 0 && body.length + extra + [...dirs].join(' ').length + 200 > COMMAND_BUDGET) flush();
-    dirs.add(dir);
-    body += u.line;
-    files++;
-    bytes += u.bytes.length;
+    // base64 grows by 4/3 and JSON escapes some text: the estimate errs high.
+    const cost = Math.ceil(u.bytes.length * 1.4) + u.rel.length + 64;
+    if (current.length && (current.length >= MAX_BATCH_FILES || size + cost > BATCH_BYTES)) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(u);
+    size += cost;
   }
-  flush();
+  if (current.length) out.push(current);
   return out;
+}
+
+async function writeBatch(client: AgentFiles, root: string, batch: Upload[]): Promise<string | null> {
+  const r = await client.writeFiles({ files: batch.map((u) => fileEntry(posix.join(root, u.rel), u.bytes)) });
+  return r.changesetId;
 }
 
 export async function push(client: AgentFiles, dir: string, remote: string): Promise<SyncSummary> {
   const started = performance.now();
   const [local, remoteMap] = await Promise.all([walkLocal(dir, true), remoteHashes(client, remote, false)]);
   const changed = local.filter((f) => remoteMap.get(f.rel) !== f.hash);
-  const uploads: Upload[] = await mapLimit(changed, 32, async (f) => {
-    const bytes = await readFile(f.abs);
-    return { rel: f.rel, bytes, line: uploadLine(f.rel, bytes) };
-  });
-  const small = uploads.filter((u) => u.line !== null);
-  const big = uploads.filter((u) => u.line === null);
+  const uploads: Upload[] = await mapLimit(changed, 32, async (f) => ({ rel: f.rel, bytes: await readFile(f.abs) }));
   const totalBytes = uploads.reduce((n, u) => n + u.bytes.length, 0);
   const progress = startProgress('push', uploads.length, totalBytes);
   let changesetId: string | null = null;
   try {
-    const direct = packCommands(remote, small);
-    if (big.length === 0 && direct.length <= 1) {
-      if (direct.length === 1) changesetId = await runBash(client, direct[0]!.command);
+    const calls = batches(uploads);
+    if (calls.length === 1) {
+      changesetId = await writeBatch(client, remote, calls[0]!);
       progress.advance(uploads.length, totalBytes);
-    } else {
-      changesetId = await pushStaged(client, remote, small, big, progress.advance);
+    } else if (calls.length > 1) {
+      changesetId = await pushStaged(client, remote, calls, progress.advance);
     }
   } finally {
     progress.stop();
@@ -184,19 +168,17 @@ export async function push(client: AgentFiles, dir: string, remote: string): Pro
 async function pushStaged(
   client: AgentFiles,
   remote: string,
-  small: Upload[],
-  big: Upload[],
+  calls: Upload[][],
   advance: (files: number, bytes: number) => void,
 ): Promise<string | null> {
   const staging = posix.join(remote, `${STAGING_PREFIX}${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`);
   try {
-    await mapLimit(packCommands(staging, small), BASH_CONCURRENCY, async (c) => {
-      await runBash(client, c.command);
-      advance(c.files, c.bytes);
-    });
-    await mapLimit(big, CALL_CONCURRENCY, async (u) => {
-      await client.write({ path: posix.join(staging, u.rel), content: u.bytes.toString('base64'), encoding: 'base64' });
-      advance(1, u.bytes.length);
+    await mapLimit(calls, CALL_CONCURRENCY, async (batch) => {
+      await writeBatch(client, staging, batch);
+      advance(
+        batch.length,
+        batch.reduce((n, u) => n + u.bytes.length, 0),
+      );
     });
     // One command, so one changeset: the target's files change together or not at all.
     const q = shellQuote(remote);

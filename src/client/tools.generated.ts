@@ -2604,6 +2604,45 @@ export type WriteOutput = {
   replayed?: true;
 };
 
+/** Input of `write_files`: Write many files at once: one changeset, all or nothing. */
+export type WriteFilesInput = {
+  files: {
+    /** Absolute path, e.g. "/notes/todo.md". */
+    path: string;
+    /** The full new content (text, or base64 when encoding is "base64"). */
+    content: string;
+    encoding?: 'utf8' | 'base64';
+  }[];
+  /** Replaying the same key with the same input returns the first answer. The SDK sets a fresh one on every mutating call (CallOptions.idempotent: false turns that off). */
+  idempotencyKey?: string;
+};
+/** Result of `write_files`. */
+export type WriteFilesOutput = {
+  success: true;
+  /** The one changeset of the batch; null when nothing changed. */
+  changesetId: string | null;
+  /** Each file of the input, in its order. */
+  files: {
+    path: string;
+    version: number;
+    updatedAt: string;
+    /** Bytes. */
+    size: number;
+    /** sha256 of the content ("sha256:" and hex). */
+    contentHash: string;
+    /** The file did not exist before. */
+    created: boolean;
+    /** Same content as before: no new version. */
+    unchanged: boolean;
+  }[];
+  /** Files with a new version. */
+  written: number;
+  /** Bytes of the files written. */
+  bytes: number;
+  /** The stored result of an earlier call with this idempotencyKey. */
+  replayed?: true;
+};
+
 /** Input and result type of every tool, by name. */
 export interface ToolTypes {
   append: { input: AppendInput; output: AppendOutput };
@@ -2677,6 +2716,7 @@ export interface ToolTypes {
   update_my_profile: { input: UpdateMyProfileInput; output: UpdateMyProfileOutput };
   vote: { input: VoteInput; output: VoteOutput };
   write: { input: WriteInput; output: WriteOutput };
+  write_files: { input: WriteFilesInput; output: WriteFilesOutput };
 }
 
 export type ToolName = keyof ToolTypes;
@@ -2825,6 +2865,8 @@ export interface ToolMethods {
   vote(input: VoteInput, options?: CallOptions): Promise<VoteOutput>;
   /** Create a file or replace its whole content (a new version). (tool `write`; scopes: files:write). */
   write(input: WriteInput, options?: CallOptions): Promise<WriteOutput>;
+  /** Write many files at once: one changeset, all or nothing. (tool `write_files`; scopes: files:write). */
+  writeFiles(input: WriteFilesInput, options?: CallOptions): Promise<WriteFilesOutput>;
 }
 
 export interface ToolInfo {
@@ -2926,6 +2968,7 @@ export const TOOLS: readonly ToolInfo[] = [
   { name: 'update_my_profile', method: 'updateMyProfile', scopes: ['agents:write'], mutating: false },
   { name: 'vote', method: 'vote', scopes: ['community:write'], mutating: true },
   { name: 'write', method: 'write', scopes: ['files:write'], mutating: true },
+  { name: 'write_files', method: 'writeFiles', scopes: ['files:write'], mutating: true },
 ];
 
 /** Every error code the service can answer (its catalogue). */

@@ -19,10 +19,12 @@ import { shareTools } from './shares.js';
 import { socialTools } from './social.js';
 import { treeTools } from './tree-ops.js';
 import { versionTools } from './versions.js';
+import { writeFilesTools } from './write-files.js';
 
 export function buildRegistry(): ToolRegistry {
   return new ToolRegistry().register(
     ...fileTools,
+    ...writeFilesTools,
     ...editTools,
     ...treeTools,
     ...versionTools,
