@@ -5,9 +5,7 @@
  * (`length` → `length($0)` where no `(` follows) by a small lexer that leaves strings, regular
  * expressions and comments alone, then the original awk runs.
  */
-import { defineCommand, type Command, type CustomCommand } from './just-bash.js';
-
-type Ctx = Parameters<Command['execute']>[1];
+import { defineCommand, type CustomCommand, type Ctx } from '../gnu/kit/command.js';
 
 /** Words after which a `/` starts a regular expression rather than a division. */
 const REGEX_AFTER_WORD = new Set(['print', 'printf', 'return', 'in', 'case', 'do', 'else']);

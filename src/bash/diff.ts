@@ -6,11 +6,8 @@
  * read) goes to just-bash's own diff.
  */
 import { diffArrays } from 'diff';
-import { defineCommand, decodeBytesToUtf8, type Command, type CustomCommand } from './just-bash.js';
-import { getopt, type LongOpt } from './ls.js';
-
-type Ctx = Parameters<Command['execute']>[1];
-type Result = Awaited<ReturnType<Command['execute']>>;
+import { defineCommand, decodeBytesToUtf8, type CustomCommand, type Ctx, type Result } from '../gnu/kit/command.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
 
 const LONGS: LongOpt[] = [
   { name: 'unified', key: 'unified', arg: 'optional' },

@@ -10,10 +10,12 @@
  * -S/--separate-dirs, -0/--null, --exclude=PATTERN, -t/--threshold; -x -L -P -H -D -l are accepted
  * without effect (one filesystem, no links).
  */
-import { defineCommand, type Command, type CustomCommand, type FsStat } from './just-bash.js';
-import { getopt, globMatch, humanSize, kib, shellQuote, type LongOpt } from './ls.js';
-
-type Ctx = Parameters<Command['execute']>[1];
+import { defineCommand, type CustomCommand, type FsStat, type Ctx } from '../gnu/kit/command.js';
+import { errnoMessage } from '../gnu/kit/errno.js';
+import { fnmatch } from '../gnu/kit/fnmatch.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
+import { shellQuote } from '../gnu/kit/quote.js';
+import { humanSize, kib } from './ls.js';
 
 const TRY = "Try 'du --help' for more information.\n";
 
@@ -179,7 +181,7 @@ export function duCommand(): CustomCommand {
         exitCode = 1;
       }
       for (const k of kids) {
-        if (exclude.some((g) => globMatch(g, k.name))) continue;
+        if (exclude.some((g) => fnmatch(g, k.name))) continue;
         const kp = join(path, k.name);
         let kst: FsStat;
         try {
@@ -205,9 +207,9 @@ export function duCommand(): CustomCommand {
       let st: FsStat;
       try {
         st = await fs.stat(path);
-        if (op.endsWith('/') && !st.isDirectory) throw new Error('ENOTDIR');
+        if (op.endsWith('/') && !st.isDirectory) throw Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' });
       } catch (err) {
-        const why = /ENOTDIR/.test(String((err as Error)?.message)) ? 'Not a directory' : 'No such file or directory';
+        const why = errnoMessage(err);
         stderr += `du: cannot access ${shellQuote(op)}: ${why}\n`;
         exitCode = 1;
         continue;

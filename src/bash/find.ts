@@ -16,25 +16,17 @@
  * -regex uses JavaScript regular expressions after translating emacs/posix-basic group syntax;
  * `-exec … {} +` runs one command for all files (GNU splits at the argument-size limit).
  */
-import { Buffer } from 'node:buffer';
 import { posix } from 'node:path';
-import type { Command, FsStat, IFileSystem } from './just-bash.js';
+import type { Command, Ctx, FsStat, IFileSystem, Result } from '../gnu/kit/command.js';
+import { errnoMessage } from '../gnu/kit/errno.js';
+import { bytesOf, fnmatchRegExp } from '../gnu/kit/fnmatch.js';
 import { SEARCH, watched } from './search-watch.js';
-
-type Ctx = Parameters<Command['execute']>[1];
-type Result = Awaited<ReturnType<Command['execute']>>;
 
 class FindError extends Error {}
 
-const utf8ToLatin1 = (s: string) => {
-  // Fast path: ASCII is its own byte string.
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.from(s, 'utf8').toString('latin1');
-  return s;
-};
-
 /** findutils' quoting in the C locale: 'name', with C escapes for quotes, controls and non-ASCII. */
 function fq(name: string): string {
-  const b = utf8ToLatin1(name);
+  const b = bytesOf(name);
   const esc: Record<number, string> = { 7: 'a', 8: 'b', 12: 'f', 10: 'n', 13: 'r', 9: 't', 11: 'v' };
   let out = "'";
   for (let i = 0; i < b.length; i++) {
@@ -47,103 +39,23 @@ function fq(name: string): string {
   return out + "'";
 }
 
-// ---- fnmatch (C locale, no flags) ---------------------------------------------------------
-
-const CLASSES: Record<string, string> = {
-  alpha: 'A-Za-z',
-  digit: '0-9',
-  alnum: 'A-Za-z0-9',
-  upper: 'A-Z',
-  lower: 'a-z',
-  space: ' \\t\\n\\r\\f\\v',
-  blank: ' \\t',
-  punct: '!-\\/:-@\\[-`{-~',
-  print: ' -~',
-  graph: '!-~',
-  cntrl: '\\x00-\\x1f\\x7f',
-  xdigit: '0-9A-Fa-f',
-};
-
-const reEsc = (ch: string) => ch.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-
-/** Translates a glob over a byte string (latin1) into an anchored RegExp source. */
-function globToRegex(pat: string): string {
-  let re = '';
-  for (let i = 0; i < pat.length; i++) {
-    const c = pat[i]!;
-    if (c === '*') re += '[^]*';
-    else if (c === '?') re += '[^]';
-    else if (c === '\\') {
-      if (i + 1 < pat.length) re += reEsc(pat[++i]!);
-      else re += '\\\\';
-    } else if (c === '[') {
-      let j = i + 1;
-      let neg = false;
-      if (pat[j] === '!' || pat[j] === '^') {
-        neg = true;
-        j++;
-      }
-      let body = '';
-      let first = true;
-      let ok = false;
-      while (j < pat.length) {
-        const d = pat[j]!;
-        if (d === ']' && !first) {
-          ok = true;
-          break;
-        }
-        first = false;
-        if (d === '[' && pat[j + 1] === ':') {
-          const end = pat.indexOf(':]', j + 2);
-          const name = end === -1 ? '' : pat.slice(j + 2, end);
-          const cls = Object.hasOwn(CLASSES, name) ? CLASSES[name] : undefined;
-          if (cls !== undefined) {
-            body += cls;
-            j = end + 2;
-            continue;
-          }
-        }
-        let lo = d;
-        if (d === '\\' && j + 1 < pat.length) lo = pat[++j]!;
-        if (pat[j + 1] === '-' && pat[j + 2] !== undefined && pat[j + 2] !== ']') {
-          let hi = pat[j + 2]!;
-          j += 2;
-          if (hi === '\\' && j + 1 < pat.length) hi = pat[++j]!;
-          if (lo <= hi) body += reEsc(lo) + '-' + reEsc(hi);
-          j++;
-          continue;
-        }
-        body += reEsc(lo);
-        j++;
-      }
-      if (!ok) {
-        re += '\\[';
-        continue;
-      }
-      re += body === '' ? (neg ? '[^]' : '[]') : `[${neg ? '^' : ''}${body}]`;
-      i = j;
-    } else re += reEsc(c);
-  }
-  return `^${re}$`;
-}
-
 const lowerAscii = (s: string) => s.replace(/[A-Z]+/g, (x) => x.toLowerCase());
 
 function globMatcher(pattern: string, fold: boolean): (s: string) => boolean {
-  const p = utf8ToLatin1(pattern);
-  const re = new RegExp(globToRegex(fold ? lowerAscii(p) : p));
+  const p = bytesOf(pattern);
+  const re = fnmatchRegExp(fold ? lowerAscii(p) : p);
   // A literal pattern (the common `-name file.txt`) needs no regex.
   if (!/[*?[\\]/.test(p)) {
     const lit = fold ? lowerAscii(p) : p;
-    return fold ? (s) => lowerAscii(utf8ToLatin1(s)) === lit : (s) => utf8ToLatin1(s) === lit;
+    return fold ? (s) => lowerAscii(bytesOf(s)) === lit : (s) => bytesOf(s) === lit;
   }
   // `*.ext`: a suffix test.
   const suffix = /^\*([^*?[\\]*)$/.exec(p);
   if (suffix && !fold) {
     const suf = suffix[1]!;
-    return (s) => utf8ToLatin1(s).endsWith(suf);
+    return (s) => bytesOf(s).endsWith(suf);
   }
-  return fold ? (s) => re.test(lowerAscii(utf8ToLatin1(s))) : (s) => re.test(utf8ToLatin1(s));
+  return fold ? (s) => re.test(lowerAscii(bytesOf(s))) : (s) => re.test(bytesOf(s));
 }
 
 // ---- the expression -----------------------------------------------------------------------
@@ -187,7 +99,7 @@ class Finder {
   ) {}
 
   print(s: string): void {
-    this.out.push(this.bytes ? utf8ToLatin1(s) : s);
+    this.out.push(this.bytes ? bytesOf(s) : s);
   }
 
   fail(msg: string): void {
@@ -217,7 +129,7 @@ class Finder {
     if (!exec) throw new Error('find: -exec is not available');
     const r = await exec(shq(argv[0]!), { cwd, args: argv.slice(1), signal: this.ctx.signal });
     const isBytes = r.stdoutKind === 'bytes' || (r.stdoutKind === undefined && r.stdoutEncoding === 'binary');
-    this.out.push(isBytes ? r.stdout : utf8ToLatin1(r.stdout));
+    this.out.push(isBytes ? r.stdout : bytesOf(r.stdout));
     if (r.stderr) this.err += r.stderr;
     return r;
   }
@@ -570,7 +482,7 @@ class Parser {
               await fi.fs.rm(e.abs, { recursive: false, force: false });
               return true;
             } catch (err) {
-              fi.fail(`cannot delete ${fq(e.path)}: ${reason(err)}`);
+              fi.fail(`cannot delete ${fq(e.path)}: ${errnoMessage(err)}`);
               return false;
             }
           },
@@ -644,16 +556,6 @@ async function refTime(f: Finder, p: string): Promise<number> {
     m.set(p, t);
   }
   return t;
-}
-
-function reason(err: unknown): string {
-  const msg = String((err as Error)?.message ?? err);
-  if (/ENOTEMPTY/.test(msg)) return 'Directory not empty';
-  if (/EROFS/.test(msg)) return 'Read-only file system';
-  if (/EACCES/.test(msg)) return 'Permission denied';
-  if (/EPERM/.test(msg)) return 'Operation not permitted';
-  if (/ENOTDIR/.test(msg)) return 'Not a directory';
-  return 'No such file or directory';
 }
 
 function pad(n: number, w = 2): string {
@@ -800,7 +702,7 @@ async function walk(f: Finder, expr: Node, e: Entry): Promise<void> {
     try {
       kids = await f.children(e);
     } catch (err) {
-      f.fail(`${fq(e.path)}: ${reason(err)}`);
+      f.fail(`${fq(e.path)}: ${errnoMessage(err)}`);
       kids = [];
     }
     const base = e.abs === '/' ? '/' : e.abs + '/';
@@ -832,7 +734,7 @@ async function findAll(f: Finder, full: Node, paths: string[], fs: IFileSystem, 
       if (p === '') throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
       st = await fs.stat(abs);
     } catch (err) {
-      let why = reason(err);
+      let why = errnoMessage(err);
       if (why === 'No such file or directory' && p !== '') {
         // A file used as a directory on the way: ENOTDIR, as the kernel says.
         for (let d = posix.dirname(abs); d !== '/' && d !== '.'; d = posix.dirname(d)) {
@@ -889,7 +791,7 @@ export function findCommand(direct?: () => IFileSystem): Command {
           try {
             await refTime(f, r);
           } catch (err) {
-            throw new FindError(`${fq(r)}: ${reason(err)}`);
+            throw new FindError(`${fq(r)}: ${errnoMessage(err)}`);
           }
         }
       } catch (err) {

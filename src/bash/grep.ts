@@ -36,12 +36,11 @@
  *   budget (2 s) stops the command with exit 2 and advice (search-watch.ts); GNU would finish it.
  */
 import { Buffer, isUtf8 } from 'node:buffer';
-import { latin1FromBytes, type Command, type IFileSystem } from './just-bash.js';
-import { ERRNO_TEXT, errnoCode } from './errno.js';
+import { latin1FromBytes, type Command, type Ctx, type IFileSystem, type Result } from '../gnu/kit/command.js';
+import { errnoMessage } from '../gnu/kit/errno.js';
+import { fnmatchRegExp, hasWildcards } from '../gnu/kit/fnmatch.js';
+import { GetoptError, longOpts, tokens, type LongOpt } from '../gnu/kit/getopt.js';
 import { SEARCH, watched } from './search-watch.js';
-
-type Ctx = Parameters<Command['execute']>[1];
-type Result = Awaited<ReturnType<Command['execute']>>;
 
 // ---------------------------------------------------------------------------------------
 // Texts
@@ -1502,73 +1501,8 @@ function asciiEngine(m: Matcher): Engine {
 // Globs for --include / --exclude / --exclude-dir (fnmatch without flags, gnulib exclude)
 // ---------------------------------------------------------------------------------------
 
-function hasWildcards(p: string): boolean {
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === '\\') i++;
-    else if (c === '?' || c === '*' || c === '[') return true;
-  }
-  return false;
-}
-
-function globToRegExp(glob: string): RegExp {
-  let out = '';
-  const cs = Array.from(glob);
-  for (let i = 0; i < cs.length; i++) {
-    const c = cs[i]!;
-    if (c === '*') out += '[\\s\\S]*';
-    else if (c === '?') out += '[\\s\\S]';
-    else if (c === '\\' && i + 1 < cs.length) out += esc(cs[++i]!);
-    else if (c === '[') {
-      let j = i + 1;
-      let neg = false;
-      if (cs[j] === '!' || cs[j] === '^') {
-        neg = true;
-        j++;
-      }
-      const items: string[] = [];
-      let first = true;
-      let ok = false;
-      while (j < cs.length) {
-        const ch = cs[j]!;
-        if (ch === ']' && !first) {
-          ok = true;
-          break;
-        }
-        first = false;
-        if (ch === '[' && cs[j + 1] === ':') {
-          const end = cs.indexOf(']', j + 2);
-          if (end > 0 && cs[end - 1] === ':') {
-            const cls = posixClass(cs.slice(j + 2, end - 1).join(''), false);
-            if (cls) {
-              items.push(cls);
-              j = end + 1;
-              continue;
-            }
-          }
-        }
-        let lo = ch;
-        if (ch === '\\' && j + 1 < cs.length) lo = cs[++j]!;
-        j++;
-        if (cs[j] === '-' && cs[j + 1] !== undefined && cs[j + 1] !== ']') {
-          let hi = cs[j + 1]!;
-          j += 2;
-          if (hi === '\\' && j < cs.length) hi = cs[j++]!;
-          if (lo.codePointAt(0)! <= hi.codePointAt(0)!) items.push(`${esc(lo)}-${esc(hi)}`);
-          continue;
-        }
-        items.push(esc(lo));
-      }
-      if (!ok) {
-        out += esc('[');
-        continue;
-      }
-      out += items.length ? `[${neg ? '^' : ''}${items.join('')}]` : neg ? '[\\s\\S]' : '[]';
-      i = j;
-    } else out += esc(c);
-  }
-  return new RegExp(`^(?:${out})$`, 'v');
-}
+/** grep matches names by character, with its Unicode classes. */
+const nameClass = (name: string): string | null => posixClass(name, false);
 
 interface ExcludePattern {
   include: boolean;
@@ -1585,7 +1519,7 @@ class ExcludeList {
   add(pattern: string, include: boolean): void {
     const wild = hasWildcards(pattern);
     const literal = wild ? pattern : pattern.replace(/\\(.)/gs, '$1');
-    this.pats.push({ include, wild, re: wild ? globToRegExp(pattern) : null, literal });
+    this.pats.push({ include, wild, re: wild ? fnmatchRegExp(pattern, nameClass) : null, literal });
   }
 
   private matchOne(p: ExcludePattern, f: string): boolean {
@@ -1619,59 +1553,58 @@ class ExcludeList {
 // Options
 // ---------------------------------------------------------------------------------------
 
-type ArgKind = 0 | 1 | 2; // none, required, optional
-const LONG_OPTIONS: Array<[string, ArgKind, string]> = [
-  ['basic-regexp', 0, 'G'],
-  ['extended-regexp', 0, 'E'],
-  ['fixed-regexp', 0, 'F'],
-  ['fixed-strings', 0, 'F'],
-  ['perl-regexp', 0, 'P'],
-  ['after-context', 1, 'A'],
-  ['before-context', 1, 'B'],
-  ['binary-files', 1, 'binary-files'],
-  ['byte-offset', 0, 'b'],
-  ['context', 1, 'C'],
-  ['color', 2, 'color'],
-  ['colour', 2, 'color'],
-  ['count', 0, 'c'],
-  ['devices', 1, 'D'],
-  ['directories', 1, 'd'],
-  ['exclude', 1, 'exclude'],
-  ['exclude-from', 1, 'exclude-from'],
-  ['exclude-dir', 1, 'exclude-dir'],
-  ['file', 1, 'f'],
-  ['files-with-matches', 0, 'l'],
-  ['files-without-match', 0, 'L'],
-  ['group-separator', 1, 'group-separator'],
-  ['help', 0, 'help'],
-  ['include', 1, 'include'],
-  ['ignore-case', 0, 'i'],
-  ['no-ignore-case', 0, 'no-ignore-case'],
-  ['initial-tab', 0, 'T'],
-  ['label', 1, 'label'],
-  ['line-buffered', 0, 'line-buffered'],
-  ['line-number', 0, 'n'],
-  ['line-regexp', 0, 'x'],
-  ['max-count', 1, 'm'],
-  ['no-filename', 0, 'h'],
-  ['no-group-separator', 0, 'no-group-separator'],
-  ['no-messages', 0, 's'],
-  ['null', 0, 'Z'],
-  ['null-data', 0, 'z'],
-  ['only-matching', 0, 'o'],
-  ['quiet', 0, 'q'],
-  ['recursive', 0, 'r'],
-  ['dereference-recursive', 0, 'R'],
-  ['regexp', 1, 'e'],
-  ['invert-match', 0, 'v'],
-  ['silent', 0, 'q'],
-  ['text', 0, 'a'],
-  ['binary', 0, 'U'],
-  ['unix-byte-offsets', 0, 'u'],
-  ['version', 0, 'V'],
-  ['with-filename', 0, 'H'],
-  ['word-regexp', 0, 'w'],
-];
+const LONG_OPTIONS: LongOpt[] = longOpts([
+  ['basic-regexp', 'G'],
+  ['extended-regexp', 'E'],
+  ['fixed-regexp', 'F'],
+  ['fixed-strings', 'F'],
+  ['perl-regexp', 'P'],
+  ['after-context', 'A', 'required'],
+  ['before-context', 'B', 'required'],
+  ['binary-files', 'binary-files', 'required'],
+  ['byte-offset', 'b'],
+  ['context', 'C', 'required'],
+  ['color', 'color', 'optional'],
+  ['colour', 'color', 'optional'],
+  ['count', 'c'],
+  ['devices', 'D', 'required'],
+  ['directories', 'd', 'required'],
+  ['exclude', 'exclude', 'required'],
+  ['exclude-from', 'exclude-from', 'required'],
+  ['exclude-dir', 'exclude-dir', 'required'],
+  ['file', 'f', 'required'],
+  ['files-with-matches', 'l'],
+  ['files-without-match', 'L'],
+  ['group-separator', 'group-separator', 'required'],
+  ['help', 'help'],
+  ['include', 'include', 'required'],
+  ['ignore-case', 'i'],
+  ['no-ignore-case', 'no-ignore-case'],
+  ['initial-tab', 'T'],
+  ['label', 'label', 'required'],
+  ['line-buffered', 'line-buffered'],
+  ['line-number', 'n'],
+  ['line-regexp', 'x'],
+  ['max-count', 'm', 'required'],
+  ['no-filename', 'h'],
+  ['no-group-separator', 'no-group-separator'],
+  ['no-messages', 's'],
+  ['null', 'Z'],
+  ['null-data', 'z'],
+  ['only-matching', 'o'],
+  ['quiet', 'q'],
+  ['recursive', 'r'],
+  ['dereference-recursive', 'R'],
+  ['regexp', 'e', 'required'],
+  ['invert-match', 'v'],
+  ['silent', 'q'],
+  ['text', 'a'],
+  ['binary', 'U'],
+  ['unix-byte-offsets', 'u'],
+  ['version', 'V'],
+  ['with-filename', 'H'],
+  ['word-regexp', 'w'],
+]);
 const SHORT_OPTIONS = '0123456789A:B:C:D:EFGHIPTUVX:abcd:e:f:hiLlm:noqRrsuvwxyZz';
 
 interface Options {
@@ -1799,11 +1732,6 @@ function toRawBytes(s: string): string {
   }
   out.push(Buffer.from(s.slice(last), 'utf8').toString('latin1'));
   return out.join('');
-}
-
-function errnoText(err: unknown): string {
-  const text = ERRNO_TEXT[errnoCode(err) ?? ''];
-  return text ?? String((err as { message?: string })?.message ?? err).replace(/^[A-Z]+: /, '');
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2060,7 +1988,7 @@ class Grep {
               content = Buffer.from(await this.fs.readFileBuffer(abs)).toString('utf8');
             } catch (e) {
               if (e instanceof GrepExit) throw e;
-              this.error(`${arg}: ${errnoText(e)}`);
+              this.error(`${arg}: ${errnoMessage(e, null)}`);
               throw new GrepExit(2);
             }
           }
@@ -2155,7 +2083,7 @@ class Grep {
           try {
             content = Buffer.from(await this.fs.readFileBuffer(this.fs.resolvePath(this.ctx.cwd, arg!))).toString('utf8');
           } catch (e) {
-            this.error(`${arg}: ${errnoText(e)}`);
+            this.error(`${arg}: ${errnoMessage(e, null)}`);
             throw new GrepExit(2);
           }
           for (const line of content.split('\n')) {
@@ -2189,70 +2117,21 @@ class Grep {
       }
     };
 
-    let k = 0;
-    for (; k < argv.length; k++) {
-      const a = argv[k]!;
-      if (a === '--') {
-        operands.push(...argv.slice(k + 1));
-        break;
+    try {
+      for (const t of tokens(argv, SHORT_OPTIONS, LONG_OPTIONS)) {
+        if (t.kind === 'operand') operands.push(t.value);
+        else if (t.key >= '0' && t.key <= '9' && t.key.length === 1) {
+          // -NUM: the digits of one argument make one context length (`-1 -5` is 5, `-15` 15).
+          if (digitElem !== t.index || !digits) digits = '';
+          if (digits === '0') digits = '';
+          digits += t.key;
+          digitElem = t.index;
+        } else await apply(t.key, t.arg);
       }
-      if (a.startsWith('--')) {
-        const body = a.slice(2);
-        const eq = body.indexOf('=');
-        const name = eq >= 0 ? body.slice(0, eq) : body;
-        let opt = LONG_OPTIONS.find((x) => x[0] === name);
-        if (!opt) {
-          const hits = LONG_OPTIONS.filter((x) => x[0].startsWith(name));
-          if (hits.length === 0) this.usageError(`unrecognized option '${a}'`);
-          const first = hits[0]!;
-          if (hits.some((h) => h[1] !== first[1] || h[2] !== first[2])) {
-            this.usageError(`option '${a}' is ambiguous; possibilities:${hits.map((h) => ` '--${h[0]}'`).join('')}`);
-          }
-          opt = first;
-        }
-        let arg: string | undefined;
-        if (eq >= 0) {
-          if (opt[1] === 0) this.usageError(`option '--${opt[0]}' doesn't allow an argument`);
-          arg = body.slice(eq + 1);
-        } else if (opt[1] === 1) {
-          if (k + 1 >= argv.length) this.usageError(`option '--${opt[0]}' requires an argument`);
-          arg = argv[++k]!;
-        }
-        await apply(opt[2], arg);
-        continue;
-      }
-      if (a.startsWith('-') && a.length > 1) {
-        for (let j = 1; j < a.length; j++) {
-          const c = a[j]!;
-          const at = SHORT_OPTIONS.indexOf(c);
-          if (at < 0 || c === ':') {
-            flushDigits();
-            this.usageError(`invalid option -- '${c}'`);
-          }
-          if (c >= '0' && c <= '9') {
-            if (digitElem !== k || !digits) digits = '';
-            if (digits === '0') digits = '';
-            digits += c;
-            digitElem = k;
-            continue;
-          }
-          if (SHORT_OPTIONS[at + 1] === ':') {
-            let arg = a.slice(j + 1);
-            if (!arg) {
-              if (k + 1 >= argv.length) {
-                flushDigits();
-                this.usageError(`option requires an argument -- '${c}'`);
-              }
-              arg = argv[++k]!;
-            }
-            await apply(c, arg);
-            break;
-          }
-          await apply(c, undefined);
-        }
-        continue;
-      }
-      operands.push(a);
+    } catch (e) {
+      if (!(e instanceof GetoptError)) throw e;
+      if (!e.long) flushDigits();
+      this.usageError(e.message);
     }
     flushDigits();
 
@@ -2517,7 +2396,7 @@ class Grep {
     try {
       st = await fs.stat(abs);
     } catch (e) {
-      this.suppressible(display, errnoText(e));
+      this.suppressible(display, errnoMessage(e, null));
       return true;
     }
     if (!st.isDirectory && /\/$/.test(path)) {
@@ -2549,7 +2428,7 @@ class Grep {
     try {
       bytes = await fs.readFileBuffer(abs);
     } catch (e) {
-      this.suppressible(display, errnoText(e));
+      this.suppressible(display, errnoMessage(e, null));
       return true;
     }
     this.filename = display;
@@ -2570,7 +2449,7 @@ class Grep {
         }
       }
     } catch (e) {
-      this.suppressible(this.shown(display), errnoText(e));
+      this.suppressible(this.shown(display), errnoMessage(e, null));
       return true;
     }
     // fts trims a run of trailing slashes on the root to one, and joins without doubling it.
@@ -2619,7 +2498,7 @@ class Grep {
         bytes = await fs.readFileBuffer(childAbs);
         size = bytes.length;
       } catch (e) {
-        this.suppressible(shown, errnoText(e));
+        this.suppressible(shown, errnoMessage(e, null));
         continue;
       }
       this.filename = shown;

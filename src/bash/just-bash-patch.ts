@@ -4,6 +4,7 @@
  * memory when that file is missing or was made from another version of the bundle.
  */
 import { createHash } from 'node:crypto';
+import { ERRNO_TEXT } from '../gnu/kit/errno.js';
 
 const EXPAND = /async expand\((\w+)\)\{if\(this\.globstar\)\{/;
 // Opening a redirection target: `catch(a){if(!s)throw a;return{error:L("",`bash: ${t}: cannot open redirect target\n`,1)}}`
@@ -35,16 +36,6 @@ const MISSING_BUILTINS = [
   'umask',
   'unalias',
 ];
-const ERRNO_TEXT = {
-  ENOENT: 'No such file or directory',
-  ENOTDIR: 'Not a directory',
-  EISDIR: 'Is a directory',
-  EACCES: 'Permission denied',
-  EPERM: 'Operation not permitted',
-  EROFS: 'Read-only file system',
-  ENOSPC: 'No space left on device',
-  EFBIG: 'File too large',
-};
 
 /** File name of the patched bundle, next to the compiled just-bash.js. */
 export const PATCHED_FILE_NAME = 'just-bash.patched.mjs';

@@ -5,10 +5,9 @@
  * (empty) line with spaces. just-bash's versions differ there; tac with options and nl itself
  * still run just-bash's code.
  */
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
-import { bytesResult } from './textutils.js';
-
-type Ctx = Parameters<Command['execute']>[1];
+import { defineCommand, type CustomCommand, type Ctx } from '../gnu/kit/command.js';
+import { Inputs } from '../gnu/kit/input.js';
+import { bytesResult } from '../gnu/kit/bytes.js';
 
 function reverseRecords(bytes: string): string {
   const records = bytes.split('\n').map((r, i, all) => (i < all.length - 1 ? r + '\n' : r));
@@ -23,24 +22,15 @@ function tacCommand(): CustomCommand {
     let out = '';
     let err = '';
     let code = 0;
+    const inputs = new Inputs(ctx);
     for (const f of files) {
-      let bytes: string;
-      if (f === '-') bytes = latin1FromBytes(ctx.stdin);
-      else {
-        try {
-          const path = ctx.fs.resolvePath(ctx.cwd, f);
-          if ((await ctx.fs.stat(path)).isDirectory) {
-            err += `tac: ${f}: read error: Invalid argument\n`;
-            code = 1;
-            continue;
-          }
-          bytes = Buffer.from(await ctx.fs.readFileBuffer(path)).toString('latin1');
-        } catch {
-          err += `tac: failed to open '${f}' for reading: No such file or directory\n`;
-          code = 1;
-          continue;
-        }
+      const inp = await inputs.read(f);
+      if (!inp.ok) {
+        err += inp.code === 'EISDIR' ? `tac: ${f}: read error: Invalid argument\n` : `tac: failed to open '${f}' for reading: ${inp.text}\n`;
+        code = 1;
+        continue;
       }
+      const bytes = inp.bytes;
       out += reverseRecords(bytes);
     }
     return bytesResult(out, err, code);

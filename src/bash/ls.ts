@@ -21,10 +21,12 @@
  *   - atime and ctime are the mtime; birth time is unknown (stat prints `-`).
  */
 import { Buffer } from 'node:buffer';
-import { defineCommand, type Command, type CustomCommand, type FsStat, type IFileSystem } from './just-bash.js';
-
-type Ctx = Parameters<Command['execute']>[1];
-type Result = { stdout: string; stderr: string; exitCode: number };
+import { byteCmp } from '../gnu/kit/bytes.js';
+import { defineCommand, type Ctx, type CustomCommand, type FsStat, type IFileSystem, type Result } from '../gnu/kit/command.js';
+import { errnoMessage } from '../gnu/kit/errno.js';
+import { fnmatch } from '../gnu/kit/fnmatch.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
+import { shellQuote } from '../gnu/kit/quote.js';
 
 // ---------------------------------------------------------------------------------------
 // Shared helpers (also used by stat.ts and du.ts)
@@ -63,19 +65,6 @@ export async function linkCount(fs: IFileSystem, path: string, st: FsStat): Prom
   } catch {
     return 2;
   }
-}
-
-/** Byte-order comparison (UTF-8 byte order = code point order), like strcmp in the C locale. */
-export function byteCmp(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = b.codePointAt(i)!;
-    if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length < 0 ? -1 : a.length === b.length ? 0 : 1;
 }
 
 /** The ten-character mode string (`-rw-r--r--`). */
@@ -151,143 +140,8 @@ export function epochSeconds(d: Date): number {
   return Math.floor(d.getTime() / 1000);
 }
 
-// ---------------------------------------------------------------------------------------
-// Option parsing (getopt_long: permutation, clustering, unique-prefix long options)
-// ---------------------------------------------------------------------------------------
-
-export interface LongOpt {
-  name: string;
-  key: string;
-  arg: 'none' | 'required' | 'optional';
-}
-
-export type Parsed = { opts: Array<[string, string | undefined]>; operands: string[] } | { error: string };
-
-/** `short`: option letters, a letter followed by ':' takes an argument. */
-export function getopt(prog: string, args: string[], short: string, longs: LongOpt[]): Parsed {
-  const opts: Array<[string, string | undefined]> = [];
-  const operands: string[] = [];
-  const takes = (c: string) => {
-    const i = short.indexOf(c);
-    return i === -1 ? null : short[i + 1] === ':';
-  };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      operands.push(...args.slice(i + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
-      const value = eq === -1 ? undefined : a.slice(eq + 1);
-      let match = longs.find((l) => l.name === name);
-      if (!match) {
-        const cands = longs.filter((l) => l.name.startsWith(name));
-        const distinct = [...new Map(cands.map((c) => [`${c.key}|${c.arg}`, c])).values()];
-        if (distinct.length > 1) {
-          return {
-            error: `${prog}: option '${a.slice(0, eq === -1 ? a.length : eq)}' is ambiguous; possibilities:${cands.map((c) => ` '--${c.name}'`).join('')}\n`,
-          };
-        }
-        match = distinct[0];
-      }
-      if (!match) return { error: `${prog}: unrecognized option '${a}'\n` };
-      if (match.arg === 'none' && value !== undefined) return { error: `${prog}: option '--${match.name}' doesn't allow an argument\n` };
-      if (match.arg === 'required' && value === undefined) {
-        if (i + 1 >= args.length) return { error: `${prog}: option '--${match.name}' requires an argument\n` };
-        opts.push([match.key, args[++i]!]);
-      } else opts.push([match.key, value]);
-      continue;
-    }
-    if (a.startsWith('-') && a.length > 1) {
-      for (let j = 1; j < a.length; j++) {
-        const c = a[j]!;
-        const t = takes(c);
-        if (t === null || c === ':') return { error: `${prog}: invalid option -- '${c}'\n` };
-        if (t) {
-          let v = a.slice(j + 1);
-          if (v === '') {
-            if (i + 1 >= args.length) return { error: `${prog}: option requires an argument -- '${c}'\n` };
-            v = args[++i]!;
-          }
-          opts.push([c, v]);
-          break;
-        }
-        opts.push([c, undefined]);
-      }
-      continue;
-    }
-    operands.push(a);
-  }
-  return { opts, operands };
-}
-
-/** Shell-like glob match for -I / --hide / du --exclude (`*`, `?`, `[...]`). */
-export function globMatch(pattern: string, name: string): boolean {
-  let re = '^';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '*') re += '.*';
-    else if (c === '?') re += '.';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end === -1) re += '\\[';
-      else {
-        let body = pattern.slice(i + 1, end);
-        if (body.startsWith('!') || body.startsWith('^')) body = '^' + body.slice(1);
-        re += '[' + body.replace(/\\/g, '\\\\') + ']';
-        i = end;
-      }
-    } else if (c === '\\' && i + 1 < pattern.length) re += '\\' + pattern[++i];
-    else re += c.replace(/[.+^${}()|\\/]/g, '\\$&');
-  }
-  try {
-    return new RegExp(re + '$', 's').test(name);
-  } catch {
-    return pattern === name;
-  }
-}
-
-export function reason(err: unknown): string {
-  const msg = String((err as Error)?.message ?? err);
-  if (/ENOTDIR/.test(msg)) return 'Not a directory';
-  if (/EACCES/.test(msg)) return 'Permission denied';
-  if (/ELOOP/.test(msg)) return 'Too many levels of symbolic links';
-  return 'No such file or directory';
-}
-
 const NAMED: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
 const printable = (b: number) => b >= 0x20 && b < 0x7f;
-
-/**
- * gnulib's shell-escape quoting in the C locale, as GNU uses for names in messages (`quoteaf`)
- * and stat's %N: `'docs'`, `'caf'$'\303\251''.md'`, `"it's"`. `always`: quote plain names too.
- */
-export function shellQuote(name: string, always = true): string {
-  const bytes = Buffer.from(name, 'utf8');
-  const plain = bytes.length > 0 && [...bytes].every((b) => printable(b) && !/[\s'"$`\\|&;<>()*?[\]{}!#~=%^]/.test(String.fromCharCode(b)));
-  if (!always && plain) return name;
-  if (bytes.includes(0x27) && [...bytes].every((b) => printable(b) && !'"$`\\'.includes(String.fromCharCode(b)))) return `"${name}"`;
-  let out = "'";
-  let esc = false;
-  for (const b of bytes) {
-    if (printable(b)) {
-      if (esc) {
-        out += "''";
-        esc = false;
-      }
-      out += b === 0x27 ? "'\\''" : String.fromCharCode(b);
-    } else {
-      if (!esc) {
-        out += "'$'";
-        esc = true;
-      }
-      out += '\\' + (NAMED[b] ?? b.toString(8).padStart(3, '0'));
-    }
-  }
-  return out + "'";
-}
 
 /** C-style quoting (ls -Q / -b): non-printable bytes as octal escapes. */
 function cQuote(name: string, quotes: boolean): string {
@@ -888,8 +742,8 @@ export function lsCommand(): CustomCommand {
     const visible = (name: string) => {
       if (!o.all && !o.almostAll && name.startsWith('.')) return false;
       if (o.ignoreBackups && name.endsWith('~')) return false;
-      if (o.ignore.some((g) => globMatch(g, name))) return false;
-      if (!o.all && !o.almostAll && o.hide.some((g) => globMatch(g, name))) return false;
+      if (o.ignore.some((g) => fnmatch(g, name))) return false;
+      if (!o.all && !o.almostAll && o.hide.some((g) => fnmatch(g, name))) return false;
       return true;
     };
 
@@ -920,7 +774,7 @@ export function lsCommand(): CustomCommand {
       try {
         ents = sortEnts(await listDir(path), o);
       } catch (err) {
-        stderr += `ls: cannot open directory ${shellQuote(name)}: ${reason(err)}\n`;
+        stderr += `ls: cannot open directory ${shellQuote(name)}: ${errnoMessage(err)}\n`;
         exitCode = 2;
         return;
       }

@@ -16,6 +16,7 @@ import { mountPrefix, parseMount, type MountArea } from '../core/mounts.js';
 import type { PlannedChange, Store } from '../store/types.js';
 import type { BlobCache } from './blob-cache.js';
 import { StoreFs, type FsAccess } from './fs.js';
+import { fsError } from './fs-access.js';
 
 export interface MountedChanges {
   area: MountArea;
@@ -38,17 +39,6 @@ type Target =
 
 /** The area root's listing is bounded (the caps on shares and published items bound each mount). */
 const AREA_MAX = 1000;
-
-function fsError(code: 'ENOENT' | 'EROFS' | 'EISDIR' | 'ENOTDIR' | 'EPERM', syscall: string, path: string): Error {
-  const text = {
-    ENOENT: 'no such file or directory',
-    EROFS: 'read-only file system',
-    EISDIR: 'illegal operation on a directory',
-    ENOTDIR: 'not a directory',
-    EPERM: 'operation not permitted',
-  };
-  return Object.assign(new Error(`${code}: ${text[code]}, ${syscall} '${path}'`), { code });
-}
 
 const DIR_STAT: FsStat = { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 4096, mtime: new Date(0) };
 

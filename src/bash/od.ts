@@ -5,10 +5,9 @@
  * (`od -x` printed octal bytes, `od -A x -t x1 f` read "x" as a file). Floating-point formats are
  * refused with a message saying so rather than printed wrong.
  */
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
-import { getopt, type LongOpt } from './ls.js';
-
-type Ctx = Parameters<Command['execute']>[1];
+import { defineCommand, type CustomCommand, type Ctx } from '../gnu/kit/command.js';
+import { Inputs } from '../gnu/kit/input.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
 
 interface Spec {
   kind: 'a' | 'c' | 'd' | 'o' | 'u' | 'x';
@@ -248,17 +247,12 @@ export function odCommand(): CustomCommand {
     let stderr = parsed.warning;
     let exitCode = 0;
     const parts: Buffer[] = [];
+    const inputs = new Inputs(ctx);
     for (const f of files.length ? files : ['-']) {
-      if (f === '-') {
-        parts.push(Buffer.from(latin1FromBytes(ctx.stdin), 'latin1'));
-        continue;
-      }
-      try {
-        const path = ctx.fs.resolvePath(ctx.cwd, f);
-        if ((await ctx.fs.stat(path)).isDirectory) throw Object.assign(new Error('EISDIR'), { dir: true });
-        parts.push(Buffer.from(await ctx.fs.readFileBuffer(path)));
-      } catch (e) {
-        stderr += `od: ${f}: ${(e as { dir?: boolean }).dir ? 'read error: Is a directory' : 'No such file or directory'}\n`;
+      const inp = await inputs.read(f);
+      if (inp.ok) parts.push(Buffer.from(inp.bytes, 'latin1'));
+      else {
+        stderr += `od: ${f}: ${inp.code === 'EISDIR' ? 'read error: ' : ''}${inp.text}\n`;
         exitCode = 1;
       }
     }

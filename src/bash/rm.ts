@@ -3,51 +3,28 @@
  * delete looked like success), permission and read-only errors are always reported, and `/`
  * is protected as GNU does.
  */
-import { defineCommand, type CustomCommand } from './just-bash.js';
-import { gnuErrorText, lackedScope } from './errno.js';
+import { defineCommand, type CustomCommand } from '../gnu/kit/command.js';
+import { errnoMessage } from '../gnu/kit/errno.js';
+import { getopt, longOpts, tryHelp } from '../gnu/kit/getopt.js';
 
-const REASONS: Array<[RegExp, string]> = [
-  [/EROFS/, 'Read-only file system'],
-  [/EACCES/, 'Permission denied'],
-  [/ENOTEMPTY/, 'Directory not empty'],
-  [/EISDIR/, 'Is a directory'],
-  [/ENOENT/, 'No such file or directory'],
-  [/EPERM/, 'Operation not permitted'],
-];
-
-function reason(err: unknown): string {
-  if (lackedScope(err)) return gnuErrorText(err);
-  const msg = String((err as Error)?.message ?? err);
-  return REASONS.find(([re]) => re.test(msg))?.[1] ?? msg;
-}
+// -i and -I are accepted and ignored: nothing here can prompt.
+const LONGS = longOpts([
+  ['dir', 'd'],
+  ['force', 'f'],
+  ['recursive', 'r'],
+  ['verbose', 'v'],
+]);
 
 export function rmCommand(): CustomCommand {
   return defineCommand('rm', async (args, ctx) => {
-    let recursive = false;
-    let force = false;
-    let verbose = false;
-    let dirs = false;
-    const operands: string[] = [];
-    let options = true;
-    for (const a of args) {
-      if (options && a === '--') options = false;
-      else if (options && a.startsWith('--') && a.length > 2) {
-        if (a === '--recursive') recursive = true;
-        else if (a === '--force') force = true;
-        else if (a === '--verbose') verbose = true;
-        else if (a === '--dir') dirs = true;
-        else return { stdout: '', stderr: `rm: unrecognized option '${a}'\nTry 'rm --help' for more information.\n`, exitCode: 1 };
-      } else if (options && a.startsWith('-') && a.length > 1) {
-        for (const c of a.slice(1)) {
-          if (c === 'r' || c === 'R') recursive = true;
-          else if (c === 'f') force = true;
-          else if (c === 'v') verbose = true;
-          else if (c === 'd') dirs = true;
-          else if (c === 'i' || c === 'I') continue;
-          else return { stdout: '', stderr: `rm: invalid option -- '${c}'\nTry 'rm --help' for more information.\n`, exitCode: 1 };
-        }
-      } else operands.push(a);
-    }
+    const p = getopt('rm', args, 'dfiIrRv', LONGS);
+    if ('error' in p) return { stdout: '', stderr: p.error + tryHelp('rm'), exitCode: 1 };
+    const on = (k: string) => p.opts.some(([o]) => o === k);
+    const recursive = on('r') || on('R');
+    const force = on('f');
+    const verbose = on('v');
+    const dirs = on('d');
+    const operands = p.operands;
     if (operands.length === 0) {
       return force
         ? { stdout: '', stderr: '', exitCode: 0 }
@@ -88,7 +65,7 @@ export function rmCommand(): CustomCommand {
         await ctx.fs.rm(path, { recursive, force: false });
         if (verbose) stdout += isDir ? `removed directory '${op}'\n` : `removed '${op}'\n`;
       } catch (err) {
-        stderr += `rm: cannot remove '${op}': ${reason(err)}\n`;
+        stderr += `rm: cannot remove '${op}': ${errnoMessage(err, null)}\n`;
         exitCode = 1;
       }
     }

@@ -11,26 +11,11 @@
  * (`-`, %W 0). Errors: `stat: cannot statx 'x': No such file or directory`, exit 1.
  * -L/--dereference, --cached are accepted (there are no symbolic links); -f is not supported.
  */
-import { defineCommand, type Command, type CustomCommand, type FsStat } from './just-bash.js';
-import {
-  GID,
-  GROUP,
-  OWNER,
-  UID,
-  epochSeconds,
-  fullTime,
-  getopt,
-  inode,
-  shellQuote,
-  isDevice,
-  kib,
-  linkCount,
-  modeString,
-  permBits,
-  type LongOpt,
-} from './ls.js';
-
-type Ctx = Parameters<Command['execute']>[1];
+import { defineCommand, type CustomCommand, type FsStat, type Ctx } from '../gnu/kit/command.js';
+import { errnoMessage } from '../gnu/kit/errno.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
+import { shellQuote } from '../gnu/kit/quote.js';
+import { GID, GROUP, OWNER, UID, epochSeconds, fullTime, inode, isDevice, kib, linkCount, modeString, permBits } from './ls.js';
 
 const TRY = "Try 'stat --help' for more information.\n";
 const DEV_MAJOR = 0;
@@ -244,9 +229,9 @@ export function statCommand(): CustomCommand {
       let st: FsStat;
       try {
         st = await ctx.fs.stat(path);
-        if (name.endsWith('/') && !st.isDirectory) throw new Error('ENOTDIR');
+        if (name.endsWith('/') && !st.isDirectory) throw Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' });
       } catch (err) {
-        const why = /ENOTDIR/.test(String((err as Error)?.message)) ? 'Not a directory' : 'No such file or directory';
+        const why = errnoMessage(err);
         stderr += `stat: cannot statx ${shellQuote(name)}: ${why}\n`;
         exitCode = 1;
         continue;

@@ -5,12 +5,10 @@
  * and just-bash's own file-changing commands print
  * filesystem errors in GNU's words (naming a scope the key lacks).
  */
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
+import { defineCommand, latin1FromBytes, type CustomCommand, type Ctx } from '../gnu/kit/command.js';
 import { BASH_COMMANDS } from './commands.js';
-import { gnuErrnoMessages } from './errno.js';
-import { isValidUtf8 } from './textutils.js';
-
-type Ctx = Parameters<Command['execute']>[1];
+import { gnuErrnoMessages } from '../gnu/kit/errno.js';
+import { isValidUtf8 } from '../gnu/kit/bytes.js';
 
 /** Where `which` (and `command -v`) finds the commands: every one is in both (usrmerge). */
 const BIN_DIRS = ['/usr/bin', '/bin'];

@@ -19,212 +19,16 @@
  * - `sort -R`, `--parallel`, `-T`, `--compress-program` and `--files0-from` are not supported.
  */
 import { Buffer } from 'node:buffer';
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
-import { ERRNO_TEXT, errnoCode } from './errno.js';
-
-type Ctx = Parameters<Command['execute']>[1];
-type Result = Awaited<ReturnType<Command['execute']>>;
+import { bytesResult, isValidUtf8, utf8ToLatin1 } from '../gnu/kit/bytes.js';
+import { defineCommand, type Ctx, type Command, type CustomCommand, type Result } from '../gnu/kit/command.js';
+import { errnoMessage } from '../gnu/kit/errno.js';
+import { GetoptError, parseOptions, type Parsed } from '../gnu/kit/getopt.js';
+import { Inputs, type Input } from '../gnu/kit/input.js';
+import { quote, quotef } from '../gnu/kit/quote.js';
 
 // ---------------------------------------------------------------------------------------
-// Shared: option parsing, quoting, input, output
+// Shared: output
 // ---------------------------------------------------------------------------------------
-
-interface LongOpt {
-  name: string;
-  key: string;
-  arg: 'none' | 'required' | 'optional';
-}
-
-interface Parsed {
-  opts: Array<[string, string | undefined]>;
-  operands: string[];
-}
-
-class UsageError extends Error {}
-
-/** GNU getopt_long: permutation, clusters, attached or separate arguments, unique abbreviations. */
-function getopt(prog: string, args: string[], short: string, longs: LongOpt[], opts: { stopAtFirstOperand?: boolean } = {}): Parsed {
-  const out: Parsed = { opts: [], operands: [] };
-  const takesArg = (c: string) => {
-    const i = short.indexOf(c);
-    return i === -1 ? null : short[i + 1] === ':';
-  };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      out.operands.push(...args.slice(i + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = a.slice(2, eq === -1 ? undefined : eq);
-      const exact = longs.find((l) => l.name === name);
-      const cands = exact ? [exact] : longs.filter((l) => l.name.startsWith(name));
-      const uniq = [...new Set(cands.map((c) => c.key + '/' + c.arg))];
-      if (cands.length === 0) throw new UsageError(`${prog}: unrecognized option '${a}'\n`);
-      if (uniq.length > 1) {
-        throw new UsageError(`${prog}: option '${a}' is ambiguous; possibilities:${cands.map((c) => ` '--${c.name}'`).join('')}\n`);
-      }
-      const l = cands[0]!;
-      if (l.arg === 'none') {
-        if (eq !== -1) throw new UsageError(`${prog}: option '--${l.name}' doesn't allow an argument\n`);
-        out.opts.push([l.key, undefined]);
-      } else if (eq !== -1) out.opts.push([l.key, a.slice(eq + 1)]);
-      else if (l.arg === 'optional') out.opts.push([l.key, undefined]);
-      else if (i + 1 < args.length) out.opts.push([l.key, args[++i]!]);
-      else throw new UsageError(`${prog}: option '--${l.name}' requires an argument\n`);
-      continue;
-    }
-    if (a.startsWith('-') && a.length > 1) {
-      for (let j = 1; j < a.length; j++) {
-        const c = a[j]!;
-        const t = takesArg(c);
-        if (t === null) throw new UsageError(`${prog}: invalid option -- '${c}'\n`);
-        if (!t) {
-          out.opts.push([c, undefined]);
-          continue;
-        }
-        if (j + 1 < a.length) out.opts.push([c, a.slice(j + 1)]);
-        else if (i + 1 < args.length) out.opts.push([c, args[++i]!]);
-        else throw new UsageError(`${prog}: option requires an argument -- '${c}'\n`);
-        break;
-      }
-      continue;
-    }
-    if (opts.stopAtFirstOperand) {
-      out.operands.push(...args.slice(i));
-      break;
-    }
-    out.operands.push(a);
-  }
-  return out;
-}
-
-const utf8ToLatin1 = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
-
-/**
- * coreutils' shell-escape quoting in the C locale: `always` is quote() (`'name'`), otherwise
- * quotef() (quoted only when the shell would need it). Non-ASCII and control bytes become
- * `$'\ooo'` segments.
- */
-export function shellQuote(name: string, always: boolean): string {
-  const b = utf8ToLatin1(name);
-  if (b === '') return "''";
-  let needs = always;
-  let hasQuote = false;
-  let onlyCompat = true;
-  let hasUnprintable = false;
-  for (let i = 0; i < b.length; i++) {
-    const c = b.charCodeAt(i);
-    const ch = b[i]!;
-    if (c < 0x20 || c >= 0x7f) {
-      needs = true;
-      hasUnprintable = true;
-      continue;
-    }
-    if (/[A-Za-z0-9%+,\-./:\]_@]/.test(ch)) continue;
-    if (ch === "'") {
-      hasQuote = true;
-      needs = true;
-      continue;
-    }
-    if (ch === ' ') {
-      needs = true;
-      continue;
-    }
-    if ((ch === '{' || ch === '}') && b.length !== 1) continue;
-    if ((ch === '#' || ch === '~') && i !== 0) continue;
-    if ('!"$&()*;<=>[\\^`|{}#~?\t'.includes(ch)) {
-      needs = true;
-      onlyCompat = false;
-      continue;
-    }
-  }
-  if (!needs) return b;
-  if (hasQuote && onlyCompat && !hasUnprintable) return Buffer.from(`"${b}"`, 'latin1').toString('utf8');
-  let out = "'";
-  let inQuote = true;
-  const esc: Record<number, string> = { 7: 'a', 8: 'b', 12: 'f', 10: 'n', 13: 'r', 9: 't', 11: 'v' };
-  for (let i = 0; i < b.length; i++) {
-    const c = b.charCodeAt(i);
-    if (c < 0x20 || c >= 0x7f) {
-      if (inQuote) out += "'";
-      out += "$'";
-      while (i < b.length && (b.charCodeAt(i) < 0x20 || b.charCodeAt(i) >= 0x7f)) {
-        const d = b.charCodeAt(i);
-        out += esc[d] ? '\\' + esc[d] : '\\' + d.toString(8).padStart(3, '0');
-        i++;
-      }
-      i--;
-      out += "'";
-      inQuote = false;
-      continue;
-    }
-    if (!inQuote) {
-      out += "'";
-      inQuote = true;
-    }
-    out += b[i] === "'" ? "'\\''" : b[i];
-  }
-  if (inQuote) out += "'";
-  return out;
-}
-const quote = (n: string) => shellQuote(n, true);
-const quotef = (n: string) => shellQuote(n, false);
-
-type Input = { ok: true; bytes: string } | { ok: false; code: 'ENOENT' | 'EISDIR' | 'EACCES' | 'ENOTDIR'; text: string };
-
-const ERRTEXT = ERRNO_TEXT;
-
-function errCode(e: unknown): 'ENOENT' | 'EISDIR' | 'EACCES' | 'ENOTDIR' {
-  const code = errnoCode(e);
-  return code === 'EISDIR' || code === 'EACCES' || code === 'ENOTDIR' ? code : 'ENOENT';
-}
-
-/** Stdin as a byte string, consumed once per command (a second `-` reads nothing, as GNU at EOF). */
-class Io {
-  private stdinUsed = false;
-  constructor(private readonly ctx: Ctx) {}
-
-  stdin(): string {
-    if (this.stdinUsed) return '';
-    this.stdinUsed = true;
-    return latin1FromBytes(this.ctx.stdin);
-  }
-
-  async isDir(name: string): Promise<boolean> {
-    try {
-      return (await this.ctx.fs.stat(this.ctx.fs.resolvePath(this.ctx.cwd, name))).isDirectory;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Opens then reads: 'open' errors (missing) vs 'read' errors (directory) as GNU tells them apart. */
-  async read(name: string): Promise<Input> {
-    if (name === '-') return { ok: true, bytes: this.stdin() };
-    const p = this.ctx.fs.resolvePath(this.ctx.cwd, name);
-    try {
-      const st = await this.ctx.fs.stat(p);
-      if (st.isDirectory) return { ok: false, code: 'EISDIR', text: ERRTEXT.EISDIR! };
-    } catch (e) {
-      const code = errCode(e);
-      return { ok: false, code, text: ERRTEXT[code]! };
-    }
-    try {
-      const buf = await this.ctx.fs.readFileBuffer(p);
-      return { ok: true, bytes: Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('latin1') };
-    } catch (e) {
-      const code = errCode(e);
-      return { ok: false, code, text: ERRTEXT[code]! };
-    }
-  }
-}
-
-/** A result whose stdout is a byte string (one char per byte), passed through unchanged. */
-export function bytesResult(stdout: string, stderr: string, exitCode: number): Result {
-  return { stdout, stderr, exitCode, stdoutKind: 'bytes', stdoutEncoding: 'binary' } as Result;
-}
 
 /**
  * Output of a byte cut (`head -c`, `tail -c`): bytes, unless it is UTF-8 text whose first or
@@ -246,15 +50,6 @@ function cutResult(stdout: string, stderr: string, exitCode: number): Result {
   }
   if (isValidUtf8(buf.subarray(s, e))) return { stdout: buf.toString('utf8'), stderr, exitCode, stdoutKind: 'text' } as Result;
   return bytesResult(stdout, stderr, exitCode);
-}
-
-export function isValidUtf8(b: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(b);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function usage(prog: string, msg: string, code = 1): Result {
@@ -325,7 +120,7 @@ function headCommand(): Command {
     }
     let parsed: Parsed;
     try {
-      parsed = getopt('head', args, 'c:n:qvz', [
+      parsed = parseOptions(args, 'c:n:qvz', [
         { name: 'bytes', key: 'c', arg: 'required' },
         { name: 'lines', key: 'n', arg: 'required' },
         { name: 'quiet', key: 'q', arg: 'none' },
@@ -334,7 +129,7 @@ function headCommand(): Command {
         { name: 'zero-terminated', key: 'z', arg: 'none' },
       ]);
     } catch (e) {
-      if (e instanceof UsageError) return usage('head', e.message);
+      if (e instanceof GetoptError) return usage('head', `head: ${e.message}\n`);
       throw e;
     }
     for (const [k, v] of parsed.opts) {
@@ -352,7 +147,7 @@ function headCommand(): Command {
     }
     const files = parsed.operands.length ? parsed.operands : ['-'];
     const showHeaders = header === 'always' || (header === 'auto' && files.length > 1);
-    const io = new Io(ctx);
+    const io = new Inputs(ctx);
     const out: string[] = [];
     let err = '';
     let code = 0;
@@ -432,7 +227,7 @@ function tailCommand(): Command {
     }
     let parsed: Parsed;
     try {
-      parsed = getopt('tail', args, 'c:n:fFqs:vz', [
+      parsed = parseOptions(args, 'c:n:fFqs:vz', [
         { name: 'bytes', key: 'c', arg: 'required' },
         { name: 'lines', key: 'n', arg: 'required' },
         { name: 'follow', key: 'f', arg: 'optional' },
@@ -446,7 +241,7 @@ function tailCommand(): Command {
         { name: 'zero-terminated', key: 'z', arg: 'none' },
       ]);
     } catch (e) {
-      if (e instanceof UsageError) return usage('tail', e.message);
+      if (e instanceof GetoptError) return usage('tail', `tail: ${e.message}\n`);
       throw e;
     }
     for (const [k, v] of parsed.opts) {
@@ -465,7 +260,7 @@ function tailCommand(): Command {
     }
     const files = parsed.operands.length ? parsed.operands : ['-'];
     const showHeaders = header === 'always' || (header === 'auto' && files.length > 1);
-    const io = new Io(ctx);
+    const io = new Inputs(ctx);
     const out: string[] = [];
     let err = '';
     let code = 0;
@@ -604,7 +399,7 @@ function wcCommand(): Command {
     if (help) return help;
     let parsed: Parsed;
     try {
-      parsed = getopt('wc', argv, 'clLmw', [
+      parsed = parseOptions(argv, 'clLmw', [
         { name: 'bytes', key: 'c', arg: 'none' },
         { name: 'chars', key: 'm', arg: 'none' },
         { name: 'lines', key: 'l', arg: 'none' },
@@ -613,7 +408,7 @@ function wcCommand(): Command {
         { name: 'files0-from', key: 'F', arg: 'required' },
       ]);
     } catch (e) {
-      if (e instanceof UsageError) return usage('wc', e.message);
+      if (e instanceof GetoptError) return usage('wc', `wc: ${e.message}\n`);
       throw e;
     }
     const want = { l: false, w: false, m: false, c: false, L: false };
@@ -635,7 +430,7 @@ function wcCommand(): Command {
     if (!want.l && !want.w && !want.m && !want.c && !want.L) want.l = want.w = want.c = true;
     const nprint = Number(want.l) + Number(want.w) + Number(want.m) + Number(want.c) + Number(want.L);
     const files = parsed.operands.length ? parsed.operands : [null];
-    const io = new Io(ctx);
+    const io = new Inputs(ctx);
     // Stat first, as GNU does, for the column width.
     type St = { failed: boolean; regular: boolean; size: number };
     const stats: St[] = [];
@@ -715,7 +510,7 @@ function catCommand(): Command {
     if (help) return help;
     let parsed: Parsed;
     try {
-      parsed = getopt('cat', argv, 'AbeEnstTuv', [
+      parsed = parseOptions(argv, 'AbeEnstTuv', [
         { name: 'show-all', key: 'A', arg: 'none' },
         { name: 'number-nonblank', key: 'b', arg: 'none' },
         { name: 'show-ends', key: 'E', arg: 'none' },
@@ -725,7 +520,7 @@ function catCommand(): Command {
         { name: 'show-nonprinting', key: 'v', arg: 'none' },
       ]);
     } catch (e) {
-      if (e instanceof UsageError) return usage('cat', e.message);
+      if (e instanceof GetoptError) return usage('cat', `cat: ${e.message}\n`);
       throw e;
     }
     let number = false;
@@ -747,7 +542,7 @@ function catCommand(): Command {
     }
     const plain = !number && !ends && !squeeze && !tabs && !nonprint;
     const files = parsed.operands.length ? parsed.operands : ['-'];
-    const io = new Io(ctx);
+    const io = new Inputs(ctx);
     const out: string[] = [];
     let err = '';
     let code = 0;
@@ -1165,7 +960,7 @@ function sortCommand(): Command {
     let parsed: Parsed;
     const fail = (msg: string): Result => ({ stdout: '', stderr: msg, exitCode: 2 });
     try {
-      parsed = getopt('sort', argv, 'bcCdfghik:mMno:rRsS:t:T:uVz', [
+      parsed = parseOptions(argv, 'bcCdfghik:mMno:rRsS:t:T:uVz', [
         { name: 'ignore-leading-blanks', key: 'b', arg: 'none' },
         { name: 'check', key: 'check', arg: 'optional' },
         { name: 'dictionary-order', key: 'd', arg: 'none' },
@@ -1196,7 +991,7 @@ function sortCommand(): Command {
         { name: 'files0-from', key: 'F', arg: 'required' },
       ]);
     } catch (e) {
-      if (e instanceof UsageError) return usage('sort', e.message, 2);
+      if (e instanceof GetoptError) return usage('sort', `sort: ${e.message}\n`, 2);
       throw e;
     }
     const g = newKey();
@@ -1352,7 +1147,7 @@ function sortCommand(): Command {
     const files = parsed.operands.length ? parsed.operands : ['-'];
     if (check && files.length > 1)
       return usage('sort', `sort: extra operand ${quote(files[1]!)} not allowed with -${check === 'quiet' ? 'C' : 'c'}\n`, 2);
-    const io = new Io(ctx);
+    const io = new Inputs(ctx);
     const lines: string[] = [];
     for (const f of files) {
       const inp = await io.read(f);
@@ -1402,7 +1197,7 @@ function sortCommand(): Command {
       try {
         await ctx.fs.writeFile(ctx.fs.resolvePath(ctx.cwd, outFile), Buffer.from(text, 'latin1'));
       } catch (e) {
-        return fail(`sort: open failed: ${quotef(outFile)}: ${ERRTEXT[errCode(e)] ?? 'Permission denied'}\n`);
+        return fail(`sort: open failed: ${quotef(outFile)}: ${errnoMessage(e)}\n`);
       }
       return bytesResult('', '', 0);
     }
@@ -1420,7 +1215,7 @@ function uniqCommand(): Command {
     if (help) return help;
     let parsed: Parsed;
     try {
-      parsed = getopt('uniq', argv, 'cdDf:is:uw:z', [
+      parsed = parseOptions(argv, 'cdDf:is:uw:z', [
         { name: 'count', key: 'c', arg: 'none' },
         { name: 'repeated', key: 'd', arg: 'none' },
         { name: 'all-repeated', key: 'D', arg: 'optional' },
@@ -1433,7 +1228,7 @@ function uniqCommand(): Command {
         { name: 'zero-terminated', key: 'z', arg: 'none' },
       ]);
     } catch (e) {
-      if (e instanceof UsageError) return usage('uniq', e.message);
+      if (e instanceof GetoptError) return usage('uniq', `uniq: ${e.message}\n`);
       throw e;
     }
     let count = false;
@@ -1493,7 +1288,7 @@ function uniqCommand(): Command {
     if (parsed.operands.length > 2) return usage('uniq', `uniq: extra operand ${quote(parsed.operands[2]!)}\n`);
     const inName = parsed.operands[0] ?? '-';
     const outName = parsed.operands[1];
-    const io = new Io(ctx);
+    const io = new Inputs(ctx);
     const inp = await io.read(inName);
     if (!inp.ok) {
       if (inp.code === 'EISDIR') return { stdout: '', stderr: `uniq: error reading ${quote(inName)}\n`, exitCode: 1 };
@@ -1552,7 +1347,7 @@ function uniqCommand(): Command {
       try {
         await ctx.fs.writeFile(ctx.fs.resolvePath(ctx.cwd, outName), Buffer.from(text, 'latin1'));
       } catch (e) {
-        return { stdout: '', stderr: `uniq: ${quotef(outName)}: ${ERRTEXT[errCode(e)] ?? 'Permission denied'}\n`, exitCode: 1 };
+        return { stdout: '', stderr: `uniq: ${quotef(outName)}: ${errnoMessage(e)}\n`, exitCode: 1 };
       }
       return bytesResult('', '', 0);
     }

@@ -6,10 +6,9 @@
  * -F (append / to directories), -L level, -I pattern (exclude; `a|b` alternatives, repeatable),
  * -P pattern (list only matching files), --noreport, --dirsfirst; -n/-N/-C accepted (no colour).
  */
-import { defineCommand, type Command, type CustomCommand } from './just-bash.js';
-import { getopt, globMatch, type LongOpt } from './ls.js';
-
-type Ctx = Parameters<Command['execute']>[1];
+import { defineCommand, type CustomCommand, type Ctx } from '../gnu/kit/command.js';
+import { fnmatch } from '../gnu/kit/fnmatch.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
 
 const USAGE = 'usage: tree [-adfiFnNC] [-L level] [-P pattern] [-I pattern] [--noreport] [--dirsfirst] [--] [directory ...]\n';
 
@@ -32,7 +31,7 @@ interface Options {
   dirsFirst: boolean;
 }
 
-const matchesAny = (patterns: string[], name: string) => patterns.some((p) => p.split('|').some((alt) => globMatch(alt, name)));
+const matchesAny = (patterns: string[], name: string) => patterns.some((p) => p.split('|').some((alt) => fnmatch(alt, name)));
 
 export function treeCommand(): CustomCommand {
   return defineCommand('tree', async (args, ctx: Ctx) => {

@@ -8,14 +8,10 @@
  *     lacks files:write)` (exit 4). GNU names the temporary file it failed to create beside F
  *     (`couldn't open temporary file ./sedXXXXXX`): a name that exists nowhere, so it is not shown.
  */
-import { defineCommand, latin1FromBytes, type Command, type CustomCommand } from './just-bash.js';
-import { getopt, type LongOpt } from './ls.js';
-import { bytesResult } from './textutils.js';
-import { ERRNO_TEXT, gnuErrorText } from './errno.js';
-
-type Ctx = Parameters<Command['execute']>[1];
-
-const errnoText = (e: unknown): string => gnuErrorText(e);
+import { defineCommand, latin1FromBytes, type CustomCommand, type Ctx } from '../gnu/kit/command.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
+import { bytesResult } from '../gnu/kit/bytes.js';
+import { ERRNO_TEXT, errnoMessage } from '../gnu/kit/errno.js';
 
 const TEE_LONGS: LongOpt[] = [
   { name: 'append', key: 'a', arg: 'none' },
@@ -39,7 +35,7 @@ function teeCommand(): CustomCommand {
         if (append) await ctx.fs.appendFile(path, input, 'binary');
         else await ctx.fs.writeFile(path, input, 'binary');
       } catch (e) {
-        stderr += `tee: ${name}: ${errnoText(e)}\n`;
+        stderr += `tee: ${name}: ${errnoMessage(e)}\n`;
         exitCode = 1;
       }
     }
@@ -94,7 +90,7 @@ function sedCommand(): CustomCommand {
         try {
           await ctx.fs.writeFile(path, await ctx.fs.readFileBuffer(path));
         } catch (e) {
-          lines.push(`sed: couldn't edit ${name}: ${errnoText(e)}`);
+          lines.push(`sed: couldn't edit ${name}: ${errnoMessage(e)}`);
           exitCode = 4;
           continue;
         }
@@ -144,7 +140,7 @@ export function gnuShellErrors(stderr: string): string {
         },
       )
       .replace(/^bash: (E[A-Z]+): ([^,\n]*), [a-z]+ '([^'\n]*)'$/gm, (line, code: string, text: string, path: string) =>
-        ERRNO_TEXT[code] ? `bash: ${path}: ${gnuErrorText({ code, message: text })}` : line,
+        ERRNO_TEXT[code] ? `bash: ${path}: ${errnoMessage({ code, message: text })}` : line,
       )
   );
 }

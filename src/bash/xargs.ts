@@ -13,11 +13,8 @@
  * command cannot run or is not found; 1 for bad usage or unmatched quotes.
  */
 import { Buffer } from 'node:buffer';
-import { defineCommand, decodeBytesToUtf8, type Command, type CustomCommand } from './just-bash.js';
-import { getopt, type LongOpt } from './ls.js';
-
-type Ctx = Parameters<Command['execute']>[1];
-type Result = Awaited<ReturnType<Command['execute']>>;
+import { defineCommand, decodeBytesToUtf8, type CustomCommand, type Ctx, type Result } from '../gnu/kit/command.js';
+import { getopt, type LongOpt } from '../gnu/kit/getopt.js';
 
 const LONGS: LongOpt[] = [
   { name: 'null', key: '0', arg: 'none' },
