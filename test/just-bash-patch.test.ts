@@ -1,9 +1,9 @@
-/** The fix of just-bash's glob expander (src/bash/just-bash-patch.ts): applied exactly once, or not at all. */
+/** The fix of just-bash's glob expander (src/sandbox/just-bash-patch.ts): applied exactly once, or not at all. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { PATCHED_FILE_NAME, patchBundle, sourceTag } from '../src/bash/just-bash-patch.js';
+import { PATCHED_FILE_NAME, patchBundle, sourceTag } from '../src/sandbox/just-bash-patch.js';
 
 describe('just-bash bundle patch', () => {
   const url = import.meta.resolve('just-bash');
@@ -28,7 +28,7 @@ describe('just-bash bundle patch', () => {
   });
 
   it('the build wrote the patched bundle for the installed just-bash', () => {
-    const built = readFileSync(new URL(`../src/bash/${PATCHED_FILE_NAME}`, import.meta.url), 'utf8');
+    const built = readFileSync(new URL(`../src/sandbox/${PATCHED_FILE_NAME}`, import.meta.url), 'utf8');
     assert.equal(built, patchBundle(source, url));
   });
 });

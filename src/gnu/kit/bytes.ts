@@ -37,3 +37,30 @@ export function byteCmp(a: string, b: string): number {
   }
   return a.length - b.length < 0 ? -1 : a.length === b.length ? 0 : 1;
 }
+
+/**
+ * Output of a byte cut (`head -c`, `tail -c`): bytes, unless it is UTF-8 text whose first or
+ * last character was cut, which just-bash would show as Latin-1 — then text with U+FFFD.
+ */
+export function cutResult(stdout: string, stderr: string, exitCode: number): Result {
+  const buf = Buffer.from(stdout, 'latin1');
+  if (isValidUtf8(buf)) return bytesResult(stdout, stderr, exitCode);
+  let s = 0;
+  while (s < 3 && s < buf.length && (buf[s]! & 0xc0) === 0x80) s++;
+  let e = buf.length;
+  for (let k = 0; k < 3 && e > s; k++) {
+    const c = buf[e - 1]!;
+    if ((c & 0xc0) === 0x80) e--;
+    else {
+      if (c >= 0xc0) e--;
+      break;
+    }
+  }
+  if (isValidUtf8(buf.subarray(s, e))) return { stdout: buf.toString('utf8'), stderr, exitCode, stdoutKind: 'text' } as Result;
+  return bytesResult(stdout, stderr, exitCode);
+}
+
+/** The C locale's ctype on a byte (char code). */
+export const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+export const isAlpha = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+export const isAlnum = (c: number): boolean => isDigit(c) || isAlpha(c);

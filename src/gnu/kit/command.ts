@@ -5,7 +5,7 @@
  */
 import type { Command } from 'just-bash';
 
-export { defineCommand, latin1FromBytes, decodeBytesToUtf8 } from '../../bash/just-bash.js';
+export { defineCommand, latin1FromBytes, decodeBytesToUtf8 } from '../../sandbox/just-bash.js';
 export type { Command, CustomCommand, FsStat, IFileSystem } from 'just-bash';
 
 /** What a command's execute() is given: arguments aside, the filesystem, cwd, stdin, limits. */
