@@ -15,7 +15,7 @@ import { errnoMessage } from '../kit/errno.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { getopt, type LongOpt } from '../kit/getopt.js';
 import { shellQuote } from '../kit/quote.js';
-import { humanSize, kib } from '../ls/ls.js';
+import { humanSize, kib } from '../kit/file-info.js';
 
 const TRY = "Try 'du --help' for more information.\n";
 

@@ -15,7 +15,7 @@ import { defineCommand, type CustomCommand, type FsStat, type Ctx } from '../kit
 import { errnoMessage } from '../kit/errno.js';
 import { getopt, type LongOpt } from '../kit/getopt.js';
 import { shellQuote } from '../kit/quote.js';
-import { GID, GROUP, OWNER, UID, epochSeconds, fullTime, inode, isDevice, kib, linkCount, modeString, permBits } from '../ls/ls.js';
+import { GID, GROUP, OWNER, UID, epochSeconds, fullTime, inode, isDevice, kib, linkCount, modeString, permBits } from '../kit/file-info.js';
 
 const TRY = "Try 'stat --help' for more information.\n";
 const DEV_MAJOR = 0;
