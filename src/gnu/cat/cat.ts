@@ -1,9 +1,7 @@
 /** GNU cat (coreutils 9.1): -n -b -s -E -T -v -A and their combinations, byte for byte. */
-
 import { bytesResult } from '../kit/bytes.js';
 import { defineCommand, type Command } from '../kit/command.js';
 import { passHelp, usage } from '../kit/coreutils.js';
-
 import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
 import { Inputs } from '../kit/input.js';
 import { quotef } from '../kit/quote.js';

@@ -1,6 +1,5 @@
 /** mkdir, rmdir, touch, cp and mv: just-bash's own, with filesystem errors in GNU's words (naming a scope the key lacks). */
 import { defineCommand, type CustomCommand, type Ctx } from '../kit/command.js';
-
 import { gnuErrnoMessages } from '../kit/errno.js';
 
 /** just-bash's own commands that change files, with filesystem errors in GNU's words. */

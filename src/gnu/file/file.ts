@@ -1,6 +1,5 @@
 /** `file` as file 5.44 words it: binary data told from text, text by kind, encoding and line terminators. */
 import { defineCommand, latin1FromBytes, type CustomCommand, type Ctx } from '../kit/command.js';
-
 import { isValidUtf8 } from '../kit/bytes.js';
 
 /** Control characters that make GNU file call content "data" (all but \a\b\t\n\v\f\r and ESC). */

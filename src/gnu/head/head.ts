@@ -1,9 +1,7 @@
 /** GNU head (coreutils 9.1, LC_ALL=C): -n/-c with negative counts and size suffixes, headers, -z. */
-
 import { bytesResult, cutResult, utf8ToLatin1 } from '../kit/bytes.js';
 import { defineCommand, type Command } from '../kit/command.js';
 import { clampN, parseSize, passHelp, usage } from '../kit/coreutils.js';
-
 import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
 import { Inputs, type Input } from '../kit/input.js';
 import { quote } from '../kit/quote.js';

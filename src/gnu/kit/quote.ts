@@ -80,3 +80,6 @@ export function shellQuote(name: string, always = true): string {
 export const quote = (name: string): string => shellQuote(name, true);
 /** gnulib quotef(): quoted only when needed, as in "wc: x: No such file or directory". */
 export const quotef = (name: string): string => shellQuote(name, false);
+
+/** A word for a command line we hand to the shell (find -exec, xargs): as is when plain, else single-quoted. */
+export const shellWord = (w: string): string => (/^[A-Za-z0-9_./=:,@%+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);

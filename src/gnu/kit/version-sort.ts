@@ -1,5 +1,4 @@
 /** gnulib's filevercmp (sort -V, ls -v): version numbers within names compare numerically. */
-
 import { isAlnum, isAlpha, isDigit } from './bytes.js';
 
 // gnulib filevercmp

@@ -2,9 +2,7 @@
 import { Buffer } from 'node:buffer';
 import { byteCmp } from '../kit/bytes.js';
 import { type FsStat, type IFileSystem } from '../kit/command.js';
-
 import { shellQuote } from '../kit/quote.js';
-
 import { GID, GROUP, MONTHS, OWNER, UID, fullTime, humanSize, inode, isDevice, isoDate, kib, linkCount, modeString, p2 } from '../kit/file-info.js';
 import { type Ent, type LsOpts } from './options.js';
 

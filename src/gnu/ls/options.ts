@@ -1,7 +1,5 @@
 /** ls's options (coreutils 9.1): getopt_long, then what each option sets, in GNU's order of precedence. */
-
 import { type FsStat } from '../kit/command.js';
-
 import { getopt, type LongOpt } from '../kit/getopt.js';
 
 const LS_LONGS: LongOpt[] = [

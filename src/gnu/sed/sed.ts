@@ -8,7 +8,6 @@
  *     (`couldn't open temporary file ./sedXXXXXX`): a name that exists nowhere, so it is not shown.
  */
 import { defineCommand, type CustomCommand, type Ctx } from '../kit/command.js';
-
 import { errnoMessage } from '../kit/errno.js';
 
 /** Whether sed's arguments ask for in-place editing (-i, -iSUFFIX, --in-place[=SUFFIX], -ni…). */

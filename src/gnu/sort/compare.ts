@@ -1,7 +1,5 @@
 /** sort's key extraction and comparisons (coreutils 9.1 keycompare), byte for byte in the C locale. */
-
 import { isAlnum, isDigit } from '../kit/bytes.js';
-
 import { filevercmp } from '../kit/version-sort.js';
 
 export interface Key {

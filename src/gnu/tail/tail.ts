@@ -1,9 +1,7 @@
 /** GNU tail (coreutils 9.1, LC_ALL=C): -n/-c with +N, headers, -z; -f answers at once (nothing grows here). */
-
 import { bytesResult, cutResult, utf8ToLatin1 } from '../kit/bytes.js';
 import { defineCommand, type Command } from '../kit/command.js';
 import { clampN, parseSize, passHelp, usage } from '../kit/coreutils.js';
-
 import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
 import { Inputs, type Input } from '../kit/input.js';
 import { quote } from '../kit/quote.js';

@@ -3,7 +3,6 @@ import { Buffer } from 'node:buffer';
 import { bytesResult, utf8ToLatin1 } from '../kit/bytes.js';
 import { defineCommand, type Command } from '../kit/command.js';
 import { passHelp, usage } from '../kit/coreutils.js';
-
 import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
 import { Inputs } from '../kit/input.js';
 import { quote, quotef } from '../kit/quote.js';

@@ -15,6 +15,7 @@
 import { Buffer } from 'node:buffer';
 import { defineCommand, decodeBytesToUtf8, type CustomCommand, type Ctx, type Result } from '../kit/command.js';
 import { getopt, type LongOpt } from '../kit/getopt.js';
+import { shellWord } from '../kit/quote.js';
 
 const LONGS: LongOpt[] = [
   { name: 'null', key: '0', arg: 'none' },
@@ -87,7 +88,7 @@ function bySize(command: string[], items: string[], maxArgs: number, maxChars: n
   return out;
 }
 
-const q = (w: string) => (/^[A-Za-z0-9_./=:,@%+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+const q = shellWord;
 
 /** GNU's default input syntax: blanks separate, quotes and backslashes group. */
 function splitQuoted(text: string): { items: string[] } | { error: string } {
