@@ -8,8 +8,8 @@
  * `npm run build` writes the patched bundle next to this file; if it is missing or was made from
  * another just-bash, the bundle is patched in memory and imported from a data: URL (~11 MB more
  * per thread). Every runtime import of just-bash in this project goes through this module, so
- * there is one instance. If the expected text is not found (another just-bash version), the
- * unpatched module is used and the tests of trailing-slash globs fail: the signal to port the fix.
+ * there is one instance. just-bash is pinned (package.json); a bundle without the expected text
+ * fails the build, and, if swapped in after it, the import of this module.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -25,10 +25,10 @@ async function load(): Promise<typeof JustBash> {
     return (await import(built.href)) as typeof JustBash;
   }
   const patched = patchBundle(source, bundleUrl);
-  if (patched === null) {
-    process.emitWarning('just-bash: glob expander not found, trailing-slash globs stay unfixed', { code: 'AFS_JUST_BASH_PATCH' });
-    return import('just-bash');
-  }
+  // The build fails on a bundle it cannot patch (scripts/patch-just-bash.mjs): only a just-bash
+  // replaced since the build gets here, and it must not run with the fixes silently gone.
+  if (patched === null)
+    throw new Error('just-bash: the installed bundle is not the one the patch expects (src/sandbox/just-bash-patch.ts); rebuild or port the patch');
   return (await import(`data:text/javascript;base64,${Buffer.from(patched).toString('base64')}`)) as typeof JustBash;
 }
 
