@@ -37,7 +37,6 @@
  */
 
 import { type Command, type Ctx, type IFileSystem, type Result } from '../kit/command.js';
-
 import { GrepExit } from './texts.js';
 import { Grep } from './search.js';
 
