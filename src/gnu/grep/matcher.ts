@@ -2,7 +2,8 @@
 
 import { GrepExit } from './texts.js';
 import { esc, wordClass } from './classes.js';
-import { PatternError, PosixTranslator, type Translation } from './posix-regex.js';
+import { PatternError, type Translation } from './posix-lexer.js';
+import { PosixTranslator } from './posix-regex.js';
 import { pcreMessage, translatePerl } from './perl-regex.js';
 import { type Options } from './options.js';
 import type { Grep } from './search.js';

@@ -1,7 +1,7 @@
 /** grep: perl-compatible patterns (-P) -> JavaScript. */
 
 import { esc, hex } from './classes.js';
-import { PatternError } from './posix-regex.js';
+import { PatternError } from './posix-lexer.js';
 
 const PCRE_CLASSES: Record<string, string> = {
   alpha: 'A-Za-z',
