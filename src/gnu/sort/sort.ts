@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import { bytesResult, utf8ToLatin1 } from '../kit/bytes.js';
 import { defineCommand, type Command, type Result } from '../kit/command.js';
 import { errnoMessage } from '../kit/errno.js';
-import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
+import { GetoptError, parseOptions, type LongOpt, type Parsed } from '../kit/getopt.js';
 import { Inputs } from '../kit/input.js';
 import { quote, quotef } from '../kit/quote.js';
 import { passHelp, usage } from '../kit/coreutils.js';
@@ -17,6 +17,79 @@ import { defaultKeyCompare, keyCompare, newKey, setOrdering, type Key } from './
 // sort
 // ---------------------------------------------------------------------------------------
 
+const SORT_LONGS: LongOpt[] = [
+  { name: 'ignore-leading-blanks', key: 'b', arg: 'none' },
+  { name: 'check', key: 'check', arg: 'optional' },
+  { name: 'dictionary-order', key: 'd', arg: 'none' },
+  { name: 'ignore-case', key: 'f', arg: 'none' },
+  { name: 'general-numeric-sort', key: 'g', arg: 'none' },
+  { name: 'human-numeric-sort', key: 'h', arg: 'none' },
+  { name: 'ignore-nonprinting', key: 'i', arg: 'none' },
+  { name: 'key', key: 'k', arg: 'required' },
+  { name: 'merge', key: 'm', arg: 'none' },
+  { name: 'month-sort', key: 'M', arg: 'none' },
+  { name: 'numeric-sort', key: 'n', arg: 'none' },
+  { name: 'output', key: 'o', arg: 'required' },
+  { name: 'reverse', key: 'r', arg: 'none' },
+  { name: 'random-sort', key: 'R', arg: 'none' },
+  { name: 'stable', key: 's', arg: 'none' },
+  { name: 'buffer-size', key: 'S', arg: 'required' },
+  { name: 'field-separator', key: 't', arg: 'required' },
+  { name: 'temporary-directory', key: 'T', arg: 'required' },
+  { name: 'unique', key: 'u', arg: 'none' },
+  { name: 'version-sort', key: 'V', arg: 'none' },
+  { name: 'zero-terminated', key: 'z', arg: 'none' },
+  { name: 'parallel', key: 'P', arg: 'required' },
+  { name: 'sort', key: 'sort', arg: 'required' },
+  { name: 'random-source', key: 'rs', arg: 'required' },
+  { name: 'debug', key: 'debug', arg: 'none' },
+  { name: 'batch-size', key: 'bs', arg: 'required' },
+  { name: 'compress-program', key: 'cp', arg: 'required' },
+  { name: 'files0-from', key: 'F', arg: 'required' },
+];
+
+/** A -k KEYDEF (F[.C][OPTS][,F[.C][OPTS]]), or the message sort prints for a bad one. */
+function parseKeySpec(spec: string): Key | string {
+  const key = newKey();
+  const bad = (why: string) => `sort: ${why}: invalid field specification ${quote(spec)}\n`;
+  let m = /^(\d+)/.exec(spec);
+  if (!m) return `sort: invalid number at field start: invalid count at start of ${quote(spec)}\n`;
+  let rest = spec.slice(m[1]!.length);
+  const sw = Number(m[1]);
+  if (sw === 0) return bad('field number is zero');
+  key.sword = sw - 1;
+  if (rest.startsWith('.')) {
+    m = /^(\d+)/.exec(rest.slice(1));
+    if (!m) return `sort: invalid number after '.': invalid count at start of ${quote(rest.slice(1))}\n`;
+    const sc = Number(m[1]);
+    if (sc === 0) return bad('character offset is zero');
+    key.schar = sc - 1;
+    rest = rest.slice(1 + m[1]!.length);
+  }
+  if (key.sword === 0 && key.schar === 0) key.sword = -1;
+  rest = setOrdering(rest, key, false);
+  if (rest.startsWith(',')) {
+    m = /^(\d+)/.exec(rest.slice(1));
+    if (!m) return `sort: invalid number after ',': invalid count at start of ${quote(rest.slice(1))}\n`;
+    const ew = Number(m[1]);
+    if (ew === 0) return bad('field number is zero');
+    key.eword = ew - 1;
+    rest = rest.slice(1 + m[1]!.length);
+    if (rest.startsWith('.')) {
+      m = /^(\d+)/.exec(rest.slice(1));
+      if (!m) return `sort: invalid number after '.': invalid count at start of ${quote(rest.slice(1))}\n`;
+      key.echar = Number(m[1]);
+      rest = rest.slice(1 + m[1]!.length);
+    }
+    rest = setOrdering(rest, key, true);
+  } else {
+    key.eword = -1;
+    key.echar = 0;
+  }
+  if (rest) return bad('stray character in field spec');
+  return key;
+}
+
 export function sortCommand(): Command {
   return defineCommand('sort', async (argv, ctx) => {
     const help = await passHelp(argv, ctx);
@@ -24,36 +97,7 @@ export function sortCommand(): Command {
     let parsed: Parsed;
     const fail = (msg: string): Result => ({ stdout: '', stderr: msg, exitCode: 2 });
     try {
-      parsed = parseOptions(argv, 'bcCdfghik:mMno:rRsS:t:T:uVz', [
-        { name: 'ignore-leading-blanks', key: 'b', arg: 'none' },
-        { name: 'check', key: 'check', arg: 'optional' },
-        { name: 'dictionary-order', key: 'd', arg: 'none' },
-        { name: 'ignore-case', key: 'f', arg: 'none' },
-        { name: 'general-numeric-sort', key: 'g', arg: 'none' },
-        { name: 'human-numeric-sort', key: 'h', arg: 'none' },
-        { name: 'ignore-nonprinting', key: 'i', arg: 'none' },
-        { name: 'key', key: 'k', arg: 'required' },
-        { name: 'merge', key: 'm', arg: 'none' },
-        { name: 'month-sort', key: 'M', arg: 'none' },
-        { name: 'numeric-sort', key: 'n', arg: 'none' },
-        { name: 'output', key: 'o', arg: 'required' },
-        { name: 'reverse', key: 'r', arg: 'none' },
-        { name: 'random-sort', key: 'R', arg: 'none' },
-        { name: 'stable', key: 's', arg: 'none' },
-        { name: 'buffer-size', key: 'S', arg: 'required' },
-        { name: 'field-separator', key: 't', arg: 'required' },
-        { name: 'temporary-directory', key: 'T', arg: 'required' },
-        { name: 'unique', key: 'u', arg: 'none' },
-        { name: 'version-sort', key: 'V', arg: 'none' },
-        { name: 'zero-terminated', key: 'z', arg: 'none' },
-        { name: 'parallel', key: 'P', arg: 'required' },
-        { name: 'sort', key: 'sort', arg: 'required' },
-        { name: 'random-source', key: 'rs', arg: 'required' },
-        { name: 'debug', key: 'debug', arg: 'none' },
-        { name: 'batch-size', key: 'bs', arg: 'required' },
-        { name: 'compress-program', key: 'cp', arg: 'required' },
-        { name: 'files0-from', key: 'F', arg: 'required' },
-      ]);
+      parsed = parseOptions(argv, 'bcCdfghik:mMno:rRsS:t:T:uVz', SORT_LONGS);
     } catch (e) {
       if (e instanceof GetoptError) return usage('sort', `sort: ${e.message}\n`, 2);
       throw e;
@@ -88,44 +132,8 @@ export function sortCommand(): Command {
           break;
         }
         case 'k': {
-          const key = newKey();
-          const spec = v!;
-          const bad = (why: string) => fail(`sort: ${why}: invalid field specification ${quote(spec)}\n`);
-          let m = /^(\d+)/.exec(spec);
-          if (!m) return fail(`sort: invalid number at field start: invalid count at start of ${quote(spec)}\n`);
-          let rest = spec.slice(m[1]!.length);
-          const sw = Number(m[1]);
-          if (sw === 0) return bad('field number is zero');
-          key.sword = sw - 1;
-          if (rest.startsWith('.')) {
-            m = /^(\d+)/.exec(rest.slice(1));
-            if (!m) return fail(`sort: invalid number after '.': invalid count at start of ${quote(rest.slice(1))}\n`);
-            const sc = Number(m[1]);
-            if (sc === 0) return bad('character offset is zero');
-            key.schar = sc - 1;
-            rest = rest.slice(1 + m[1]!.length);
-          }
-          if (key.sword === 0 && key.schar === 0) key.sword = -1;
-          rest = setOrdering(rest, key, false);
-          if (rest.startsWith(',')) {
-            m = /^(\d+)/.exec(rest.slice(1));
-            if (!m) return fail(`sort: invalid number after ',': invalid count at start of ${quote(rest.slice(1))}\n`);
-            const ew = Number(m[1]);
-            if (ew === 0) return bad('field number is zero');
-            key.eword = ew - 1;
-            rest = rest.slice(1 + m[1]!.length);
-            if (rest.startsWith('.')) {
-              m = /^(\d+)/.exec(rest.slice(1));
-              if (!m) return fail(`sort: invalid number after '.': invalid count at start of ${quote(rest.slice(1))}\n`);
-              key.echar = Number(m[1]);
-              rest = rest.slice(1 + m[1]!.length);
-            }
-            rest = setOrdering(rest, key, true);
-          } else {
-            key.eword = -1;
-            key.echar = 0;
-          }
-          if (rest) return bad('stray character in field spec');
+          const key = parseKeySpec(v!);
+          if (typeof key === 'string') return fail(key);
           keys.push(key);
           break;
         }
