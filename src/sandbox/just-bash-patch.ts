@@ -79,7 +79,7 @@ export function patchBundle(source: string, bundleUrl: string): string | null {
     REDIRECT_CATCH,
     (_m, err: string, soft: string, result: string, target: string) =>
       `catch(${err}){let m=/^(E[A-Z]+):/.exec(String(${err}&&${err}.message)),why=m&&${JSON.stringify(ERRNO_TEXT)}[m[1]],` +
-      // A scope the key lacks is named (errno.ts): "bash: f: Permission denied (this key lacks files:write)".
+      // A scope the key lacks is named (src/gnu/kit/errno.ts): "bash: f: Permission denied (this key lacks files:write)".
       `lacks=/\\(this key lacks [\\w:]+\\)/.exec(String(${err}&&${err}.message));if(why&&lacks)why+=" "+lacks[0];` +
       `if(!${soft}&&!why)throw ${err};return{error:${result}("",\`bash: \${${target}}: \${why||"cannot open redirect target"}\n\`,1)}}`,
   );

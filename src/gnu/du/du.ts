@@ -1,7 +1,7 @@
 /**
  * GNU `du` (coreutils 9.1) for the bash tool. Disk usage is counted in 1 KiB units of whole
  * 4 KiB blocks (ceil(size / 4096) * 4 per file, 4 per directory, summed: what ext4 reports for
- * these files; the store has no blocks, see ls.ts); --apparent-size / -b count bytes (a
+ * these files; the store has no blocks, see kit/file-info.ts); --apparent-size / -b count bytes (a
  * directory 4096). Paths print as given (`du -a .` → `./docs/a.md`), a directory after its
  * contents (children in byte order: GNU uses the filesystem's readdir order), every operand
  * once (a directory met twice is counted once, as GNU does with more than one operand).

@@ -4,7 +4,7 @@
  * directives %a %A %b %B %d %D %f %F %g %G %h %i %m %n %N %o %s %t %T %u %U %w %W %x %X %y
  * %Y %z %Z and printf-style flags/width/precision. Times print in UTC (`+0000`).
  *
- * What the store has no notion of, and the fixed values used (see ls.ts): Blocks are 512-byte
+ * What the store has no notion of, and the fixed values used (see kit/file-info.ts): Blocks are 512-byte
  * units of whole 4 KiB blocks (ceil(size / 4096) * 8; a directory 8); IO Block 4096; Device
  * `0,42` (%d 42, %D 2a); Inode a stable hash of the path; Links 1 for a file, 2 + subdirectories
  * for a directory; Uid/Gid 1000 `agent`; Access and Change times are the mtime; Birth is unknown
