@@ -10,6 +10,7 @@ import { quote, quotef, shellQuote } from '../src/gnu/kit/quote.js';
 import { ERRNO_TEXT, errnoCode, errnoMessage, gnuErrnoMessages, lackedScope } from '../src/gnu/kit/errno.js';
 import { fnmatch, fnmatchRegExp, hasWildcards } from '../src/gnu/kit/fnmatch.js';
 import { byteCmp, isValidUtf8, utf8ToLatin1 } from '../src/gnu/kit/bytes.js';
+import { filevercmp } from '../src/gnu/kit/version-sort.js';
 
 // ls's order: --color before --colour before --context, as in coreutils.
 const LS = longOpts([
@@ -222,5 +223,19 @@ describe('bytes', () => {
     assert.equal(utf8ToLatin1('é'), '\xc3\xa9');
     assert.ok(isValidUtf8(Buffer.from('é')));
     assert.ok(!isValidUtf8(Buffer.from([0xc3])));
+  });
+});
+
+describe('filevercmp', () => {
+  it('orders names as LC_ALL=C ls -v -A does (GNU coreutils 9.1)', () => {
+    const gnu =
+      '.hidden 007 7 B Z9 a.b.c a.txt a1 a1.txt a2 a2.txt a10 a10.txt abc-1.0 abc-1.0a abc-1.0.1 b file~ file file.tar.gz file-1.2.9 file-1.2.10 file-1.10 v1.2 v1.10 x.1~ x.1 z'.split(
+        ' ',
+      );
+    const shuffled = [...gnu].reverse();
+    assert.deepEqual(
+      shuffled.sort((a, b) => filevercmp(a, b) || byteCmp(a, b)),
+      gnu,
+    );
   });
 });

@@ -1,6 +1,7 @@
 /** How ls sorts and prints entries: the orders, long format, columns, quoting of names. */
 import { Buffer } from 'node:buffer';
 import { byteCmp } from '../kit/bytes.js';
+import { filevercmp } from '../kit/version-sort.js';
 import { type FsStat, type IFileSystem } from '../kit/command.js';
 import { shellQuote } from '../kit/quote.js';
 import { GID, GROUP, MONTHS, OWNER, UID, fullTime, humanSize, inode, isDevice, isoDate, kib, linkCount, modeString, p2 } from '../kit/file-info.js';
@@ -29,27 +30,6 @@ function cWidth(s: string): number {
   return n;
 }
 
-/** GNU's filevercmp, simplified: digit runs compare numerically. */
-function versionCmp(a: string, b: string): number {
-  const split = (s: string) => s.match(/\d+|\D+/g) ?? [];
-  const x = split(a);
-  const y = split(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const p = x[i]!;
-    const q = y[i]!;
-    if (p === q) continue;
-    const dp = /^\d/.test(p);
-    const dq = /^\d/.test(q);
-    if (dp && dq) {
-      const d = BigInt(p) - BigInt(q);
-      if (d !== 0n) return d < 0n ? -1 : 1;
-      continue;
-    }
-    return byteCmp(p, q);
-  }
-  return x.length - y.length || byteCmp(a, b);
-}
-
 function extOf(name: string): string {
   const i = name.lastIndexOf('.');
   return i <= 0 ? '' : name.slice(i);
@@ -70,7 +50,8 @@ export function sortEnts(ents: Ent[], o: LsOpts): Ent[] {
       cmp = (a, b) => byteCmp(extOf(a.name), extOf(b.name)) || nameCmp(a, b);
       break;
     case 'version':
-      cmp = (a, b) => versionCmp(a.name, b.name);
+      // coreutils' cmp_version: filevercmp, ties by byte order.
+      cmp = (a, b) => filevercmp(a.name, b.name) || byteCmp(a.name, b.name);
       break;
     case 'width':
       cmp = (a, b) => [...a.name].length - [...b.name].length || nameCmp(a, b);
