@@ -1,7 +1,7 @@
-/** awk's bare `length` rewrite (src/bash/awk.ts): only the builtin, never inside strings, regexes or comments. */
+/** awk's bare `length` rewrite (src/gnu/awk/awk.ts): only the builtin, never inside strings, regexes or comments. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expandBareLength, programIndex } from '../src/bash/awk.js';
+import { expandBareLength, programIndex } from '../src/gnu/awk/awk.js';
 
 describe('awk: bare length', () => {
   it('rewrites a bare length, leaves calls alone', () => {

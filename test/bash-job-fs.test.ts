@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FsAccess } from '../src/bash/fs.js';
-import { openJobFs } from '../src/bash/mounted-fs.js';
+import type { FsAccess } from '../src/sandbox/fs.js';
+import { openJobFs } from '../src/sandbox/mounted-fs.js';
 import type { Store } from '../src/store/types.js';
 import { backends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';

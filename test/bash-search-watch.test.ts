@@ -1,7 +1,7 @@
 /** search-watch.ts: how a worker marks its regex searches for the pool, and the pool's answer. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SEARCH, searchBudgetMs, stoppedSearch, watchSearches, watched } from '../src/bash/search-watch.js';
+import { SEARCH, searchBudgetMs, stoppedSearch, watchSearches, watched } from '../src/sandbox/search-watch.js';
 
 describe('search-watch', () => {
   it('without a shared cell (tests, one-off shells) a search just runs', () => {

@@ -948,7 +948,7 @@ for (const backend of heavyBackends()) {
 
 describe('bash: which command lines take the cat fast path', () => {
   it('only `cat` with 1–16 plain operands; anything the shell would interpret goes to the interpreter', async () => {
-    const { plainCatOperands } = await import('../src/bash/fast.js');
+    const { plainCatOperands } = await import('../src/sandbox/fast.js');
     assert.deepEqual(plainCatOperands('cat /a.txt'), ['/a.txt']);
     assert.deepEqual(plainCatOperands('  cat \t a b/c.md  '), ['a', 'b/c.md']);
     assert.deepEqual(plainCatOperands('cat x=y@z:w,v+%.txt'), ['x=y@z:w,v+%.txt']);
@@ -993,7 +993,7 @@ describe('bash: which command lines take the cat fast path', () => {
 
 describe('bash: the advice after a just-bash limit fits the limit', () => {
   it('names this server’s setting or what to do, never just-bash’s option', async () => {
-    const { gnuShellErrors } = await import('../src/bash/writers.js');
+    const { gnuShellErrors } = await import('../src/sandbox/shell-errors.js');
     const cases: Array<[string, RegExp]> = [
       [
         'bash: too many commands executed (>1000), increase executionLimits.maxCommandCount',

@@ -1,7 +1,7 @@
-/** The bash workers' content cache (src/bash/blob-cache.ts). */
+/** The bash workers' content cache (src/sandbox/blob-cache.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BlobCache } from '../src/bash/blob-cache.js';
+import { BlobCache } from '../src/sandbox/blob-cache.js';
 
 const buf = (n: number, c = 'x') => Buffer.from(c.repeat(n));
 

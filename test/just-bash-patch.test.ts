@@ -1,9 +1,12 @@
-/** The fix of just-bash's glob expander (src/bash/just-bash-patch.ts): applied exactly once, or not at all. */
+/** The fix of just-bash's glob expander (src/sandbox/just-bash-patch.ts): applied exactly once, or not at all. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { PATCHED_FILE_NAME, patchBundle, sourceTag } from '../src/bash/just-bash-patch.js';
+import { PATCHED_FILE_NAME, patchBundle, sourceTag } from '../src/sandbox/just-bash-patch.js';
 
 describe('just-bash bundle patch', () => {
   const url = import.meta.resolve('just-bash');
@@ -28,7 +31,38 @@ describe('just-bash bundle patch', () => {
   });
 
   it('the build wrote the patched bundle for the installed just-bash', () => {
-    const built = readFileSync(new URL(`../src/bash/${PATCHED_FILE_NAME}`, import.meta.url), 'utf8');
+    const built = readFileSync(new URL(`../src/sandbox/${PATCHED_FILE_NAME}`, import.meta.url), 'utf8');
     assert.equal(built, patchBundle(source, url));
+  });
+
+  it('fails the build, loudly, on a bundle it cannot patch', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'afs-patch-'));
+    try {
+      const bundle = join(dir, 'index.mjs');
+      writeFileSync(bundle, 'export const x = 1;\n');
+      const root = fileURLToPath(new URL('../../', import.meta.url));
+      const r = spawnSync(process.execPath, ['scripts/patch-just-bash.mjs'], {
+        cwd: root,
+        env: { ...process.env, PATCH_JUST_BASH_SOURCE: bundle },
+        encoding: 'utf8',
+      });
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /^patch-just-bash: FAILED: .*index\.mjs does not contain the text the just-bash patch expects/);
+      // The installed bundle passes the same check.
+      const ok = spawnSync(process.execPath, ['scripts/patch-just-bash.mjs'], {
+        cwd: root,
+        env: { ...process.env, PATCH_JUST_BASH_SOURCE: fileURLToPath(url) },
+        encoding: 'utf8',
+      });
+      assert.equal(ok.status, 0, ok.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('pins just-bash to the exact version installed', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    const installed = JSON.parse(readFileSync(new URL('../../node_modules/just-bash/package.json', import.meta.url), 'utf8'));
+    assert.equal(pkg.dependencies['just-bash'], installed.version);
   });
 });

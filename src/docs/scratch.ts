@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BashPool } from '../bash/pool.js';
-import { AgentSlots } from '../bash/slots.js';
+import { BashPool } from '../sandbox/pool.js';
+import { AgentSlots } from '../sandbox/slots.js';
 import type { Config } from '../config.js';
 import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
 import { PRESETS } from '../core/scopes.js';

@@ -4,8 +4,8 @@
  * app and handed to the plugins. Nothing of this lives at module level, so two apps in one
  * process (tests do that) share nothing but the store they are given.
  */
-import { AgentSlots } from '../bash/slots.js';
-import { BashPool } from '../bash/pool.js';
+import { AgentSlots } from '../sandbox/slots.js';
+import { BashPool } from '../sandbox/pool.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';

@@ -7,7 +7,7 @@
 import { ToolError } from '../core/errors.js';
 import { chooseGrant, toMountPath } from '../core/mounts.js';
 import { iso } from '../core/time.js';
-import type { MountedChanges } from '../bash/mounted-fs.js';
+import type { MountedChanges } from '../sandbox/mounted-fs.js';
 import { StoreConflict } from '../store/types.js';
 import { mountView, reboundAuth } from './mounts.js';
 import type { ToolContext } from './registry.js';

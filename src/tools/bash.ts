@@ -1,15 +1,15 @@
 /** The bash tool: GNU-style exploration (and, with the scopes, changes) over the caller's tree. */
 import { z } from 'zod';
-import { BASH_COMMANDS } from '../bash/commands.js';
-import { tryFastCat } from '../bash/fast.js';
+import { BASH_COMMANDS } from '../sandbox/commands.js';
+import { tryFastCat } from '../sandbox/fast.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { iso } from '../core/time.js';
 import { ENTRY_PAGE } from './big-trees.js';
 import { ROOT, isLive, navigablePath } from './common.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { commitMounted } from './bash-mounts.js';
-import { MountedFs } from '../bash/mounted-fs.js';
-import type { FsAccess } from '../bash/fs.js';
+import { MountedFs } from '../sandbox/mounted-fs.js';
+import type { FsAccess } from '../sandbox/fs.js';
 import { parseMount } from '../core/mounts.js';
 import { StoreConflict } from '../store/types.js';
 import { changeOp, changesetId, mutationOutputOf, timestamp, version } from './output-shapes.js';

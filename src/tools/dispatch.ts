@@ -4,8 +4,8 @@
  * Transport-independent: the HTTP route and the MCP endpoint both call `callTool`.
  */
 import { createHash } from 'node:crypto';
-import type { BashPool } from '../bash/pool.js';
-import type { AgentSlots } from '../bash/slots.js';
+import type { BashPool } from '../sandbox/pool.js';
+import type { AgentSlots } from '../sandbox/slots.js';
 import type { Config } from '../config.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { ToolErrorCode } from '../core/errors.js';
 import { ALL_SCOPES, type Scope } from '../core/scopes.js';
-import type { BashPool } from '../bash/pool.js';
-import type { AgentSlots } from '../bash/slots.js';
+import type { BashPool } from '../sandbox/pool.js';
+import type { AgentSlots } from '../sandbox/slots.js';
 import type { ChangesetRecord, PlannedChange, Store } from '../store/types.js';
 
 export type ToolFamily = 'files' | 'versions' | 'bash' | 'agents' | 'shares' | 'social' | 'community' | 'search';

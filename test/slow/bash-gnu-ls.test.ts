@@ -1,5 +1,5 @@
 /**
- * `ls`, `stat` and `du` in the bash tool against GNU coreutils (src/bash/ls.ts, stat.ts, du.ts).
+ * `ls`, `stat` and `du` in the bash tool against GNU coreutils (src/gnu/ls, stat, du).
  *
  * A generated tree (test/helpers/trees.ts, seed 29) plus a `sizes/` directory of files with
  * chosen byte counts (for -h rounding: 1023, 1024, 2049, 10239, 10241, …) is written into the
@@ -8,7 +8,7 @@
  * parent the epoch (the service's root mtime). Each command runs through the `bash` tool with
  * `cwd: /` and as `bash -c CMD` in the temp root with `LC_ALL=C TZ=UTC`; stdout, stderr and
  * the exit code must be byte-identical after these normalizations, and only these (they cover
- * what a store cannot have; see the header of src/bash/ls.ts for the values the service uses):
+ * what a store cannot have; see src/gnu/kit/file-info.ts for the values the service uses):
  *   owner   GNU's owner/group (whoever runs the test: `root root`, uid/gid 0) become the service's
  *           `agent agent` / `1000 1000` in `ls -l`/-n/-g/-o lines and in stat's %U %G %u %g;
  *   ..      the root's `..` (`ls -la /`) is the temp root's parent for GNU, the root itself in

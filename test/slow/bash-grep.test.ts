@@ -1,5 +1,5 @@
 /**
- * grep, egrep and fgrep of the bash tool (src/bash/grep.ts) against the real GNU grep 3.8
+ * grep, egrep and fgrep of the bash tool (src/gnu/grep) against the real GNU grep 3.8
  * (/usr/bin/grep, Debian's 3.8-5) under LC_ALL=C.UTF-8, the service's locale.
  *
  * The same small tree (dotfiles and dot-dirs, unicode names, a name with spaces, CRLF, an empty
@@ -20,9 +20,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Bash, InMemoryFs } from '../../src/bash/just-bash.js';
-import { installGnuCommands } from '../../src/bash/gnu.js';
-import { grepCommands } from '../../src/bash/grep.js';
+import { Bash, InMemoryFs } from '../../src/sandbox/just-bash.js';
+import { installGnuCommands } from '../../src/gnu/index.js';
+import { grepCommands } from '../../src/gnu/grep/grep.js';
 
 type Entry = string | Buffer | { symlink: string };
 

@@ -1,0 +1,313 @@
+/** grep: the compiled matcher. */
+
+import { GrepExit } from './texts.js';
+import { esc, wordClass } from './classes.js';
+import { PatternError, type Translation } from './posix-lexer.js';
+import { PosixTranslator } from './posix-regex.js';
+import { pcreMessage, translatePerl } from './perl-regex.js';
+import { type Options } from './options.js';
+import type { Grep } from './search.js';
+
+/** One compiled form of the pattern. */
+export interface Engine {
+  /** Global: scans a whole buffer; a match never crosses an end of line. */
+  re: RegExp;
+  /** Global, for -o: glibc's reading of the pattern (same as `re` unless they differ). */
+  oRe: RegExp;
+  oSrc: string;
+  /** Sticky: `[^EOL]*?(?:…)`, tests the line starting at lastIndex. */
+  lineRe: RegExp | null;
+  flags: string;
+  /** For -o: `(?:…)(?<=^[\s\S]{n,})` by n, to look for longer matches. */
+  extend: Map<number, RegExp>;
+  /** For -w with a pattern that can match empty: [non-empty at lastIndex, same and word-bounded], by prefix length. */
+  nonEmpty: Map<number, [RegExp, RegExp]>;
+  /** Sticky `[^EOL]*?(?:filter)` for Matcher.filter. */
+  filterRe: RegExp | null;
+}
+
+export interface Matcher {
+  /** Unicode (`v` flag) form: right for any text. */
+  uni: Engine;
+  /** Lazily built form without the `v` flag, for pure-ASCII buffers, where V8 is faster. */
+  ascii: Engine | null;
+  /** A literal (case-exact) every match contains, for an indexOf prefilter. */
+  lit: string | null;
+  /** The whole pattern is `lit`: indexOf alone decides. */
+  pure: boolean;
+  /** -o must search for a longer match at the same start (POSIX leftmost-longest). */
+  longest: boolean;
+  src: string;
+  oSrc: string;
+  icase: boolean;
+  eol: string;
+  /** -w and the bare pattern (this source) can match the empty string. */
+  wordEmpty: string | null;
+  /** The DFA superset every selected line must also match, if it can differ. */
+  filter: string | null;
+}
+
+export interface PatternLoc {
+  text: string;
+  file: string;
+  line: number;
+}
+
+function buildEngine(src: string, oSrc: string, flags: string, withLineRe: boolean, eol: string): Engine {
+  const re = new RegExp(src, `g${flags}`);
+  const oRe = oSrc === src ? re : new RegExp(oSrc, `g${flags}`);
+  const e = flags.includes('v') ? esc(eol) : eol === '\n' ? '\\n' : '\\x00';
+  const lineRe = withLineRe ? new RegExp(`[^${e}]*?(?:${src})`, `y${flags}`) : null;
+  return { re, oRe, oSrc, lineRe, flags, extend: new Map(), nonEmpty: new Map(), filterRe: null };
+}
+
+function buildMatcher(src: string, icase: boolean, lit: string | null, pure: boolean, longest: boolean, eol: string, oSrc = src): Matcher {
+  const uni = buildEngine(src, oSrc, `v${icase ? 'i' : ''}`, lit !== null && !pure, eol);
+  return { uni, ascii: null, lit, pure, longest, src, oSrc, icase, eol, wordEmpty: null, filter: null };
+}
+
+/**
+ * Rewrites a `v`-flag source produced by this module into an equivalent one without the flag,
+ * valid for text made only of ASCII characters: every class (or class escape, or non-ASCII
+ * character) is replaced by the ASCII characters it matches.
+ */
+export function asciiSource(src: string, icase: boolean): string {
+  const flags = `v${icase ? 'i' : ''}`;
+  const project = (cls: string): string => {
+    const re = new RegExp(`^${cls}$`, flags);
+    let out = '';
+    for (let c = 0; c < 128; c++) {
+      if (!re.test(String.fromCharCode(c))) continue;
+      let d = c;
+      while (d + 1 < 128 && re.test(String.fromCharCode(d + 1))) d++;
+      const x = (n: number) => `\\x${n.toString(16).padStart(2, '0')}`;
+      out += d === c ? x(c) : d === c + 1 ? x(c) + x(d) : `${x(c)}-${x(d)}`;
+      c = d;
+    }
+    return out ? `[${out}]` : '[]';
+  };
+  let out = '';
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '\\') {
+      const d = src[i + 1]!;
+      if ((d === 'u' || d === 'p' || d === 'P') && src[i + 2] === '{') {
+        const close = src.indexOf('}', i);
+        const atom = src.slice(i, close + 1);
+        out += d === 'u' && parseInt(src.slice(i + 3, close), 16) < 128 && !icase ? `\\x${src.slice(i + 3, close).padStart(2, '0')}` : project(atom);
+        i = close + 1;
+        continue;
+      }
+      if (d === 'k') {
+        const close = src.indexOf('>', i);
+        out += src.slice(i, close + 1);
+        i = close + 1;
+        continue;
+      }
+      out += c + d;
+      i += 2;
+      continue;
+    }
+    if (c === '[') {
+      let depth = 0;
+      let j = i;
+      for (; j < src.length; j++) {
+        const ch = src[j];
+        if (ch === '\\') {
+          if (src[j + 2] === '{' && /[upP]/.test(src[j + 1]!)) j = src.indexOf('}', j);
+          else j++;
+        } else if (ch === '[') depth++;
+        else if (ch === ']' && --depth === 0) break;
+      }
+      out += project(src.slice(i, j + 1));
+      i = j + 1;
+      continue;
+    }
+    const cp = src.codePointAt(i)!;
+    if (cp >= 128) {
+      const ch = String.fromCodePoint(cp);
+      out += project(`[${esc(ch)}]`);
+      i += ch.length;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  return out;
+}
+
+export function asciiEngine(m: Matcher): Engine {
+  if (!m.ascii) {
+    const src = asciiSource(m.src, m.icase);
+    const oSrc = m.oSrc === m.src ? src : asciiSource(m.oSrc, m.icase);
+    m.ascii = buildEngine(src, oSrc, m.icase ? 'i' : '', m.lit !== null && !m.pure, m.eol);
+    if (m.filter !== null)
+      m.ascii.filterRe = new RegExp(`[^${m.eol === '\n' ? '\\n' : '\\x00'}]*?(?:${asciiSource(m.filter, m.icase)})`, `y${m.icase ? 'i' : ''}`);
+  }
+  return m.ascii;
+}
+
+/** The patterns compiled into one matcher, with GNU's diagnostics for bad ones. */
+export function compile(g: Grep, keys: PatternLoc[], o: Options): Matcher {
+  const eol = g.eol;
+  const matcher = o.matcher ?? 'G';
+  if (matcher === 'P') {
+    if (keys.length > 1) {
+      g.error('the -P option only supports a single pattern');
+      throw new GrepExit(2);
+    }
+    let t: { src: string; icase: boolean };
+    try {
+      // -w is pasted around the pattern as text (so a trailing backslash escapes its ')').
+      const text = keys[0]?.text ?? '';
+      t = translatePerl(o.words && !o.lines ? `(?<!\\w)(?:${text})(?!\\w)` : text, eol);
+    } catch (e) {
+      if (e instanceof PatternError) {
+        g.error(e.message);
+        throw new GrepExit(2);
+      }
+      throw e;
+    }
+    let src = t.src;
+    if (o.lines) src = `(?<=^|${esc(eol)})(?:${src})(?=${esc(eol)}|$)`;
+    try {
+      return buildMatcher(src, o.icase || t.icase, null, false, false, eol);
+    } catch (e) {
+      g.error(pcreMessage(String((e as Error).message)));
+      throw new GrepExit(2);
+    }
+  }
+
+  const parts: string[] = [];
+  const oParts: string[] = [];
+  let wrappedLines: string | null = null;
+  let filter: string | null = null;
+  let lit: string | null = null;
+  let pure = false;
+  let ambiguous = keys.length > 1;
+  if (matcher === 'F') {
+    for (const k of keys) parts.push(Array.from(k.text).map(esc).join(''));
+    oParts.push(...parts);
+    if (keys.length === 1) {
+      lit = keys[0]!.text;
+      pure = true;
+    }
+  } else {
+    // glibc checks every pattern first and reports each error; then the DFA parses them all.
+    const results: Translation[] = [];
+    let failed = false;
+    let groups = 0;
+    for (const k of keys) {
+      try {
+        const t = new PosixTranslator(k.text, matcher === 'E', o.icase, eol, groups).translate();
+        groups += t.groups;
+        results.push(t);
+      } catch (e) {
+        if (!(e instanceof PatternError)) throw e;
+        failed = true;
+        g.error(k.file ? `${k.file}:${k.line}: ${e.message}` : e.message);
+      }
+    }
+    if (failed) throw new GrepExit(2);
+    // Where the DFA gives up, glibc's regex decides what matches, and it reads a few odd
+    // patterns (repetitions after anchors or at the start) differently; -o always uses it.
+    const glibc: Translation[] = [];
+    // -w wraps the patterns in [^[:alnum:]_] brackets, which the DFA cannot do in UTF-8.
+    const useGlibc = o.words || results.some((t) => t.unsupported);
+    if (useGlibc || o.onlyMatching || o.color) {
+      let g = 0;
+      for (const k of keys) {
+        const t = new PosixTranslator(k.text, matcher === 'E', o.icase, eol, g, true).translate();
+        g += t.groups;
+        glibc.push(t);
+      }
+    }
+    for (const t of results) {
+      for (const ev of t.dfa) {
+        if ('warn' in ev) g.error(`warning: ${ev.warn}`);
+        else {
+          g.error(ev.error);
+          throw new GrepExit(2);
+        }
+      }
+    }
+    const sel = useGlibc ? glibc : results;
+    for (const t of sel) {
+      parts.push(t.src);
+      if (t.ambiguous) ambiguous = true;
+    }
+    for (const t of glibc) {
+      oParts.push(t.src);
+      if (t.ambiguous) ambiguous = true;
+    }
+    if (sel.length === 1) {
+      lit = sel[0]!.lit;
+      pure = sel[0]!.pure;
+    }
+    // The DFA's superset still screens lines first: it matters where the DFA reads the
+    // patterns differently (odd repetitions, or a ')' closing the -w/-x wrapper early).
+    if (useGlibc && (results.some((t, k) => t.src !== glibc[k]!.src) || ((o.words || o.lines) && results.some((t) => t.unmatchedClose)))) {
+      const ere = matcher === 'E';
+      const alt = ere ? '|' : '\\|';
+      let text = keys.map((k) => k.text).join(alt);
+      if (o.words) text = ere ? `(^|[^[:alnum:]_])(${text})([^[:alnum:]_]|$)` : `\\(^\\|[^[:alnum:]_]\\)\\(${text}\\)\\([^[:alnum:]_]\\|$\\)`;
+      else if (o.lines) text = ere ? `^(${text})$` : `^\\(${text}\\)$`;
+      try {
+        filter = new PosixTranslator(text, ere, o.icase, eol, 0, false, true).translate().src;
+      } catch {
+        /* no screening */
+      }
+    }
+    if (o.lines && !useGlibc) {
+      // The DFA reads -x as the text `^(PATTERNS)$`, so an unmatched ')' in an ERE closes
+      // that group early ('a|)|' then matches every line): translate exactly that text.
+      const ere = matcher === 'E';
+      const text = (ere ? '^(' : '^\\(') + keys.map((k) => k.text).join(ere ? '|' : '\\|') + (ere ? ')$' : '\\)$');
+      try {
+        wrappedLines = new PosixTranslator(text, ere, o.icase, eol, 0).translate().src;
+        lit = null;
+      } catch {
+        /* keep the plain wrapping */
+      }
+    }
+  }
+  const E = esc(eol);
+  const W = wordClass();
+  const join = (ps: string[]): string => (ps.length === 1 ? ps[0]! : ps.map((p) => `(?:${p})`).join('|'));
+  const combine = (ps: string[]): string => {
+    const s = join(ps);
+    return o.lines ? `(?<=^|${E})(?:${s})(?=${E}|$)` : o.words ? `(?<!${W})(?:${s})(?!${W})` : s;
+  };
+  const src = wrappedLines ?? combine(parts);
+  const oSrc = oParts.length ? combine(oParts) : combine(parts);
+  // GNU's -w accepts an empty match only where no longer match starts (see Grep.wordEmptyOk).
+  let wordEmpty: string | null = null;
+  if (o.words) {
+    const inner = join(parts);
+    const probe = new RegExp(inner, `gv${o.icase ? 'i' : ''}`);
+    for (const t of ['', 'a', ' ', ' a', 'a ', 'a a']) {
+      probe.lastIndex = 0;
+      let r: RegExpExecArray | null;
+      while ((r = probe.exec(t)) !== null && r[0].length) probe.lastIndex = r.index + r[0].length;
+      if (r !== null) {
+        wordEmpty = inner;
+        break;
+      }
+    }
+  }
+  if (o.lines || o.words) pure = false;
+  if (o.icase && lit !== null) {
+    // The prefilter is case-exact: only usable when case folding cannot change the literal.
+    if (!/^[\x00-\x40\x5b-\x60\x7b-\x7f]*$/.test(lit)) lit = null;
+    pure = false;
+  }
+  if (lit === '' && !pure) lit = null;
+  const m = buildMatcher(src, o.icase, lit, pure && lit !== null, ambiguous && (o.onlyMatching || o.color), eol, oSrc);
+  m.wordEmpty = wordEmpty;
+  if (filter !== null) {
+    m.filter = filter;
+    m.uni.filterRe = new RegExp(`[^${E}]*?(?:${filter})`, `y${m.uni.flags}`);
+  }
+  return m;
+}

@@ -1,0 +1,189 @@
+/** GNU wc (coreutils 9.1): counts, column widths, --total. */
+import { Buffer } from 'node:buffer';
+import { bytesResult, utf8ToLatin1 } from '../kit/bytes.js';
+import { defineCommand, type Command } from '../kit/command.js';
+import { passHelp, usage } from '../kit/coreutils.js';
+import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
+import { Inputs } from '../kit/input.js';
+import { quote, quotef } from '../kit/quote.js';
+
+// ---------------------------------------------------------------------------------------
+// wc
+// ---------------------------------------------------------------------------------------
+
+interface Counts {
+  lines: number;
+  words: number;
+  chars: number;
+  bytes: number;
+  maxLen: number;
+}
+
+function countBytes(b: string, wantChars: boolean, wantMax: boolean): Counts {
+  let lines = 0;
+  let words = 0;
+  let inWord = false;
+  let linepos = 0;
+  let maxLen = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b.charCodeAt(i);
+    if (c === 10) {
+      lines++;
+      if (linepos > maxLen) maxLen = linepos;
+      linepos = 0;
+      if (inWord) words++;
+      inWord = false;
+    } else if (c === 13 || c === 12) {
+      if (linepos > maxLen) maxLen = linepos;
+      linepos = 0;
+      if (inWord) words++;
+      inWord = false;
+    } else if (c === 9) {
+      linepos += 8 - (linepos % 8);
+      if (inWord) words++;
+      inWord = false;
+    } else if (c === 32 || c === 11) {
+      if (c === 32) linepos++;
+      if (inWord) words++;
+      inWord = false;
+    } else if (c > 32 && c < 127) {
+      linepos++;
+      inWord = true;
+    }
+  }
+  if (inWord) words++;
+  if (linepos > maxLen) maxLen = linepos;
+  let chars = b.length;
+  if (wantChars) {
+    // C.UTF-8: count well-formed characters; invalid bytes are not characters.
+    chars = 0;
+    const buf = Buffer.from(b, 'latin1');
+    for (let i = 0; i < buf.length;) {
+      const c = buf[i]!;
+      const len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+      if (len === 0 || i + len > buf.length) {
+        i++;
+        continue;
+      }
+      let ok = true;
+      for (let k = 1; k < len; k++) if ((buf[i + k]! & 0xc0) !== 0x80) ok = false;
+      if (ok && len === 3 && ((c === 0xe0 && buf[i + 1]! < 0xa0) || (c === 0xed && buf[i + 1]! > 0x9f))) ok = false;
+      if (ok && len === 4 && ((c === 0xf0 && buf[i + 1]! < 0x90) || (c === 0xf4 && buf[i + 1]! > 0x8f))) ok = false;
+      if (!ok) {
+        i++;
+        continue;
+      }
+      chars++;
+      i += len;
+    }
+  }
+  void wantMax;
+  return { lines, words, chars, bytes: b.length, maxLen };
+}
+
+export function wcCommand(): Command {
+  return defineCommand('wc', async (argv, ctx) => {
+    const help = await passHelp(argv, ctx);
+    if (help) return help;
+    let parsed: Parsed;
+    try {
+      parsed = parseOptions(argv, 'clLmw', [
+        { name: 'bytes', key: 'c', arg: 'none' },
+        { name: 'chars', key: 'm', arg: 'none' },
+        { name: 'lines', key: 'l', arg: 'none' },
+        { name: 'words', key: 'w', arg: 'none' },
+        { name: 'max-line-length', key: 'L', arg: 'none' },
+        { name: 'files0-from', key: 'F', arg: 'required' },
+      ]);
+    } catch (e) {
+      if (e instanceof GetoptError) return usage('wc', `wc: ${e.message}\n`);
+      throw e;
+    }
+    const want = { l: false, w: false, m: false, c: false, L: false };
+    let total: 'auto' | 'always' | 'only' | 'never' = 'auto';
+    for (const [k, v] of parsed.opts) {
+      if (k === 'T') {
+        const opts = ['auto', 'always', 'only', 'never'] as const;
+        const hit = opts.filter((o) => o.startsWith(v!));
+        if (hit.length !== 1 || v === '') {
+          return usage(
+            'wc',
+            `wc: ${hit.length > 1 ? 'ambiguous' : 'invalid'} argument ${quote(v!)} for '--total'\nValid arguments are:\n  - 'auto'\n  - 'always'\n  - 'only'\n  - 'never'\n`,
+          );
+        }
+        total = hit[0]!;
+      } else if (k === 'F') return { stdout: '', stderr: 'wc: --files0-from is not supported\n', exitCode: 1 };
+      else want[k as keyof typeof want] = true;
+    }
+    if (!want.l && !want.w && !want.m && !want.c && !want.L) want.l = want.w = want.c = true;
+    const nprint = Number(want.l) + Number(want.w) + Number(want.m) + Number(want.c) + Number(want.L);
+    const files = parsed.operands.length ? parsed.operands : [null];
+    const io = new Inputs(ctx);
+    // Stat first, as GNU does, for the column width.
+    type St = { failed: boolean; regular: boolean; size: number };
+    const stats: St[] = [];
+    const skipStat = files.length === 1 && nprint === 1;
+    for (const f of files) {
+      if (skipStat) break;
+      if (f === null || f === '-') {
+        stats.push({ failed: false, regular: false, size: 0 });
+        continue;
+      }
+      try {
+        const st = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, f));
+        stats.push({ failed: false, regular: st.isFile, size: st.isFile ? st.size : 0 });
+      } catch {
+        stats.push({ failed: true, regular: false, size: 0 });
+      }
+    }
+    let width = 1;
+    if (!skipStat && !stats[0]!.failed) {
+      let minimum = 1;
+      let regularTotal = 0;
+      for (const s of stats) {
+        if (s.failed) continue;
+        if (s.regular) regularTotal += s.size;
+        else minimum = 7;
+      }
+      width = String(regularTotal).length;
+      if (width < minimum) width = minimum;
+    }
+    if (total === 'only') width = 1;
+    const fmt = (c: Counts, name: string | null) => {
+      const cols: number[] = [];
+      if (want.l) cols.push(c.lines);
+      if (want.w) cols.push(c.words);
+      if (want.m) cols.push(c.chars);
+      if (want.c) cols.push(c.bytes);
+      if (want.L) cols.push(c.maxLen);
+      const s = cols.map((x) => String(x).padStart(width)).join(' ');
+      return (name === null ? s : `${s} ${utf8ToLatin1(name)}`) + '\n';
+    };
+    const sum: Counts = { lines: 0, words: 0, chars: 0, bytes: 0, maxLen: 0 };
+    let out = '';
+    let err = '';
+    let code = 0;
+    for (const f of files) {
+      let bytes: string;
+      if (f === null || f === '-') bytes = io.stdin();
+      else {
+        const inp = await io.read(f);
+        if (!inp.ok) {
+          err += `wc: ${quotef(f)}: ${inp.text}\n`;
+          code = 1;
+          if (inp.code !== 'EISDIR') continue;
+          bytes = '';
+        } else bytes = inp.bytes;
+      }
+      const c = countBytes(bytes, want.m, want.L);
+      sum.lines += c.lines;
+      sum.words += c.words;
+      sum.chars += c.chars;
+      sum.bytes += c.bytes;
+      if (c.maxLen > sum.maxLen) sum.maxLen = c.maxLen;
+      if (total !== 'only') out += fmt(c, f);
+    }
+    if (total === 'always' || total === 'only' || (total === 'auto' && files.length > 1)) out += fmt(sum, total === 'only' ? null : 'total');
+    return bytesResult(out, err, code);
+  });
+}
