@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import client from 'prom-client';
-import type { BashPool } from '../bash/pool.js';
+import type { BashPool } from '../sandbox/pool.js';
 import { ToolError, TransportError } from '../core/errors.js';
 import type { Store } from '../store/types.js';
 import type { ToolOutcome } from '../tools/dispatch.js';
