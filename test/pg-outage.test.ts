@@ -130,6 +130,7 @@ describe('PostgreSQL outage mid-load', { skip: !backends().includes('postgres') 
     await writer;
 
     assert.ok(!answers.some((a) => a.status === 500), 'never a 500');
+    assert.equal(server.child.exitCode, null, `the server process lived through the outage:\n${server.output().slice(-2000)}`);
     for (const [path, content] of acked) {
       const r = await server.ok(key, 'read', { path });
       assert.equal(r.content, content, `${path} was acknowledged and is there`);

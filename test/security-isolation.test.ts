@@ -228,7 +228,7 @@ function fallbackProbes(tool: string, r: Refs, ids: { csIds: string[]; keyIds: s
 
 const COVERED = new Set([...pathProbes(B_REFS), ...GLOBAL_PROBES, ...idProbes(['cs_x'], ['key_x'])].map((p) => p.tool));
 // Tools whose probes, by design, succeed in A's own namespace: see the own-namespace test.
-const OWN_NAMESPACE_TOOLS = new Set(['write', 'append', 'mkdir', 'create_key']);
+const OWN_NAMESPACE_TOOLS = new Set(['write', 'append', 'mkdir', 'create_key', 'write_files']);
 // The social families' tools: their isolation (notifications, conversations, block lists, home) is
 // probed in test/social-isolation.test.ts.
 const SOCIAL_FAMILIES = new Set(['agents', 'social']);
@@ -530,6 +530,22 @@ for (const backend of backends()) {
       assert.deepEqual(listed.inner.entries.map((e: any) => e.path).sort(), ['/bzqdir/b1.txt', B_REFS.nested, B_REFS.deep].sort());
       const grep = await asA(k.inner.apiKey, 'bash', { command: 'grep -rn "" /' });
       assert.ok(!grep.inner.stdout.includes('BSECRET'));
+
+      // write_files onto B's names: every file A's own version 1, in A's own changeset.
+      const wf = await asA(aFull, 'write_files', {
+        files: [
+          { path: `${B_REFS.nested}/wf-1.txt`, content: 'A batch 1\n' },
+          { path: `${B_REFS.secret}.wf`, content: 'A batch 2\n' },
+        ],
+      });
+      assert.deepEqual(
+        wf.inner.files.map((f: any) => [f.version, f.created]),
+        [
+          [1, true],
+          [1, true],
+        ],
+      );
+      assert.equal((await asA(aFull, 'read', { path: `${B_REFS.secret}.wf` })).inner.content, 'A batch 2\n');
     });
 
     it("B's tree, history, feed and keys are exactly as B left them", async () => {

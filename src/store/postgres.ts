@@ -3,7 +3,7 @@ import pg from 'pg';
 import { commitProgram, runAsync } from './commit-program.js';
 import { sqlFamilies, type Families } from './families.js';
 import { MIGRATIONS } from './migrations.js';
-import { PgDb, pgTypes, type Queryable } from './postgres-db.js';
+import { PgDb, pgTypes, withClient, type Queryable } from './postgres-db.js';
 import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
 import { StoreConflict, type ChangesetRecord, type CommitInput, type Store, type StoreObserver } from './types.js';
 
@@ -53,30 +53,29 @@ export class PostgresStore implements Store {
   }
 
   async migrate(): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('agent-file-service:migrate'))");
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)',
-      );
-      const { rows } = await client.query('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations');
-      const current = Number(rows[0]!.v);
-      let applied = 0;
-      for (const m of MIGRATIONS) {
-        if (m.version <= current) continue;
-        await client.query(m.postgres);
-        await client.query('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
-        applied++;
+    return withClient(this.pool, async (client, broken) => {
+      try {
+        await client.query('BEGIN');
+        await client.query("SELECT pg_advisory_xact_lock(hashtext('agent-file-service:migrate'))");
+        await client.query(
+          'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)',
+        );
+        const { rows } = await client.query('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations');
+        const current = Number(rows[0]!.v);
+        let applied = 0;
+        for (const m of MIGRATIONS) {
+          if (m.version <= current) continue;
+          await client.query(m.postgres);
+          await client.query('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+          applied++;
+        }
+        await client.query('COMMIT');
+        return applied;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(broken);
+        throw err;
       }
-      await client.query('COMMIT');
-      return applied;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async ping(): Promise<void> {
