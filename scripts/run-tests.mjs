@@ -131,7 +131,7 @@ if (slow && filter.length === 0) {
         'dist/test/bash-isolation.test.js',
         'dist/test/bash.test.js',
         'dist/test/big-trees.test.js',
-        'dist/test/cli.test.js',
+        'dist/test/slow/cli.test.js',
       ],
       {
         HEAVY_BACKENDS: 'postgres',

@@ -30,10 +30,21 @@ export interface Metrics {
   close(): void;
 }
 
+/**
+ * The process's own metrics (event-loop lag, heap, GC, handles, CPU, memory): one set per process,
+ * however many apps it runs (a test process runs hundreds; each set samples the event loop).
+ */
+let processRegistry: client.Registry | null = null;
+function processMetrics(): client.Registry {
+  if (!processRegistry) {
+    processRegistry = new client.Registry();
+    client.collectDefaultMetrics({ register: processRegistry, eventLoopMonitoringPrecision: 10 });
+  }
+  return processRegistry;
+}
+
 export function createMetrics(deps: { registry: ToolRegistry; store: Store; bash: BashPool }): Metrics {
   const registry = new client.Registry();
-  // Event-loop lag (nodejs_eventloop_lag_*), heap, GC, handles, process CPU and memory.
-  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const known = new Set(deps.registry.names());
   const toolLabel = (name: string) => (known.has(name) ? name : 'unknown');
 
@@ -172,6 +183,7 @@ export function metricsRoutes(app: FastifyInstance, metrics: Metrics, token: str
         .header('www-authenticate', 'Bearer')
         .send(errorBody('UNAUTHORIZED', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>" (the token this server was started with).'));
     }
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    const all = client.Registry.merge([processMetrics(), metrics.registry]);
+    return reply.type(metrics.registry.contentType).send(await all.metrics());
   });
 }

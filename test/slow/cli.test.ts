@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createTestDatabase, heavyBackends, type TestDatabase } from './helpers/backends.js';
-import { freePort, spawnServer, type ChildServer } from './helpers/server.js';
+import { createTestDatabase, heavyBackends, type TestDatabase } from '../helpers/backends.js';
+import { freePort, spawnServer, type ChildServer } from '../helpers/server.js';
 
-const BIN = fileURLToPath(new URL('../../bin/afs.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/afs.mjs', import.meta.url));
 
 interface Run {
   code: number | null;
@@ -74,8 +74,8 @@ function files(dir: string): Map<string, Buffer> {
 }
 
 // The CLI is a client: what it does is the same whatever store the server uses, and its cost is
-// ~50 child processes per backend. npm test runs it on SQLite, test:slow (HEAVY_BACKENDS=postgres)
-// on PostgreSQL, as with the other suites whose cost is processes and time (helpers/backends.ts).
+// ~50 child processes per backend (~70 s). A slow suite: test:slow runs it on SQLite with the
+// other slow files, then on PostgreSQL in its HEAVY_BACKENDS=postgres pass (scripts/run-tests.mjs).
 const TREE = 1000;
 for (const backend of heavyBackends()) {
   describe(`afs command line (${backend})`, () => {
