@@ -119,11 +119,14 @@ export function rejectReserved(path: string, use: 'create' | 'remove' = 'create'
 
 /**
  * Checks that every ancestor of `path` is (or can become) a directory and plans the creation
- * of the missing ones. A live file on the way → NOT_A_DIRECTORY.
+ * of the missing ones (skipping those in `planned`, which it extends). A live file on the way → NOT_A_DIRECTORY.
  */
-export function planAncestors(path: string, nodes: Map<string, NodeRecord>): PlannedChange[] {
+export function planAncestors(path: string, nodes: Map<string, NodeRecord>, planned?: Set<string>): PlannedChange[] {
   const changes: PlannedChange[] = [];
   for (const anc of ancestorsOf(path)) {
+    // Several files of one commit (write_files) share their parents: each is created once.
+    if (planned?.has(anc)) continue;
+    planned?.add(anc);
     const node = nodes.get(anc);
     if (isLive(node) && node.kind === 'file') {
       throw new ToolError('NOT_A_DIRECTORY', `${anc} is a file, so ${path} cannot be created below it. Choose another path or move ${anc}.`, {
@@ -193,6 +196,23 @@ export function navigablePath(ctx: ToolContext, input: string): string {
   }
 }
 
+/** The planned change that gives `path` this content: created when no live file is there, else a new version of it. */
+export function fileChange(path: string, current: NodeRecord | null | undefined, bytes: Buffer, hash: string): PlannedChange {
+  const created = !isLive(current);
+  const text = decodeText(bytes);
+  return {
+    path,
+    expectVersion: current?.version ?? 0,
+    op: created ? 'create' : 'update',
+    state: {
+      kind: 'file',
+      blob: { hash, size: bytes.length, bytes },
+      lines: text === null ? null : countLines(text),
+      fileId: created || !current ? newId('f') : current.fileId,
+    },
+  };
+}
+
 /**
  * Commits new content for one file (plus the planned parent directories) and answers with the
  * result shape write and append share.
@@ -206,18 +226,7 @@ export function commitFileContent(
   hash: string,
 ) {
   const created = !isLive(current);
-  const text = decodeText(bytes);
-  changes.push({
-    path,
-    expectVersion: current?.version ?? 0,
-    op: created ? 'create' : 'update',
-    state: {
-      kind: 'file',
-      blob: { hash, size: bytes.length, bytes },
-      lines: text === null ? null : countLines(text),
-      fileId: created || !current ? newId('f') : current.fileId,
-    },
-  });
+  changes.push(fileChange(path, current, bytes, hash));
   return ctx.commit(changes, (cs) => {
     const entry = cs.entries.find((e) => e.path === path)!;
     return {

@@ -6,12 +6,11 @@
  */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
-import { newId } from '../core/keys.js';
 import { ancestorsOf } from '../core/paths.js';
-import { contentHash, countLines, decodeText } from '../core/text.js';
+import { contentHash } from '../core/text.js';
 import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
-import { checkSize, decodeContent, isLive, pathField, rejectReserved } from './common.js';
+import { checkSize, decodeContent, fileChange, isLive, pathField, planAncestors, rejectReserved } from './common.js';
 import { changesetId, mutationOutputOf, timestamp, version } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 
@@ -68,32 +67,8 @@ function plan(items: Item[], nodes: Map<string, NodeRecord>): { changes: Planned
       unchanged.add(path);
       continue;
     }
-    for (const anc of ancestorsOf(path)) {
-      const node = nodes.get(anc);
-      if (isLive(node) && node.kind === 'file') {
-        throw new ToolError('NOT_A_DIRECTORY', `${anc} is a file, so ${path} cannot be created below it. Choose another path or move ${anc}.`, {
-          path,
-          blockingPath: anc,
-        });
-      }
-      if (!isLive(node) && !planned.has(anc)) {
-        planned.add(anc);
-        changes.push({ path: anc, expectVersion: node?.version ?? 0, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
-      }
-    }
-    const created = !isLive(current);
-    const text = decodeText(bytes);
-    changes.push({
-      path,
-      expectVersion: current?.version ?? 0,
-      op: created ? 'create' : 'update',
-      state: {
-        kind: 'file',
-        blob: { hash, size: bytes.length, bytes },
-        lines: text === null ? null : countLines(text),
-        fileId: created || !current ? newId('f') : current.fileId,
-      },
-    });
+    changes.push(...planAncestors(path, nodes, planned));
+    changes.push(fileChange(path, current, bytes, hash));
   }
   return { changes, unchanged };
 }
