@@ -117,9 +117,9 @@ const run = (list, env = {}) =>
 // The social race scenarios run 2 rounds in npm test and 4 in the slow pass (two processes).
 let status = run(files, slow ? { SOCIAL_RACE_ROUNDS: process.env.SOCIAL_RACE_ROUNDS ?? '4' } : {});
 // The slow pass also runs the two fuzzers of `npm test` at depth: `npm test` keeps them short
-// (1,000 random bodies, 30 cost cases per backend) to stay under five minutes on two cores.
+// (500 random bodies and 30 cost cases, on SQLite) to stay under five minutes on two cores.
 if (slow && filter.length === 0) {
-  status = run(['dist/test/fuzz.test.js'], { FUZZ_RUNS: process.env.FUZZ_RUNS ?? '40000' }) || status;
+  status = run(['dist/test/fuzz.test.js'], { FUZZ_RUNS: process.env.FUZZ_RUNS ?? '40000', HEAVY_BACKENDS: 'sqlite,postgres' }) || status;
   // The deadline-bound suites npm test runs on SQLite only (test/helpers/backends.ts heavyBackends): here
   // on PostgreSQL, and the event loop's cost fuzz at depth on both.
   status =
@@ -130,7 +130,7 @@ if (slow && filter.length === 0) {
         'dist/test/bash-runaway.test.js',
         'dist/test/bash-isolation.test.js',
         'dist/test/bash.test.js',
-        'dist/test/big-trees.test.js',
+        'dist/test/slow/big-trees.test.js',
         'dist/test/slow/cli.test.js',
       ],
       {

@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { contentHash } from '../src/core/text.js';
-import { newId } from '../src/core/keys.js';
-import type { PlannedChange } from '../src/store/types.js';
-import { heavyBackends } from './helpers/backends.js';
-import { monitorLoop, type LoopReport } from './helpers/loop-monitor.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { contentHash } from '../../src/core/text.js';
+import { newId } from '../../src/core/keys.js';
+import type { PlannedChange } from '../../src/store/types.js';
+import { heavyBackends } from '../helpers/backends.js';
+import { monitorLoop, type LoopReport } from '../helpers/loop-monitor.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 
 /** 200 directories of 99 empty files under /big, plus /big itself: 20,001 nodes. */
 const DIRS = 200;
