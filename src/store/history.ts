@@ -63,14 +63,30 @@ const GET_VERSION = sql`SELECT ${VERSION_COLUMNS} FROM versions WHERE agent_id =
 const GET_VERSIONS_PG = sql`
   SELECT v.* FROM unnest(?::text[], ?::integer[]) AS t(path, version) CROSS JOIN LATERAL (
     SELECT ${VERSION_COLUMNS} FROM versions WHERE agent_id = ? AND path = t.path COLLATE "C" AND version = t.version) v`;
-const COUNT_VERSIONS = sql`SELECT COUNT(*) FROM versions WHERE agent_id = ? AND path = ?`;
+// A path's versions are numbered without gaps (only purge deletes versions, all of a path's at
+// once): two primary-key probes instead of COUNT(*), which read every version (16 ms at 100,000
+// versions, on the serving thread for SQLite, for every stat).
+const COUNT_VERSIONS = sql`
+  SELECT COALESCE((SELECT MAX(version) FROM versions WHERE agent_id = ? AND path = ?)
+                - (SELECT MIN(version) FROM versions WHERE agent_id = ? AND path = ?) + 1, 0)`;
+// A file's history is the versions at its path and the versions of its file id at other paths
+// (before a move). Reading all of them for every page cost 441 ms per page at 100,000 versions on
+// SQLite's serving thread. The path's own versions are in seq order when in version order (a
+// path's next version commits after the previous one; one version per path per changeset), so
+// they come off the primary key below the smallest version of the path already listed, a page at
+// a time. The file id's versions at other paths (its move history) are still read whole.
 const FILE_HISTORY = sql`
   SELECT ${VERSION_COLUMNS}, seq FROM (
+    SELECT ${qualified(VERSION_COLUMNS, 'v')}, COALESCE(c.seq, 0) AS seq, CASE WHEN v.deleted THEN 1 ELSE 0 END AS dead
+      FROM (SELECT * FROM versions WHERE agent_id = ? AND path = ? AND version < ? ORDER BY version DESC LIMIT ?) v
+      LEFT JOIN changesets c ON c.id = v.changeset_id AND c.agent_id = v.agent_id
+    UNION ALL
     SELECT ${qualified(VERSION_COLUMNS, 'v')}, COALESCE(c.seq, 0) AS seq, CASE WHEN v.deleted THEN 1 ELSE 0 END AS dead FROM versions v
       LEFT JOIN changesets c ON c.id = v.changeset_id AND c.agent_id = v.agent_id
-     WHERE v.agent_id = ? AND (v.path = ? OR v.file_id = ?)) h
+     WHERE v.agent_id = ? AND v.file_id = ? AND (v.path < ? OR v.path > ?)) h
    WHERE seq < ? OR (seq = ? AND (dead > ? OR (dead = ? AND (path > ? OR (path = ? AND version < ?)))))
    ORDER BY seq DESC, dead ASC, path ASC, version DESC LIMIT ?`;
+const INT_MAX = 2147483647;
 /** Past the newest row: the bounds of a first page. */
 const HISTORY_START: HistoryCursor = { seq: Number.MAX_SAFE_INTEGER, deleted: false, path: '', version: 0 };
 const CHANGESETS_SINCE = sql`SELECT ${CHANGESET_COLUMNS} FROM changesets WHERE agent_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?`;
@@ -83,9 +99,15 @@ const CHUNKS_CONTAINING = sql`
    ORDER BY first_path LIMIT ?`;
 const CHUNKS_AFTER = sql`
   SELECT first_path, entries FROM changeset_entry_chunks WHERE agent_id = ? AND changeset_id = ? AND first_path > ? ORDER BY first_path LIMIT ?`;
+// SQLite without ANALYZE statistics prefers the primary key (it also gives the order) and walks
+// every live node of the directory: INDEXED BY names the partial index of deleted nodes.
 const LIST_DELETED = sql`
-  SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND path > ? AND path < ? AND deleted = TRUE AND purged_at_ms IS NULL
+  SELECT ${NODE_COLUMNS} FROM nodes ${{ sqlite: 'INDEXED BY nodes_deleted', postgres: '' }}
+   WHERE agent_id = ? AND path > ? AND path < ? AND deleted = TRUE AND purged_at_ms IS NULL
    ORDER BY path LIMIT ?`;
+
+/** The statements whose query plans test/history-pages.test.ts checks (index probes, no scans). */
+export const PLANNED = { COUNT_VERSIONS, LIST_DELETED };
 
 const ENQUEUE_LIVE_FILES = sql`
   INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', ?, path FROM nodes WHERE agent_id = ? AND path = ?* AND kind = 'file' AND deleted = FALSE`;
@@ -139,21 +161,29 @@ export function historyStore(db: Db): HistoryStore {
       return out;
     },
     async countVersions(agentId, path) {
-      return Number((await db.get(COUNT_VERSIONS, [agentId, path]))![0]);
+      return Number((await db.get(COUNT_VERSIONS, [agentId, path, agentId, path]))![0]);
     },
     async listFileHistory(agentId, path, fileId, limit, before) {
       const b = before ?? HISTORY_START;
+      // Without the path's bound (a cursor made before it existed), all the path's versions.
+      const pathBelow = before ? (before.pathBelow ?? INT_MAX) : INT_MAX;
+      const pathLimit = before && before.pathBelow === undefined ? INT_MAX : limit;
       const rows = await db.all(FILE_HISTORY, [
         agentId,
         path,
+        pathBelow,
+        pathLimit,
+        agentId,
         fileId ?? '',
+        path,
+        path,
         b.seq,
         b.seq,
         b.deleted ? 1 : 0,
         b.deleted ? 1 : 0,
         b.path,
         b.path,
-        before ? b.version : 2147483647,
+        before ? b.version : INT_MAX,
         limit,
       ]);
       return rows.map((r) => ({ ...versionFromRow(r), seq: Number(r[VERSION_COLUMN_COUNT]) }));

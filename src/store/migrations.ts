@@ -483,4 +483,22 @@ export const MIGRATIONS: Migration[] = [
     sqlite: searchSchemaSqlite,
     postgres: searchSchemaPostgres,
   },
+  {
+    version: 9,
+    name: 'history pages read the page',
+    // list_deleted walked every node under the directory to find the deleted ones (a partial
+    // index holds only those); list_versions reads a file's versions at its former paths by
+    // (file id, path). SQLite's index on (agent_id, file_id) already ended with the primary key's
+    // path, PostgreSQL's did not; both get the same index (the schemas stay alike).
+    sqlite: `
+      CREATE INDEX nodes_deleted ON nodes(agent_id, path) WHERE deleted = TRUE AND purged_at_ms IS NULL;
+      CREATE INDEX versions_file_path ON versions(agent_id, file_id, path);
+      DROP INDEX versions_file;
+    `,
+    postgres: `
+      CREATE INDEX nodes_deleted ON nodes(agent_id, path) WHERE deleted = TRUE AND purged_at_ms IS NULL;
+      CREATE INDEX versions_file_path ON versions(agent_id, file_id, path);
+      DROP INDEX versions_file;
+    `,
+  },
 ];

@@ -222,14 +222,11 @@ export interface HistoryCursor {
   deleted: boolean;
   path: string;
   version: number;
-}
-
-/** Where a page of listFileHistory ends: its order is (seq desc, deleted asc, path asc, version desc). */
-export interface HistoryCursor {
-  seq: number;
-  deleted: boolean;
-  path: string;
-  version: number;
+  /**
+   * The smallest version of the listed path already returned (every version of it below this one
+   * is still to come). Absent in cursors made before it existed: the store then reads all of them.
+   */
+  pathBelow?: number;
 }
 
 export interface ListPage {

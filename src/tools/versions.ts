@@ -97,7 +97,7 @@ const listVersions = defineTool({
       const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.before);
       if (!v) throw versionNotFound(path, input.before, node);
       const cs = await ctx.store.getChangeset(ctx.auth.agentId, v.changesetId);
-      cursor = { seq: cs?.seq ?? 0, deleted: v.deleted, path: v.path, version: v.version };
+      cursor = { seq: cs?.seq ?? 0, deleted: v.deleted, path: v.path, version: v.version, pathBelow: v.version };
     } else if (typeof input.before === 'string') {
       // The token comes back from the client: only what nextBefore can hold (integers the stores can compare).
       cursor = decodeToken<HistoryCursor>(
@@ -110,9 +110,12 @@ const listVersions = defineTool({
           typeof v?.path === 'string' &&
           Number.isInteger(v?.version) &&
           v.version >= 0 &&
-          v.version <= 2_147_483_647,
+          v.version <= 2_147_483_647 &&
+          (v.pathBelow === undefined || (Number.isInteger(v.pathBelow) && v.pathBelow >= 0 && v.pathBelow <= 2_147_483_647)),
       );
     }
+    // A cursor from before pathBelow existed that ended on this path still bounds it.
+    if (cursor && cursor.pathBelow === undefined && cursor.path === path) cursor.pathBelow = cursor.version;
     const rows = await ctx.store.listFileHistory(ctx.auth.agentId, path, node.fileId, input.limit + 1, cursor);
     const visible = rows.filter((v) => !ctx.auth.folder || isWithin(v.path, ctx.auth.folder));
     const page = visible.slice(0, input.limit);
@@ -133,10 +136,24 @@ const listVersions = defineTool({
       deleted: node.deleted,
       versions,
       nextBefore:
-        rows.length > input.limit && last ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version }) : null,
+        rows.length > input.limit && last
+          ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version, pathBelow: pathBelow(path, page, cursor) })
+          : null,
     };
   },
 });
+
+/**
+ * The smallest version of `path` listed so far (the next page reads the path's versions below it):
+ * this page's, else the previous cursor's; a first page that listed none of them, all are to come.
+ * A cursor from before the field existed stays without it (the store then reads them all).
+ */
+function pathBelow(path: string, page: Array<{ path: string; version: number }>, cursor: HistoryCursor | null): number | undefined {
+  let least: number | undefined;
+  for (const v of page) if (v.path === path && (least === undefined || v.version < least)) least = v.version;
+  if (least !== undefined) return least;
+  return cursor ? cursor.pathBelow : 2_147_483_647;
+}
 
 /** The content of a version (null for a delete marker), or throws VERSION_NOT_FOUND / IS_A_DIRECTORY. */
 async function versionContent(
