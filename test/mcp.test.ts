@@ -132,6 +132,40 @@ for (const backend of backends()) {
       assert.equal(unknown.body.error.code, -32601);
     });
 
+    it('a lone tools/call (answered without the SDK) answers exactly as the SDK server answers it in a batch', async () => {
+      await s.ok(key, 'write', { path: '/mcp/same.txt', content: 'same\n' });
+      const calls: Array<[string, unknown]> = [
+        ['read', { path: '/mcp/same.txt' }],
+        ['read', { path: '/mcp/missing.txt' }],
+        ['read', { path: 42 }],
+        ['read', undefined],
+        ['stat', { path: '/mcp/same.txt', bogus: 1 }],
+        ['reed', {}],
+      ];
+      for (const [name, args] of calls) {
+        const message = { jsonrpc: '2.0', id: 'x1', method: 'tools/call', params: { name, ...(args === undefined ? {} : { arguments: args }) } };
+        const alone = await post(message);
+        const inBatch = await post([message]);
+        assert.equal(alone.status, 200);
+        assert.equal(inBatch.status, 200);
+        // Timestamps of a read (accessedAt and the like) may differ by a millisecond; nothing else.
+        const norm = (b: any) => JSON.parse(JSON.stringify(b).replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T'));
+        assert.deepEqual(norm(alone.body), norm(inBatch.body[0]), `${name} ${JSON.stringify(args)}`);
+      }
+      // Not plain calls: the SDK answers them (a bad id, params that are not an object, an extra field).
+      const badId = await post({ jsonrpc: '2.0', id: 1.5, method: 'tools/call', params: { name: 'read', arguments: { path: '/mcp/same.txt' } } });
+      assert.equal(badId.status, 400);
+      const badParams = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 7 } });
+      assert.equal(badParams.body.error.code, -32603); // the SDK: its request schema throws, an internal error
+      const extra = await post({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'read', arguments: { path: '/mcp/same.txt' }, _meta: { progressToken: 1 } },
+      });
+      assert.equal(JSON.parse(extra.body.result.content[0].text).content, 'same\n');
+    });
+
     it('refuses what the Streamable HTTP transport refuses, with its statuses and JSON-RPC errors', async () => {
       const cases: [string, Promise<Awaited<ReturnType<typeof post>>>, number, number][] = [
         ['no text/event-stream in Accept', post(readCall(1, '/x'), { accept: 'application/json' }), 406, -32000],
