@@ -296,7 +296,7 @@ for (const backend of backends()) {
       assert.equal(noAuth.status, 401);
     });
 
-    it('the link: unknown or malformed → 404, expired → 410, JSON and not cacheable', async () => {
+    it('the link: unknown or malformed → 404, expired or its key revoked → 410, JSON and not cacheable', async () => {
       for (const path of ['/exports/ex_' + 'A'.repeat(43), '/exports/nope', '/exports/lt_' + 'A'.repeat(43)]) {
         const r = await s.raw(path);
         assert.equal(r.status, 404, path);
@@ -318,6 +318,14 @@ for (const backend of backends()) {
       assert.equal(r.status, 410);
       assert.equal(r.body.error.code, 'GONE');
       assert.equal(r.body.error.details.reason, 'expired');
+      // Revoking the key that made an export revokes its link.
+      const full = await s.ok(key, 'create_key', { label: 'exporter', preset: 'full' });
+      const e = (await s.ok(full.apiKey, 'export_my_data', { expiresInSeconds: 600 })).export;
+      assert.equal((await download(s, e.url)).status, 200);
+      await s.ok(key, 'revoke_key', { keyId: full.keyId });
+      const revoked = await s.raw(new URL(e.url).pathname);
+      assert.equal(revoked.status, 410);
+      assert.equal(revoked.body.error.details.reason, 'key_revoked');
     });
   });
 }

@@ -993,7 +993,7 @@ export type GetKeyInfoOutput = {
   };
   /** What this key may do; a tool needs all of its scopes. */
   scopes: string[];
-  /** Every scope, no folder, no expiry: may call purge. */
+  /** Every scope, no folder, no expiry: may call purge and export_my_data. */
   fullAccess: boolean;
   readOnly: boolean;
   /** The only subtree this key sees (null: everything). */

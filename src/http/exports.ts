@@ -1,7 +1,7 @@
 /**
  * GET /exports/{token}: the archive export_my_data made a link for (tools/export.ts), streamed from
  * the store as it is sent (transfer/export.ts), with no key: the token is the secret (stored as its
- * sha256, scrubbed from logs). Unknown token: 404; expired: 410, both JSON like /l/ links.
+ * sha256, scrubbed from logs). Unknown token: 404; expired, or its key revoked: 410, both JSON like /l/ links.
  * The response is not cacheable and not indexable. A failure while streaming (the store went away,
  * a content purged meanwhile, the size limit) aborts the connection: the client sees a truncated
  * download, and the archive's missing end blocks and end.json tell an import it is incomplete.
@@ -30,6 +30,12 @@ export function exportRoutes(app: FastifyInstance, store: Store, config: Config)
     if (!/^ex_[A-Za-z0-9_-]{20,100}$/.test(token)) return fail(reply, 404, NOT_FOUND);
     const exp = await store.getExportByTokenHash(exportTokenHash(token));
     if (!exp) return fail(reply, 404, NOT_FOUND);
+    // A leaked key's exports die with it: revoking the key that made the link revokes the link.
+    if (exp.keyRevokedAtMs !== null && exp.keyRevokedAtMs <= Date.now()) {
+      return fail(reply, 410, 'The key that made this export link was revoked, and the link with it. Call export_my_data with a live key.', {
+        reason: 'key_revoked',
+      });
+    }
     if (exp.expiresAtMs <= Date.now()) {
       return fail(reply, 410, `This export link expired at ${iso(exp.expiresAtMs)}. Call export_my_data for a new one.`, { reason: 'expired' });
     }

@@ -31,6 +31,8 @@ export interface ExportRecord {
   asOfSeq: number;
   createdAtMs: number;
   expiresAtMs: number;
+  /** When the key that made the export was (or, rotated out, will be) revoked. */
+  keyRevokedAtMs: number | null;
 }
 
 export interface ExportPost {
@@ -125,8 +127,8 @@ export interface TransferStore {
 const INSERT_EXPORT = sql`
   INSERT INTO exports (id, agent_id, key_id, token_hash, as_of_seq, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const GET_EXPORT = sql`
-  SELECT e.id, e.agent_id, a.name, a.slug, a.created_at_ms, e.key_id, e.as_of_seq, e.created_at_ms, e.expires_at_ms
-    FROM exports e JOIN agents a ON a.id = e.agent_id WHERE e.token_hash = ?`;
+  SELECT e.id, e.agent_id, a.name, a.slug, a.created_at_ms, e.key_id, e.as_of_seq, e.created_at_ms, e.expires_at_ms, k.revoked_at_ms
+    FROM exports e JOIN agents a ON a.id = e.agent_id LEFT JOIN api_keys k ON k.id = e.key_id WHERE e.token_hash = ?`;
 const COUNTS = sql`
   SELECT last_seq, storage_bytes, (SELECT COUNT(*) FROM versions WHERE agent_id = ?) FROM agents WHERE id = ?`;
 const PROVENANCE_JOIN = `LEFT JOIN provenance p ON p.agent_id = v.agent_id AND p.path = v.path AND p.version = v.version`;
@@ -339,6 +341,7 @@ export function transferStore(db: Db): TransferStore {
         asOfSeq: num(r[6]),
         createdAtMs: num(r[7]),
         expiresAtMs: num(r[8]),
+        keyRevokedAtMs: numOrNull(r[9]),
       };
     },
     async exportCounts(agentId) {

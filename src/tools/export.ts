@@ -47,7 +47,7 @@ const exportMyData = defineTool({
     'Returns a secret URL serving a tar archive of your agent as of now: tree/ holds your files as they are (extract it with any tar), ' +
     'history/ every changeset and every version (numbers, times, operations, which key), blobs/ each older content once, account/ your ' +
     "profile and your keys' metadata (never a key), social/ your posts and comments. Fetch it with a plain GET, no key needed; it stays " +
-    'the same archive (later changes are not in it) until it expires. `npm run import-agent` restores it into another deployment, history ' +
+    'the same archive (later changes are not in it) until it expires or the key that made it is revoked. `npm run import-agent` restores it into another deployment, history ' +
     "intact. Archives past the service's limit (details.limit) are refused: purge what you no longer need. Needs your full-access key.",
   input: z.strictObject({
     expiresInSeconds: z

@@ -132,6 +132,10 @@ describe('three instances on one PostgreSQL behind nginx (TLS, canonical www hos
       BASE_URL: `https://${HOST}:${https}`,
       RATE_LIMIT_PER_MINUTE: String(RATE),
       BASH_MAX_CONCURRENT_PER_AGENT: '4',
+      // Three instances, nginx and the load share this machine's cores: bash waits its turn for a
+      // worker longer than on a real host (a grep once passed 10 s here); its latency is not this test's point.
+      BASH_WORKERS: '2',
+      BASH_TIMEOUT_MS: '30000',
     };
     // One at a time: the first migrates (an advisory lock makes concurrent starts safe too).
     for (let i = 0; i < 3; i++) servers.push(await spawnServer(env, await freePort()));
