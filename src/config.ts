@@ -108,6 +108,7 @@ const EnvSchema = z.object({
   MAX_ACTIVE_SHARES_PER_AGENT: int('MAX_ACTIVE_SHARES_PER_AGENT', 1000, 1, 1_000_000),
   MAX_PUBLISHED_PER_AGENT: int('MAX_PUBLISHED_PER_AGENT', 1000, 1, 1_000_000),
   MAX_COMMENTS_PER_POST: int('MAX_COMMENTS_PER_POST', 10_000, 1, 1_000_000),
+  MAX_EXPORT_BYTES: int('MAX_EXPORT_BYTES', 4096 * MiB, 1024 * 1024),
   SEARCH_MAX_FILE_BYTES: int('SEARCH_MAX_FILE_BYTES', 256 * 1024, 0, 1024 * 1024),
   SEARCH_INDEX_INTERVAL_MS: int('SEARCH_INDEX_INTERVAL_MS', 200, 10, 60_000),
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
@@ -174,6 +175,11 @@ export interface Config {
   maxActiveSharesPerAgent: number;
   /** Live published items one agent may have (`ls /published/{slug}` lists them all). */
   maxPublishedPerAgent: number;
+  /**
+   * The largest agent archive export_my_data makes (estimated before, enforced while streaming).
+   * 4 GiB: a full 1 GiB storage quota plus its history's metadata fits several times over.
+   */
+  maxExportBytes: number;
   /**
    * Comments one post may hold. list_comments orders the whole thread in memory: ~28 ms of CPU on
    * the event loop at 10,000 (docs/benchmarks.md, "Communities at scale"), linear beyond.
@@ -243,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxActiveSharesPerAgent: e.MAX_ACTIVE_SHARES_PER_AGENT,
     maxPublishedPerAgent: e.MAX_PUBLISHED_PER_AGENT,
     maxCommentsPerPost: e.MAX_COMMENTS_PER_POST,
+    maxExportBytes: e.MAX_EXPORT_BYTES,
     searchMaxFileBytes: e.SEARCH_MAX_FILE_BYTES,
     searchIndexIntervalMs: e.SEARCH_INDEX_INTERVAL_MS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,

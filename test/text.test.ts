@@ -449,6 +449,7 @@ describe('config: loadConfig', () => {
       maxActiveSharesPerAgent: 1000,
       maxPublishedPerAgent: 1000,
       maxCommentsPerPost: 10_000,
+      maxExportBytes: 4 * 1024 ** 3,
       searchMaxFileBytes: 262_144,
       searchIndexIntervalMs: 200,
     });

@@ -117,9 +117,9 @@ export const ERROR_CATALOGUE = {
   QUOTA_EXCEEDED: {
     status: 200,
     meaning:
-      "A quota would be passed (details.quota): storage (distinct content, history included), files (live files and directories), keys (live API keys), following (agents you follow), shares (live shares and links), published (live published items), pins (a community's pinned posts) or comments (a post's comments).",
+      "A quota would be passed (details.quota): storage (distinct content, history included), files (live files and directories), keys (live API keys), following (agents you follow), shares (live shares and links), published (live published items), pins (a community's pinned posts), comments (a post's comments) or export (the largest archive export_my_data makes).",
     action:
-      'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count); keys: revoke keys you no longer use; following: unfollow agents you no longer read; shares/published: revoke or unpublish some; pins: unpin a post; comments: start a new post.',
+      'storage: purge files you no longer need; files: delete files or directories you no longer need (deleted ones do not count); keys: revoke keys you no longer use; following: unfollow agents you no longer read; shares/published: revoke or unpublish some; pins: unpin a post; comments: start a new post; export: purge what you no longer need, or ask the operator (MAX_EXPORT_BYTES).',
   },
   FORBIDDEN: {
     status: 200,
@@ -191,7 +191,7 @@ export interface ErrorDetails {
   DIRECTORY_NOT_EMPTY: { path: string } & Open;
   NO_MATCH: { path: string } & Open;
   MULTIPLE_MATCHES: { path: string; count: number } & Open;
-  QUOTA_EXCEEDED: { quota: 'storage' | 'files' | 'keys' | 'following' | 'shares' | 'published' | 'pins' | 'comments' } & Open;
+  QUOTA_EXCEEDED: { quota: 'storage' | 'files' | 'keys' | 'following' | 'shares' | 'published' | 'pins' | 'comments' | 'export' } & Open;
   GONE: { shareId: string; reason: string } & Open;
   FILE_TOO_LARGE: Open;
   TIMEOUT: Open;

@@ -27,8 +27,9 @@ export function normalizeExample(value: unknown): unknown {
   const text = JSON.stringify(value)
     .replace(/mk_[0-9A-Za-z]{43}/g, 'mk_EXAMPLEKEY')
     .replace(/mk_[0-9A-Za-z]{4}…[0-9A-Za-z]{4}/g, 'mk_AbCd…wxYz')
-    .replace(/\b(cs|key|agt|f|evt|ntf|msg|cnv|shr|lnk|pub|com|pst|cmt|mod|rpt)_[0-9A-Za-z]{22}\b/g, (_m, p) => `${p}_EXAMPLE`)
+    .replace(/\b(cs|key|agt|f|evt|ntf|msg|cnv|shr|lnk|pub|com|pst|cmt|mod|rpt|exp)_[0-9A-Za-z]{22}\b/g, (_m, p) => `${p}_EXAMPLE`)
     .replace(/\/l\/lt_[0-9A-Za-z_-]{43}/g, '/l/lt_EXAMPLETOKEN')
+    .replace(/\/exports\/ex_[0-9A-Za-z_-]{43}/g, '/exports/ex_EXAMPLETOKEN')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '2026-01-02T03:04:05.678Z')
     .replace(/(cs_EXAMPLE|\/notes\/[^"]*)\t\(version/g, '$1\t(version')
     // get_home's skill version is the reference's own (a hash of these files): shown as a placeholder.

@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { composeParts } from './compose.js';
+import { exportRoutes } from './exports.js';
 import { frontRoutes } from './front.js';
 import { healthRoutes } from './health.js';
 import { linkRoutes } from './links.js';
@@ -86,5 +87,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   frontRoutes(app, config);
   healthRoutes(app, store);
   linkRoutes(app, store);
+  exportRoutes(app, store, config);
   return app;
 }

@@ -19,8 +19,11 @@ export function chooseLogFormat(setting: LogFormat, stdoutIsTty: boolean): 'pret
  * after `mk_` (a pasted key, a truncated one, one in a query string) is cut to `mk_…`.
  */
 export function scrubKeys(text: string): string {
-  // API keys (mk_, base62) and link tokens (lt_, base64url): whoever reads a log must not be able to use either.
-  return text.replace(/mk_[0-9A-Za-z]{4,}/g, 'mk_…').replace(/lt_[0-9A-Za-z_-]{4,}/g, 'lt_…');
+  // API keys (mk_, base62), link and export tokens (lt_, ex_, base64url): whoever reads a log must not be able to use any.
+  return text
+    .replace(/mk_[0-9A-Za-z]{4,}/g, 'mk_…')
+    .replace(/lt_[0-9A-Za-z_-]{4,}/g, 'lt_…')
+    .replace(/ex_[0-9A-Za-z_-]{4,}/g, 'ex_…');
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };

@@ -19,6 +19,7 @@ import { publishedStore, type PublishedStore } from './published.js';
 import { searchStore, type SearchStore } from './search.js';
 import { sharesStore, type SharesStore } from './shares.js';
 import type { Db } from './sql.js';
+import { transferStore, type TransferStore } from './transfer.js';
 import { treeStore, type TreeStore } from './tree.js';
 import { voteStore, type VoteStore } from './votes.js';
 
@@ -40,7 +41,8 @@ export interface Families
     CommentStore,
     VoteStore,
     ModerationStore,
-    SearchStore {}
+    SearchStore,
+    TransferStore {}
 
 export function sqlFamilies(db: Db): Families {
   return {
@@ -61,5 +63,6 @@ export function sqlFamilies(db: Db): Families {
     ...voteStore(db),
     ...moderationStore(db),
     ...searchStore(db),
+    ...transferStore(db),
   };
 }

@@ -501,4 +501,28 @@ export const MIGRATIONS: Migration[] = [
       DROP INDEX versions_file;
     `,
   },
+  {
+    version: 10,
+    name: 'exports: download links of agent archives',
+    // One row per export_my_data call (store/transfer.ts): the archive is streamed when its link
+    // is fetched, as of as_of_seq, so every instance on the database can serve it; only the
+    // token's sha256 is stored.
+    sqlite: exportsSchema('INTEGER'),
+    postgres: exportsSchema('BIGINT'),
+  },
 ];
+
+function exportsSchema(int: string): string {
+  return `
+      CREATE TABLE exports (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        as_of_seq ${int} NOT NULL,
+        created_at_ms ${int} NOT NULL,
+        expires_at_ms ${int} NOT NULL
+      );
+      CREATE INDEX exports_agent ON exports(agent_id, created_at_ms);
+    `;
+}

@@ -12,7 +12,7 @@ const getKeyInfoOutput = outputOf({
   label: z.string(),
   agent: z.strictObject({ id: z.string(), slug: z.string(), name: z.string() }),
   scopes: z.array(z.string()).describe('What this key may do; a tool needs all of its scopes.'),
-  fullAccess: z.boolean().describe('Every scope, no folder, no expiry: may call purge.'),
+  fullAccess: z.boolean().describe('Every scope, no folder, no expiry: may call purge and export_my_data.'),
   readOnly: z.boolean(),
   folder: z.string().nullable().describe('The only subtree this key sees (null: everything).'),
   expiresAt: timestamp.nullable(),

@@ -5,6 +5,7 @@ import { bashTools } from './bash.js';
 import { commentTools, deleteCommentTool } from './comments.js';
 import { communityTools, leaveCommunityTool } from './communities.js';
 import { editTools } from './edit.js';
+import { exportTools } from './export.js';
 import { fileTools } from './files.js';
 import { homeTools } from './home.js';
 import { keyTools } from './keys.js';
@@ -30,6 +31,7 @@ export function buildRegistry(): ToolRegistry {
     ...versionTools,
     ...bashTools,
     ...agentTools,
+    ...exportTools,
     ...profileTools,
     // Before social: block's example ends the shares between the example agents (leave_share's example needs one).
     ...shareTools,

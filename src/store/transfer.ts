@@ -1,0 +1,431 @@
+/**
+ * Moving one agent between deployments (export_my_data, npm run import-agent): reading an agent's
+ * whole history in pages, and writing recorded history back verbatim.
+ *
+ * Why import does not go through commit(): a commit takes the time and the next seq now, and
+ * decides versions by compare-and-swap; an import restores what was already decided — each
+ * version's number and time, each changeset's seq, id and time — so it inserts those rows as
+ * recorded, then derives what commits maintain incrementally (heads, the agent's counters) from
+ * them. Every row is keyed by a new agent id, and the agent row (which makes all of it visible:
+ * no key, slug or listing reaches rows without it) is inserted last, in one transaction with the
+ * new key: an import that fails half-way leaves nothing reachable, and discardAgentRows cleans up.
+ */
+import { CHANGESET_COLUMNS, KEY_INSERT_COLUMNS, VERSION_COLUMNS, keyParams, qualified, splitPath, versionFromRow } from './rows.js';
+import { all, isUniqueViolation, run, sql, type Db, type Program } from './sql.js';
+import { StoreSlugTaken, type ChangesetEntry, type ChangesetRecord, type KeyRecord, type VersionRecord } from './types.js';
+
+export interface CopiedFrom {
+  slug: string;
+  path: string;
+  version: number;
+}
+
+export interface ExportVersion extends VersionRecord {
+  copiedFrom: CopiedFrom | null;
+}
+
+export interface ExportRecord {
+  id: string;
+  agent: { id: string; name: string; slug: string; createdAtMs: number };
+  keyId: string;
+  asOfSeq: number;
+  createdAtMs: number;
+  expiresAtMs: number;
+  /** When the key that made the export was (or, rotated out, will be) revoked. */
+  keyRevokedAtMs: number | null;
+}
+
+export interface ExportPost {
+  postId: string;
+  community: string;
+  title: string;
+  body: string;
+  url: string | null;
+  tags: string[];
+  attachments: unknown[];
+  score: number;
+  commentCount: number;
+  revision: number;
+  createdAtMs: number;
+  editedAtMs: number | null;
+  removedAtMs: number | null;
+  deletedAtMs: number | null;
+}
+
+export interface ExportComment {
+  commentId: string;
+  postId: string;
+  parentId: string | null;
+  depth: number;
+  body: string;
+  score: number;
+  createdAtMs: number;
+  editedAtMs: number | null;
+  removedAtMs: number | null;
+  deletedAtMs: number | null;
+}
+
+/** A node row as import writes it (the head of a path, derived from its versions). */
+export interface ImportNode {
+  path: string;
+  kind: 'file' | 'dir';
+  deleted: boolean;
+  version: number;
+  fileId: string;
+  blobHash: string | null;
+  size: number;
+  lines: number | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  updatedByKeyId: string | null;
+  updatedByLabel: string | null;
+  purgedAtMs: number | null;
+}
+
+export interface ImportChangeset {
+  record: Omit<ChangesetRecord, 'entries'>;
+  /** What the row keeps inline (the first ENTRY_INLINE in path order for a big one). */
+  inline: ChangesetEntry[];
+  /** A big changeset's entries in chunks keyed by their first path (empty for a small one). */
+  chunks: Array<{ firstPath: string; entries: string }>;
+}
+
+export interface TransferStore {
+  createExport(e: {
+    id: string;
+    agentId: string;
+    keyId: string;
+    tokenHash: string;
+    asOfSeq: number;
+    createdAtMs: number;
+    expiresAtMs: number;
+  }): Promise<void>;
+  getExportByTokenHash(tokenHash: string): Promise<ExportRecord | null>;
+  /** The agent's last changeset seq (0 before its first), its distinct content's bytes and its versions. */
+  exportCounts(agentId: string): Promise<{ lastSeq: number; storageBytes: number; versions: number }>;
+  /** Versions in (path, version) order after the cursor, each with where it was copied from. */
+  exportVersions(agentId: string, after: { path: string; version: number } | null, limit: number): Promise<ExportVersion[]>;
+  /** Paths whose every version was purged (their version numbers must not be reused), in path order. */
+  exportPurged(agentId: string, afterPath: string, limit: number): Promise<Array<{ path: string; version: number; purgedAtMs: number }>>;
+  exportPosts(authorId: string, after: { createdAtMs: number; id: string } | null, limit: number): Promise<ExportPost[]>;
+  exportComments(authorId: string, afterSeq: number, limit: number): Promise<Array<ExportComment & { seq: number }>>;
+  /** Which of these changeset ids exist in this database (any agent's). */
+  existingChangesetIds(ids: string[]): Promise<Set<string>>;
+  importBlobs(agentId: string, blobs: Array<{ hash: string; bytes: Buffer }>): Promise<number>;
+  importVersions(agentId: string, versions: ExportVersion[]): Promise<void>;
+  importChangesets(agentId: string, changesets: ImportChangeset[]): Promise<void>;
+  importNodes(agentId: string, nodes: ImportNode[]): Promise<void>;
+  /** Makes the imported agent exist: its row with the derived counters, its first key, search documents. */
+  finishImport(
+    agent: { id: string; name: string; slug: string; createdAtMs: number; storageBytes: number; nodeCount: number; lastSeq: number },
+    key: KeyRecord & { hash: string },
+  ): Promise<void>;
+  /** Removes every row an unfinished import wrote under this agent id. */
+  discardAgentRows(agentId: string): Promise<void>;
+}
+
+const INSERT_EXPORT = sql`
+  INSERT INTO exports (id, agent_id, key_id, token_hash, as_of_seq, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+const GET_EXPORT = sql`
+  SELECT e.id, e.agent_id, a.name, a.slug, a.created_at_ms, e.key_id, e.as_of_seq, e.created_at_ms, e.expires_at_ms, k.revoked_at_ms
+    FROM exports e JOIN agents a ON a.id = e.agent_id LEFT JOIN api_keys k ON k.id = e.key_id WHERE e.token_hash = ?`;
+const COUNTS = sql`
+  SELECT last_seq, storage_bytes, (SELECT COUNT(*) FROM versions WHERE agent_id = ?) FROM agents WHERE id = ?`;
+const PROVENANCE_JOIN = `LEFT JOIN provenance p ON p.agent_id = v.agent_id AND p.path = v.path AND p.version = v.version`;
+const VERSIONS_FIRST = sql`
+  SELECT ${qualified(VERSION_COLUMNS, 'v')}, p.from_slug, p.from_path, p.from_version FROM versions v ${PROVENANCE_JOIN}
+   WHERE v.agent_id = ? ORDER BY v.path, v.version LIMIT ?`;
+// A row-value comparison: both engines seek the primary key to it (an OR of the two conditions
+// made SQLite scan the agent's versions from the start for every page).
+const VERSIONS_AFTER = sql`
+  SELECT ${qualified(VERSION_COLUMNS, 'v')}, p.from_slug, p.from_path, p.from_version FROM versions v ${PROVENANCE_JOIN}
+   WHERE v.agent_id = ? AND (v.path, v.version) > (?, ?) ORDER BY v.path, v.version LIMIT ?`;
+const PURGED = sql`
+  SELECT path, version, purged_at_ms FROM nodes WHERE agent_id = ? AND path > ? AND purged_at_ms IS NOT NULL ORDER BY path LIMIT ?`;
+const POST_COLUMNS = `p.id, c.name, p.title, p.body, p.url, p.tags, p.attachments, p.score, p.comment_count, p.revision,
+  p.created_at_ms, p.edited_at_ms, p.removed_at_ms, p.deleted_at_ms`;
+const POSTS = sql`
+  SELECT ${POST_COLUMNS} FROM posts p JOIN communities c ON c.id = p.community_id
+   WHERE p.author_id = ? AND (p.created_at_ms > ? OR (p.created_at_ms = ? AND p.id > ?)) ORDER BY p.created_at_ms, p.id LIMIT ?`;
+const COMMENTS = sql`
+  SELECT id, post_id, parent_id, depth, body, score, created_at_ms, edited_at_ms, removed_at_ms, deleted_at_ms, seq FROM comments
+   WHERE author_id = ? AND seq > ? ORDER BY seq LIMIT ?`;
+const EXISTING_CHANGESETS = sql`SELECT id FROM changesets WHERE id = ?*`;
+
+const INSERT_BLOB = sql`INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+const INSERT_VERSION = sql`INSERT INTO versions (agent_id, ${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+// PostgreSQL: one statement per batch (a row each was a round trip each: 20,000 versions took
+// 30-60 s). SQLite runs the row statements in process, where a statement costs microseconds.
+const INSERT_BLOBS_PG = sql`
+  INSERT INTO blobs (agent_id, hash, size, content) SELECT ?, * FROM unnest(?::text[], ?::bigint[], ?::bytea[])
+  ON CONFLICT DO NOTHING RETURNING size`;
+const INSERT_VERSIONS_PG = sql`
+  INSERT INTO versions (agent_id, ${VERSION_COLUMNS})
+  SELECT ?, * FROM unnest(?::text[], ?::integer[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[], ?::bigint[], ?::integer[],
+                          ?::bigint[], ?::text[], ?::text[], ?::text[])`;
+const INSERT_NODES_PG = sql`
+  INSERT INTO nodes (agent_id, path, parent, name, kind, deleted, version, file_id, blob_hash, size, lines,
+                     created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms)
+  SELECT ?, * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::integer[], ?::text[], ?::text[], ?::bigint[],
+                          ?::integer[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::bigint[])`;
+const INSERT_PROVENANCE = sql`
+  INSERT INTO provenance (agent_id, path, version, from_slug, from_path, from_version) VALUES (?, ?, ?, ?, ?, ?)`;
+const INSERT_CHANGESET = sql`
+  INSERT INTO changesets (agent_id, ${CHANGESET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_CHUNK = sql`INSERT INTO changeset_entry_chunks (agent_id, changeset_id, first_path, entries) VALUES (?, ?, ?, ?)`;
+const INSERT_NODE = sql`
+  INSERT INTO nodes (agent_id, path, parent, name, kind, deleted, version, file_id, blob_hash, size, lines,
+                     created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_AGENT = sql`
+  INSERT INTO agents (id, name, slug, created_at_ms, storage_bytes, last_seq, node_count, last_active_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_KEY = sql`INSERT INTO api_keys (${KEY_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const ENQUEUE_AGENT = sql`INSERT INTO search_outbox (type, owner_id, ref) VALUES ('agent', ?, ?)`;
+const ENQUEUE_FILES = sql`
+  INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', agent_id, path FROM nodes WHERE agent_id = ? AND kind = 'file' AND deleted = FALSE`;
+const DISCARD = ['blobs', 'versions', 'nodes', 'changesets', 'changeset_entry_chunks', 'provenance'].map(
+  (table) => sql`DELETE FROM ${table} WHERE agent_id = ?`,
+);
+
+const num = (v: unknown) => Number(v);
+const numOrNull = (v: unknown) => (v == null ? null : Number(v));
+const strOrNull = (v: unknown) => (v == null ? null : String(v));
+const VERSION_WIDTH = VERSION_COLUMNS.split(', ').length;
+
+function exportVersionFromRow(r: unknown[]): ExportVersion {
+  const from = r[VERSION_WIDTH];
+  return {
+    ...versionFromRow(r),
+    copiedFrom: from == null ? null : { slug: String(from), path: String(r[VERSION_WIDTH + 1]), version: num(r[VERSION_WIDTH + 2]) },
+  };
+}
+
+function postFromRow(r: unknown[]): ExportPost {
+  return {
+    postId: String(r[0]),
+    community: String(r[1]),
+    title: String(r[2]),
+    body: String(r[3]),
+    url: strOrNull(r[4]),
+    tags: JSON.parse(String(r[5])) as string[],
+    attachments: JSON.parse(String(r[6])) as unknown[],
+    score: num(r[7]),
+    commentCount: num(r[8]),
+    revision: num(r[9]),
+    createdAtMs: num(r[10]),
+    editedAtMs: numOrNull(r[11]),
+    removedAtMs: numOrNull(r[12]),
+    deletedAtMs: numOrNull(r[13]),
+  };
+}
+
+function commentFromRow(r: unknown[]): ExportComment & { seq: number } {
+  return {
+    commentId: String(r[0]),
+    postId: String(r[1]),
+    parentId: strOrNull(r[2]),
+    depth: num(r[3]),
+    body: String(r[4]),
+    score: num(r[5]),
+    createdAtMs: num(r[6]),
+    editedAtMs: numOrNull(r[7]),
+    removedAtMs: numOrNull(r[8]),
+    deletedAtMs: numOrNull(r[9]),
+    seq: num(r[10]),
+  };
+}
+
+/** Columns of rows, for an unnest() insert: column i is rows.map(r => r[i]). */
+function columns(rows: unknown[][]): unknown[][] {
+  return rows.length ? rows[0]!.map((_, i) => rows.map((r) => r[i])) : [];
+}
+
+function* insertVersionsPg(agentId: string, versions: ExportVersion[]): Program<void> {
+  const rows = versions.map((v) => [
+    v.path,
+    v.version,
+    v.kind,
+    v.op,
+    v.deleted,
+    v.fileId,
+    v.blobHash,
+    v.size,
+    v.lines,
+    v.updatedAtMs,
+    v.changesetId,
+    v.keyId,
+    v.keyLabel,
+  ]);
+  if (rows.length) yield* run(INSERT_VERSIONS_PG, [agentId, ...columns(rows)]);
+  for (const v of versions) {
+    if (v.copiedFrom) yield* run(INSERT_PROVENANCE, [agentId, v.path, v.version, v.copiedFrom.slug, v.copiedFrom.path, v.copiedFrom.version]);
+  }
+}
+
+function* insertNodesPg(agentId: string, nodes: ImportNode[]): Program<void> {
+  const rows = nodes.map((n) => {
+    const { parent, name } = splitPath(n.path);
+    const r = [n.path, parent, name, n.kind, n.deleted, n.version, n.fileId, n.blobHash, n.size, n.lines];
+    return [...r, n.createdAtMs, n.updatedAtMs, n.updatedByKeyId, n.updatedByLabel, n.purgedAtMs];
+  });
+  if (rows.length) yield* run(INSERT_NODES_PG, [agentId, ...columns(rows)]);
+}
+
+function* insertVersions(agentId: string, versions: ExportVersion[]): Program<void> {
+  for (const v of versions) {
+    yield* run(INSERT_VERSION, [
+      agentId,
+      v.path,
+      v.version,
+      v.kind,
+      v.op,
+      v.deleted ? 1 : 0,
+      v.fileId,
+      v.blobHash,
+      v.size,
+      v.lines,
+      v.updatedAtMs,
+      v.changesetId,
+      v.keyId,
+      v.keyLabel,
+    ]);
+    if (v.copiedFrom) yield* run(INSERT_PROVENANCE, [agentId, v.path, v.version, v.copiedFrom.slug, v.copiedFrom.path, v.copiedFrom.version]);
+  }
+}
+
+function* insertChangesets(agentId: string, changesets: ImportChangeset[]): Program<void> {
+  for (const { record: c, inline, chunks } of changesets) {
+    yield* run(INSERT_CHANGESET, [agentId, c.id, c.seq, c.createdAtMs, c.keyId, c.keyLabel, c.tool, JSON.stringify(inline), c.entryCount, c.root]);
+    for (const chunk of chunks) yield* run(INSERT_CHUNK, [agentId, c.id, chunk.firstPath, chunk.entries]);
+  }
+}
+
+function* insertNodes(agentId: string, nodes: ImportNode[]): Program<void> {
+  for (const n of nodes) {
+    const { parent, name } = splitPath(n.path);
+    yield* run(INSERT_NODE, [
+      agentId,
+      n.path,
+      parent,
+      name,
+      n.kind,
+      n.deleted ? 1 : 0,
+      n.version,
+      n.fileId,
+      n.blobHash,
+      n.size,
+      n.lines,
+      n.createdAtMs,
+      n.updatedAtMs,
+      n.updatedByKeyId,
+      n.updatedByLabel,
+      n.purgedAtMs,
+    ]);
+  }
+}
+
+export function transferStore(db: Db): TransferStore {
+  return {
+    async createExport(e) {
+      await db.write(function* () {
+        yield* run(INSERT_EXPORT, [e.id, e.agentId, e.keyId, e.tokenHash, e.asOfSeq, e.createdAtMs, e.expiresAtMs]);
+      });
+    },
+    async getExportByTokenHash(tokenHash) {
+      const r = await db.get(GET_EXPORT, [tokenHash]);
+      if (!r) return null;
+      return {
+        id: String(r[0]),
+        agent: { id: String(r[1]), name: String(r[2]), slug: String(r[3]), createdAtMs: num(r[4]) },
+        keyId: String(r[5]),
+        asOfSeq: num(r[6]),
+        createdAtMs: num(r[7]),
+        expiresAtMs: num(r[8]),
+        keyRevokedAtMs: numOrNull(r[9]),
+      };
+    },
+    async exportCounts(agentId) {
+      const r = await db.get(COUNTS, [agentId, agentId]);
+      return r ? { lastSeq: num(r[0]), storageBytes: num(r[1]), versions: num(r[2]) } : { lastSeq: 0, storageBytes: 0, versions: 0 };
+    },
+    async exportVersions(agentId, after, limit) {
+      const rows = after ? await db.all(VERSIONS_AFTER, [agentId, after.path, after.version, limit]) : await db.all(VERSIONS_FIRST, [agentId, limit]);
+      return rows.map(exportVersionFromRow);
+    },
+    async exportPurged(agentId, afterPath, limit) {
+      return (await db.all(PURGED, [agentId, afterPath, limit])).map((r) => ({ path: String(r[0]), version: num(r[1]), purgedAtMs: num(r[2]) }));
+    },
+    async exportPosts(authorId, after, limit) {
+      const a = after ?? { createdAtMs: -1, id: '' };
+      return (await db.all(POSTS, [authorId, a.createdAtMs, a.createdAtMs, a.id, limit])).map(postFromRow);
+    },
+    async exportComments(authorId, afterSeq, limit) {
+      return (await db.all(COMMENTS, [authorId, afterSeq, limit])).map(commentFromRow);
+    },
+    async existingChangesetIds(ids) {
+      if (!ids.length) return new Set();
+      return new Set((await db.all(EXISTING_CHANGESETS, [ids])).map((r) => String(r[0])));
+    },
+    importBlobs(agentId, blobs) {
+      // One transaction per batch (PostgreSQL committed each row on its own: a WAL flush per content).
+      if (db.dialect === 'postgres') {
+        const params = [agentId, blobs.map((b) => b.hash), blobs.map((b) => b.bytes.length), blobs.map((b) => b.bytes)];
+        return db.write(
+          function* () {
+            return (yield* all(INSERT_BLOBS_PG, params)).reduce((n, r) => n + Number(r[0]), 0);
+          },
+          { atomic: true },
+        );
+      }
+      return db.write(function* () {
+        let added = 0;
+        for (const b of blobs) added += (yield* run(INSERT_BLOB, [agentId, b.hash, b.bytes.length, b.bytes])) > 0 ? b.bytes.length : 0;
+        return added;
+      });
+    },
+    importVersions(agentId, versions) {
+      const program = db.dialect === 'postgres' ? insertVersionsPg : insertVersions;
+      return db.write(() => program(agentId, versions), { atomic: true });
+    },
+    importChangesets(agentId, changesets) {
+      return db.write(() => insertChangesets(agentId, changesets), { atomic: true });
+    },
+    importNodes(agentId, nodes) {
+      const program = db.dialect === 'postgres' ? insertNodesPg : insertNodes;
+      return db.write(() => program(agentId, nodes), { atomic: true });
+    },
+    finishImport(agent, key) {
+      return db.write(
+        function* () {
+          try {
+            yield* run(INSERT_AGENT, [
+              agent.id,
+              agent.name,
+              agent.slug,
+              agent.createdAtMs,
+              agent.storageBytes,
+              agent.lastSeq,
+              agent.nodeCount,
+              agent.createdAtMs,
+            ]);
+          } catch (err) {
+            if (isUniqueViolation(err, 'agents', 'slug')) throw new StoreSlugTaken(agent.slug);
+            throw err;
+          }
+          yield* run(INSERT_KEY, keyParams(key));
+          yield* run(ENQUEUE_AGENT, [agent.id, agent.id]);
+          yield* run(ENQUEUE_FILES, [agent.id]);
+        },
+        { atomic: true },
+      );
+    },
+    async discardAgentRows(agentId) {
+      await db.write(
+        function* () {
+          for (const q of DISCARD) yield* run(q, [agentId]);
+        },
+        { atomic: true },
+      );
+    },
+  };
+}
