@@ -7,6 +7,7 @@
  * round-trip exactly. Paths use byte order ("C" collation) so prefix range scans work.
  */
 import { communitySchema } from './schema-community.js';
+import { packSchemaPostgres, packSchemaSqlite } from './schema-pack.js';
 import { searchSchemaPostgres, searchSchemaSqlite } from './schema-search.js';
 import { sharesSchema } from './schema-shares.js';
 
@@ -482,5 +483,11 @@ export const MIGRATIONS: Migration[] = [
     name: 'search index: outbox, documents, FTS5 / tsvector',
     sqlite: searchSchemaSqlite,
     postgres: searchSchemaPostgres,
+  },
+  {
+    version: 9,
+    name: 'compact history: blob encodings (raw, deflate, delta) and the pack queue',
+    sqlite: packSchemaSqlite,
+    postgres: packSchemaPostgres,
   },
 ];
