@@ -3,7 +3,10 @@
  *
  * - `raw`: content is the bytes. Every new blob, every head, every blob the packer left as it was.
  * - `deflate`: content is deflateRaw(bytes): a snapshot.
- * - `delta`: content is deflateRaw(delta against base_hash's bytes) (store/blob-delta.ts).
+ * - `delta`: content is a flag byte and the delta against base_hash's bytes (store/blob-delta.ts):
+ *   0 the delta as it is, 1 deflateRaw of it. Most deltas of a one-line change are ~30 bytes that
+ *   deflate cannot shrink, and an inflate per delta (a zlib stream set up each time, ~15 µs) was
+ *   most of a 63-delta read.
  *
  * The hash is always the SHA-256 of the bytes, whatever the encoding, so addresses, dedupe and
  * `size` (the logical size) never change when a blob is re-encoded. `depth` is the number of
@@ -71,12 +74,41 @@ function checkSize(row: ChainRow, bytes: Buffer): Buffer {
   return bytes;
 }
 
+const DELTA_PLAIN = 0;
+const DELTA_DEFLATED = 1;
+
+function deltaOf(row: ChainRow, inflate: (b: Buffer) => Buffer): Buffer {
+  const flag = row.content[0];
+  const body = row.content.subarray(1);
+  if (flag === DELTA_PLAIN) return body;
+  if (flag === DELTA_DEFLATED) return inflate(body);
+  throw new BrokenChain(row.hash, `unknown delta flag ${flag}`);
+}
+
+/**
+ * Applies the deltas of rows[i] (from the one above the root up to rows[0]): intermediate
+ * versions in two scratch buffers, the last in a buffer of its own (the caller keeps it).
+ */
+class Applier {
+  private readonly scratch: [Buffer, Buffer];
+  private turn = 0;
+  constructor(rows: ChainRow[]) {
+    const most = rows.reduce((m, r) => Math.max(m, r.size), 0);
+    this.scratch = rows.length > 2 ? [Buffer.allocUnsafe(most), Buffer.allocUnsafe(most)] : [Buffer.alloc(0), Buffer.alloc(0)];
+  }
+  apply(row: ChainRow, base: Buffer, delta: Buffer, last: boolean): Buffer {
+    const into = last ? undefined : this.scratch[(this.turn ^= 1)];
+    return checkSize(row, applyDelta(base, delta, into));
+  }
+}
+
 /** The content of rows[0], on the spot (snapshot-check, the search indexer's bounded files). */
 export function decodeChainSync(rows: ChainRow[]): Buffer {
   checkChain(rows);
   const root = rows[rows.length - 1]!;
   let bytes = checkSize(root, root.encoding === 'deflate' ? inflateRawSync(root.content) : root.content);
-  for (let i = rows.length - 2; i >= 0; i--) bytes = checkSize(rows[i]!, applyDelta(bytes, inflateRawSync(rows[i]!.content)));
+  const applier = new Applier(rows);
+  for (let i = rows.length - 2; i >= 0; i--) bytes = applier.apply(rows[i]!, bytes, deltaOf(rows[i]!, inflateRawSync), i === 0);
   return bytes;
 }
 
@@ -91,9 +123,15 @@ export async function decodeChain(rows: ChainRow[]): Promise<Buffer> {
   };
   const root = rows[rows.length - 1]!;
   let bytes = checkSize(root, root.encoding === 'deflate' ? await inflateSize(root.content) : root.content);
+  const applier = new Applier(rows);
   for (let i = rows.length - 2; i >= 0; i--) {
     await breathe();
-    bytes = checkSize(rows[i]!, applyDelta(bytes, await inflateSize(rows[i]!.content)));
+    const row = rows[i]!;
+    const delta =
+      row.content[0] === DELTA_DEFLATED && row.content.length > SYNC_ZLIB_BYTES
+        ? await inflateAsync(row.content.subarray(1))
+        : deltaOf(row, inflateRawSync);
+    bytes = applier.apply(row, bytes, delta, i === 0);
   }
   return bytes;
 }
@@ -113,8 +151,9 @@ export async function encodeBlob(bytes: Buffer, base: Buffer | null): Promise<En
     const delta = await runSliced(deltaWork(base, bytes));
     if (delta) {
       const z = await deflateSize(delta);
-      if (z.length * DEFLATE_BEST_RATIO < bytes.length) return { encoding: 'delta', content: z };
-      if (z.length < best.content.length) best = { encoding: 'delta', content: z };
+      const content = z.length < delta.length ? Buffer.concat([Buffer.of(DELTA_DEFLATED), z]) : Buffer.concat([Buffer.of(DELTA_PLAIN), delta]);
+      if (content.length * DEFLATE_BEST_RATIO < bytes.length) return { encoding: 'delta', content };
+      if (content.length < best.content.length) best = { encoding: 'delta', content };
     }
   }
   const z = await deflateSize(bytes);

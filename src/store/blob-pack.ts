@@ -135,6 +135,12 @@ async function walk(db: Db, agentId: string, path: string, head: string | null):
   }
 }
 
+/** The predecessor of the blob being packed: its row as last read, and its bytes once read. */
+interface Prev {
+  meta: Meta;
+  bytes: Buffer | null;
+}
+
 /** Packs one path; returns the blobs written. */
 async function packPath(db: Db, agentId: string, path: string): Promise<number> {
   const head = (await db.get(HEAD, [agentId, path]))?.[0];
@@ -145,51 +151,55 @@ async function packPath(db: Db, agentId: string, path: string): Promise<number> 
     if (m && m.encoding !== 'raw') written += await rematerialize(db, agentId, headHash);
   }
   const { todo, anchor } = await walk(db, agentId, path, headHash);
-  let prev = anchor;
+  let prev: Prev | null = anchor && { meta: anchor, bytes: null };
   for (const m of todo) {
     if (await db.get(IS_LIVE, [agentId, m.hash])) {
-      prev = m; // used elsewhere: stays raw until that path supersedes it
+      prev = { meta: m, bytes: null }; // used elsewhere: stays raw until that path supersedes it
       continue;
     }
-    written += await packOne(db, agentId, m, prev);
-    prev = (await metaOf(db, agentId, m.hash)) ?? m;
+    const r = await packOne(db, agentId, m, prev);
+    written += r.written;
+    // Its bytes are the next one's base: kept, so a walk never decodes a chain it just wrote.
+    prev = { meta: (await metaOf(db, agentId, m.hash)) ?? m, bytes: r.bytes };
   }
   return written;
 }
 
-async function packOne(db: Db, agentId: string, m: Meta, prev: Meta | null): Promise<number> {
-  if (m.size < PACK_MIN_BYTES) return db.write(() => run(KEEP_RAW, [agentId, m.hash, agentId, m.hash]));
-  const useBase = prev !== null && prev.depth + 1 < PACK_DEPTH && !(await db.get(HAS_DEPENDENTS, [agentId, m.hash]));
+async function packOne(db: Db, agentId: string, m: Meta, prev: Prev | null): Promise<{ written: number; bytes: Buffer | null }> {
+  const keepRaw = () => db.write(() => run(KEEP_RAW, [agentId, m.hash, agentId, m.hash]));
+  if (m.size < PACK_MIN_BYTES) return { written: await keepRaw(), bytes: null };
   const bytes = await readDecoded(db, agentId, m.hash);
-  const base = useBase ? await readDecoded(db, agentId, prev.hash) : null;
-  if (!bytes) return 0;
+  if (!bytes) return { written: 0, bytes: null };
+  const usable = prev !== null && prev.meta.depth + 1 < PACK_DEPTH && !(await db.get(HAS_DEPENDENTS, [agentId, m.hash]));
+  const base = usable ? (prev.bytes ?? (await readDecoded(db, agentId, prev.meta.hash))) : null;
   const enc = await encodeBlob(bytes, base);
-  if (enc.encoding === 'raw') return db.write(() => run(KEEP_RAW, [agentId, m.hash, agentId, m.hash]));
-  const delta = enc.encoding === 'delta' ? prev! : null;
+  if (enc.encoding === 'raw') return { written: await keepRaw(), bytes };
+  const on = enc.encoding === 'delta' ? prev!.meta : null;
   const params = [
     enc.encoding,
-    delta?.hash ?? null,
-    delta ? delta.depth + 1 : 0,
+    on?.hash ?? null,
+    on ? on.depth + 1 : 0,
     enc.content,
     agentId,
     m.hash,
     agentId,
     m.hash,
-    delta?.hash ?? '',
+    on?.hash ?? '',
     agentId,
-    delta?.hash ?? '',
-    delta?.depth ?? 0,
-    delta?.hash ?? '',
+    on?.hash ?? '',
+    on?.depth ?? 0,
+    on?.hash ?? '',
     agentId,
     m.hash,
   ];
-  return db.write(
+  const written = await db.write(
     function* () {
       yield* get(PACK_LOCK, []);
       return yield* run(PACK_WRITE, params);
     },
     { agentLock: { agentId, exclusive: false } },
   );
+  return { written, bytes };
 }
 
 async function rematerialize(db: Db, agentId: string, hash: string): Promise<number> {
