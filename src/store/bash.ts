@@ -3,7 +3,7 @@
  * select only what a walk needs and fetch content by the page.
  */
 import { NODE_COLUMNS, NODE_COLUMN_COUNT, SUMMARY_COLUMNS, nodeFromRow, qualified, summaryFromRow } from './rows.js';
-import { contentOf } from './blob-read.js';
+import { contentOf, isRaw } from './blob-read.js';
 import { pageOf, sql, subtreeAfter, type Db } from './sql.js';
 import type { NodeSummary, NodeWithContent } from './types.js';
 
@@ -19,9 +19,9 @@ export interface BashStore {
 const LIST_SUMMARY = sql`
   SELECT ${SUMMARY_COLUMNS} FROM nodes WHERE agent_id = ? AND path > ? AND path < ? AND deleted = FALSE ORDER BY path LIMIT ?`;
 // Encoded rows (old versions: store/blob-codec.ts) come without their stored bytes and are decoded by blob-read.ts.
-const GET_BLOBS = sql`SELECT hash, CASE WHEN encoding = 'raw' THEN content END, encoding FROM blobs WHERE agent_id = ? AND hash = ?*`;
+const GET_BLOBS = sql`SELECT hash, CASE WHEN ${isRaw()} THEN content END FROM blobs WHERE agent_id = ? AND hash = ?*`;
 const READ_SUBTREE = sql`
-  SELECT ${qualified(NODE_COLUMNS, 'n')}, CASE WHEN b.encoding = 'raw' THEN b.content END, b.encoding
+  SELECT ${qualified(NODE_COLUMNS, 'n')}, CASE WHEN ${isRaw('b.')} THEN b.content END
     FROM nodes n JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
    WHERE n.agent_id = ? AND n.path > ? AND n.path < ? AND n.deleted = FALSE AND n.kind = 'file' ORDER BY n.path LIMIT ?`;
 
@@ -34,7 +34,7 @@ export function bashStore(db: Db): BashStore {
       const out = new Map<string, Buffer>();
       if (hashes.length === 0) return out;
       for (const r of await db.all(GET_BLOBS, [agentId, hashes])) {
-        const bytes = await contentOf(db, agentId, String(r[0]), r[2], r[1]);
+        const bytes = await contentOf(db, agentId, String(r[0]), r[1]);
         if (bytes) out.set(String(r[0]), bytes);
       }
       return out;
@@ -44,7 +44,7 @@ export function bashStore(db: Db): BashStore {
       const nodes: NodeWithContent[] = [];
       for (const { r } of page.nodes) {
         const node = nodeFromRow(r);
-        const content = await contentOf(db, agentId, node.blobHash!, r[NODE_COLUMN_COUNT + 1], r[NODE_COLUMN_COUNT]);
+        const content = await contentOf(db, agentId, node.blobHash!, r[NODE_COLUMN_COUNT]);
         if (content) nodes.push({ ...node, content });
       }
       return { nodes, nextAfter: page.nextAfter };

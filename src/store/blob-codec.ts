@@ -8,6 +8,11 @@
  *   deflate cannot shrink, and an inflate per delta (a zlib stream set up each time, ~15 µs) was
  *   most of a 63-delta read.
  *
+ * An encoded row is always shorter than its size (encodeBlob keeps a content raw otherwise), so a
+ * reader tells a raw row by `length(content) = size` (RAW in blob-read.ts), which both engines
+ * answer from the row's header: the `encoding` column comes after `content` (ALTER TABLE appends),
+ * and reading it made SQLite walk a big content's overflow pages, +10% on a 100 KB head read.
+ *
  * The hash is always the SHA-256 of the bytes, whatever the encoding, so addresses, dedupe and
  * `size` (the logical size) never change when a blob is re-encoded. `depth` is the number of
  * deltas a read applies (0 unless delta); store/blob-pack.ts keeps it below PACK_DEPTH.

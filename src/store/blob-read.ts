@@ -98,8 +98,13 @@ export function* decodedInProgram(agentId: string, hash: string): Program<Buffer
   return rows.length ? decodeChainSync(rows) : null;
 }
 
-/** A raw row's content, or the decoded bytes of an encoded one (a row read with its encoding). */
-export async function contentOf(db: Db, agentId: string, hash: string, encoding: unknown, content: unknown): Promise<Buffer | null> {
-  if (encoding === 'raw' && content != null) return content as Buffer;
-  return readDecoded(db, agentId, hash);
+/**
+ * `length(content) = size`, for a blobs row aliased `b` (or unaliased: ''): true exactly when the
+ * row is raw (blob-codec.ts), without reading the columns stored after the content.
+ */
+export const isRaw = (b = '') => `length(${b}content) = ${b}size`;
+
+/** A raw row's content (read as `CASE WHEN ${isRaw()} THEN content END`), or the decoded bytes of an encoded one (null). */
+export async function contentOf(db: Db, agentId: string, hash: string, content: unknown): Promise<Buffer | null> {
+  return content != null ? (content as Buffer) : readDecoded(db, agentId, hash);
 }

@@ -9,7 +9,7 @@
 import { decodeText } from '../core/text.js';
 import { ftsDocText, tokenize, tsvectorLiteral } from '../core/search-text.js';
 import { SEED_OUTBOX_STATEMENTS } from './schema-search.js';
-import { decodedInProgram } from './blob-read.js';
+import { decodedInProgram, isRaw } from './blob-read.js';
 import { all, dialect, get, run, sql, type Db, type Program, type Row } from './sql.js';
 
 export type DocType = 'file' | 'post' | 'comment' | 'agent' | 'community' | 'published';
@@ -34,16 +34,16 @@ const COUNT_PENDING = sql`SELECT COUNT(*) FROM search_outbox`;
 const PENDING_RANGE = sql`SELECT MIN(id), MAX(id) FROM search_outbox`;
 
 // Heads are raw but for a moment after a restore (store/blob-pack.ts): an encoded head comes
-// without its stored bytes (column 3 its encoding, 4 its hash) and is decoded in the program.
+// without its stored bytes (column 3 its hash, 4 its size) and is decoded in the program.
 const FILE_SOURCE = sql`
-  SELECT n.version, n.updated_at_ms, CASE WHEN n.size <= ? AND b.encoding = 'raw' THEN b.content END, b.encoding, n.blob_hash, n.size
+  SELECT n.version, n.updated_at_ms, CASE WHEN n.size <= ? AND ${isRaw('b.')} THEN b.content END, n.blob_hash, n.size
     FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
    WHERE n.agent_id = ? AND n.path = ? AND n.kind = 'file' AND n.deleted = FALSE`;
 /** PostgreSQL: a batch's files, in the batch's order, until the text read passes the budget. */
 const FILE_SOURCES = sql`
-  SELECT ord, version, updated_at_ms, content, encoding, blob_hash, size FROM (
-    SELECT k.ord, n.version, n.updated_at_ms, CASE WHEN n.size <= ? AND b.encoding = 'raw' THEN b.content END AS content,
-           b.encoding, n.blob_hash, n.size,
+  SELECT ord, version, updated_at_ms, content, blob_hash, size FROM (
+    SELECT k.ord, n.version, n.updated_at_ms, CASE WHEN n.size <= ? AND ${isRaw('b.')} THEN b.content END AS content,
+           n.blob_hash, n.size,
            SUM(CASE WHEN n.size <= ? THEN n.size ELSE 0 END) OVER (ORDER BY k.ord) - CASE WHEN n.size <= ? THEN n.size ELSE 0 END AS before
       FROM unnest(CAST(? AS text[]), CAST(? AS text[])) WITH ORDINALITY AS k(agent_id, path, ord)
       LEFT JOIN nodes n ON n.agent_id = k.agent_id AND n.path = k.path AND n.kind = 'file' AND n.deleted = FALSE
@@ -103,13 +103,13 @@ function fileDoc(path: string, version: number, updatedAtMs: number, bytes: Uint
 }
 
 /**
- * A head's bytes from [content, encoding, hash, size]: a raw row's content, an encoded one decoded
+ * A head's bytes from [content, hash, size]: a raw row's content, an encoded one decoded
  * here (files up to SEARCH_MAX_FILE_BYTES, 1 MiB at most: a few ms), null past the size limit.
  */
 function* headBytes(ownerId: string, cols: Row, maxFileBytes: number): Program<Uint8Array | null> {
-  const [content, encoding, hash, size] = cols;
+  const [content, hash, size] = cols;
   if (content != null) return content as Uint8Array;
-  if (encoding == null || encoding === 'raw' || Number(size) > maxFileBytes) return null;
+  if (hash == null || Number(size) > maxFileBytes) return null;
   return yield* decodedInProgram(ownerId, String(hash));
 }
 

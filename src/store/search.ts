@@ -7,7 +7,7 @@
  * removed one), agents, communities and published items — minus agents the caller blocked. So a
  * revoke, an unpublish or a block takes effect on the next query, with no index work.
  */
-import { readDecoded } from './blob-read.js';
+import { isRaw, readDecoded } from './blob-read.js';
 import { dialect, sql, type Db, type Row } from './sql.js';
 import { searchIndexStore, type DocType, type SearchIndexStore } from './search-index.js';
 
@@ -186,15 +186,15 @@ async function visibleRows(db: Db, q: SearchQuery): Promise<SearchRow[]> {
 /** A first-stage list longer than this is not asked for: a page then ends early (drops are rare). */
 const CANDIDATES_CAP = 4000;
 
-// Old versions are mostly encoded (store/blob-codec.ts): those come as NULL with their encoding
-// and hash, and are decoded by blob-read.ts.
+// Old versions are mostly encoded (store/blob-codec.ts): those come as NULL with their hash, and
+// are decoded by blob-read.ts.
 const FILE_TEXT = sql`
-  SELECT CASE WHEN b.encoding = 'raw' THEN substr(b.content, 1, ?) END, b.encoding, b.hash
+  SELECT CASE WHEN ${isRaw('b.')} THEN substr(b.content, 1, ?) END, b.hash
     FROM versions v JOIN blobs b ON b.agent_id = v.agent_id AND b.hash = v.blob_hash
    WHERE v.agent_id = ? AND v.path = ? AND v.version = ?`;
 /** PostgreSQL: a page's files in one round trip (one each cost a search ~0.4 ms a file result). */
 const FILE_TEXTS = sql`
-  SELECT k.ord, CASE WHEN b.encoding = 'raw' THEN substring(b.content from 1 for ?) END, b.encoding, b.hash
+  SELECT k.ord, CASE WHEN ${isRaw('b.')} THEN substring(b.content from 1 for ?) END, b.hash
     FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[])) WITH ORDINALITY AS k(agent_id, path, version, ord)
     JOIN versions v ON v.agent_id = k.agent_id AND v.path = k.path AND v.version = k.version
     JOIN blobs b ON b.agent_id = v.agent_id AND b.hash = v.blob_hash`;
@@ -224,10 +224,10 @@ export function searchStore(db: Db): SearchStore {
     },
     async fileTexts(refs, maxBytes) {
       const out = new Map<string, Buffer>();
-      // [text, encoding, hash]
+      // [text (null when encoded), hash]
       const keep = async (f: (typeof refs)[number] | undefined, cols: Row | undefined) => {
         if (!f || !cols) return;
-        const bytes = cols[1] === 'raw' ? (cols[0] as Uint8Array) : (await readDecoded(db, f.ownerId, String(cols[2])))?.subarray(0, maxBytes);
+        const bytes = cols[0] != null ? (cols[0] as Uint8Array) : (await readDecoded(db, f.ownerId, String(cols[1])))?.subarray(0, maxBytes);
         if (bytes != null) out.set(`${f.ownerId} ${f.path}`, Buffer.from(bytes));
       };
       if (db.dialect === 'postgres') {

@@ -46,6 +46,10 @@ const ENCODED: { what: string; sql: string }[] = [
     sql: `SELECT COUNT(*) FROM blobs WHERE encoding NOT IN ('raw', 'deflate', 'delta') OR (encoding = 'delta') != (base_hash IS NOT NULL)`,
   },
   {
+    what: 'encoded contents not shorter than their size (readers tell raw rows by length(content) = size)',
+    sql: `SELECT COUNT(*) FROM blobs WHERE encoding <> 'raw' AND length(content) >= size`,
+  },
+  {
     what: 'deltas whose base is missing',
     sql: `SELECT COUNT(*) FROM blobs b WHERE b.base_hash IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM blobs c WHERE c.agent_id = b.agent_id AND c.hash = b.base_hash)`,

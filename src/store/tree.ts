@@ -1,6 +1,6 @@
 /** The head of the file tree: one row per path (tombstones and purge markers included) and the content by hash. */
 import { NODE_COLUMNS, NODE_COLUMN_COUNT, nodeFromRow, qualified } from './rows.js';
-import { BLOB_SLICE_BYTES, GET_STORED_SLICE, readDecoded } from './blob-read.js';
+import { BLOB_SLICE_BYTES, GET_STORED_SLICE, isRaw, readDecoded } from './blob-read.js';
 import { dialect, pageOf, sql, subtreeAfter, type Db } from './sql.js';
 import type { ListPage, NodeRecord, NodeWithContent } from './types.js';
 
@@ -32,10 +32,10 @@ const GET_NODES = sql`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND p
  * until the packer re-materializes it) is decoded through blob-read.ts.
  */
 const READ_NODE = sql`
-  SELECT ${qualified(NODE_COLUMNS, 'n')}, CASE WHEN b.size <= ? AND b.encoding = 'raw' THEN b.content END
+  SELECT ${qualified(NODE_COLUMNS, 'n')}, CASE WHEN b.size <= ? AND ${isRaw('b.')} THEN b.content END
     FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
    WHERE n.agent_id = ? AND n.path = ?`;
-const GET_BLOB = sql`SELECT size, CASE WHEN size <= ? AND encoding = 'raw' THEN content END, encoding FROM blobs WHERE agent_id = ? AND hash = ?`;
+const GET_BLOB = sql`SELECT size, CASE WHEN size <= ? AND ${isRaw()} THEN content END, ${isRaw()} FROM blobs WHERE agent_id = ? AND hash = ?`;
 const LIST_CHILDREN = sql`
   SELECT ${NODE_COLUMNS} FROM nodes ${dialect({
     // SQLite's planner otherwise prefers the primary key's path range and scans the whole tree.
@@ -58,7 +58,7 @@ export function treeStore(db: Db): TreeStore {
     const r = await db.get(GET_BLOB, [sliceAbove(db), agentId, hash]);
     if (!r) return null;
     if (r[1] !== null) return r[1] as Buffer;
-    if (r[2] !== 'raw') return readDecoded(db, agentId, hash);
+    if (!r[2]) return readDecoded(db, agentId, hash);
     const size = Number(r[0]);
     const slices: Buffer[] = [];
     for (let at = 0; at < size; at += BLOB_SLICE_BYTES) {
