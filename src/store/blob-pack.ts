@@ -28,11 +28,13 @@ import { readDecoded } from './blob-read.js';
 import { dialect, get, run, sql, type Db, type Row } from './sql.js';
 
 /**
- * Deltas in a row before a snapshot. Reading the benchmark's oldest versions (100 KB, 63 deltas
- * each ~70 bytes deflated) takes ~1.5 ms on SQLite (docs/benchmarks.md), within the 5 ms bar
- * with room; snapshots of that file are ~4 KB, so a shorter run would cost more bytes than time.
+ * Deltas in a row before a snapshot. Measured on the benchmark's file (100 KB, one line changed per
+ * version; SQLite, a 2-core VM at load average ~12): a read costs ~0.16 ms plus ~8 µs per delta at
+ * the median (0.6 ms at depth 63), with a p90 of 0.4-3 ms that follows the machine's load more than
+ * the depth. 32 halves the worst read's work against 64 for ~0.1 MB more of snapshots (~5.6 KB
+ * each) per 1,000 versions: still under git's pack in total.
  */
-export const PACK_DEPTH = 64;
+export const PACK_DEPTH = 32;
 /** Smaller contents stay raw: a row costs ~100 bytes of keys anyway, and a delta saves little. */
 export const PACK_MIN_BYTES = 512;
 /** Queue rows taken per batch. */
