@@ -7,7 +7,7 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { SERVICE_VERSION } from './version.js';
 import { buildApp } from './http/app.js';
-import { startIdempotencyPruning } from './store/maintenance.js';
+import { startIdempotencyPruning, startPacking } from './store/maintenance.js';
 import { banner, chooseLogFormat, dataLocation, prettyStream } from './http/log-format.js';
 import { openStore } from './store/open.js';
 import { buildRegistry } from './tools/index.js';
@@ -61,6 +61,13 @@ async function main(): Promise<void> {
     intervalMs: config.idempotencyPruneIntervalMs,
     onError: (err) => app.log.warn({ err }, 'pruning expired idempotency rows failed; retrying at the next interval'),
   });
+  const packing =
+    config.packIntervalMs > 0
+      ? startPacking(store, {
+          intervalMs: config.packIntervalMs,
+          onError: (err) => app.log.warn({ err }, 'packing old versions failed; retrying at the next interval'),
+        })
+      : null;
   // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
   app.warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
 
@@ -81,6 +88,7 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await pruning.stop();
+      await packing?.stop();
       await store.close();
       process.exit(0);
     } catch (err) {

@@ -46,7 +46,7 @@ function sqliteType(declared: string): string {
 }
 function pgType(dataType: string, column: string): string {
   if (dataType === 'integer' || dataType === 'bigint') return 'integer';
-  if (dataType === 'boolean') return ['deleted', 'is_read', 'locked', 'internal'].includes(column) ? 'integer' : '?boolean';
+  if (dataType === 'boolean') return ['deleted', 'is_read', 'locked', 'internal', 'packed'].includes(column) ? 'integer' : '?boolean';
   return dataType === 'bytea' ? 'bytes' : dataType === 'text' ? 'text' : `?${dataType}`;
 }
 

@@ -419,6 +419,7 @@ describe('config: loadConfig', () => {
       sqliteBusyTimeoutMs: 5000,
       pgPoolSize: 10,
       idempotencyPruneIntervalMs: 600_000,
+      packIntervalMs: 1000,
       logFormat: 'auto',
       trustProxy: false,
       strictHost: false,

@@ -69,6 +69,11 @@ export type CommitStep =
        * row is locked).
        */
       searchPaths: string[];
+      /**
+       * The files whose content this commit superseded (updated, deleted, restored, moved away),
+       * queued for the packer (store/blob-pack.ts) in the same way.
+       */
+      packPaths: string[];
     }
   | { op: 'getAgent'; agentId: string }
   | {
@@ -154,6 +159,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
   const applied: AppliedNode[] = new Array(byPath.length);
   let addNodes = 0;
   const searchPaths: string[] = [];
+  const packPaths: string[] = [];
   for (let i = 0; i < byPath.length; i += batch) {
     const changes = byPath.slice(i, Math.min(byPath.length, i + batch));
     const results = (yield {
@@ -175,7 +181,10 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
       applied[i + j] = r;
       addNodes += (change.state.kind === 'deleted' ? 0 : 1) - (r.wasLive ? 1 : 0);
     }
-    for (const c of changes) if (c.state.kind === 'file' || (c.state.kind === 'deleted' && c.state.was === 'file')) searchPaths.push(c.path);
+    for (const c of changes) {
+      if (c.state.kind === 'file' || (c.state.kind === 'deleted' && c.state.was === 'file')) searchPaths.push(c.path);
+      if (c.expectVersion > 0 && c.state.kind !== 'dir') packPaths.push(c.path);
+    }
   }
 
   const count = byPath.length;
@@ -225,6 +234,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
     fileQuota,
     changeset,
     searchPaths,
+    packPaths,
   }) as StepResults['recordChangeset'];
   if (seq == null) {
     const agent = (yield { op: 'getAgent', agentId }) as StepResults['getAgent'];

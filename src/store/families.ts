@@ -7,6 +7,7 @@ import { accountStore, type AccountStore } from './accounts.js';
 import { commentStore, type CommentStore } from './comments.js';
 import { communityStore, type CommunityStore } from './communities.js';
 import { bashStore, type BashStore } from './bash.js';
+import { packStore, type PackStore } from './blob-pack.js';
 import { historyStore, type HistoryStore } from './history.js';
 import { eventStore, type EventStore } from './events.js';
 import { graphStore, type GraphStore } from './graph.js';
@@ -29,6 +30,7 @@ export interface Families
     TreeStore,
     BashStore,
     HistoryStore,
+    PackStore,
     IdempotencyStore,
     ProfileStore,
     GraphStore,
@@ -50,6 +52,7 @@ export function sqlFamilies(db: Db): Families {
     ...treeStore(db),
     ...bashStore(db),
     ...historyStore(db),
+    ...packStore(db),
     ...idempotencyStore(db),
     ...profileStore(db),
     ...graphStore(db),

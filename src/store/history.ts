@@ -10,6 +10,7 @@ import {
   qualified,
   versionFromRow,
 } from './rows.js';
+import { rebaseDependents } from './blob-pack.js';
 import { all, pageOf, run, sql, subtreeAfter, type Db, type Program } from './sql.js';
 import type { ChangesetEntry, ChangesetRecord, HistoryCursor, ListPage, VersionRecord } from './types.js';
 
@@ -119,13 +120,40 @@ const VERSION_BLOBS = sql`SELECT blob_hash FROM versions WHERE agent_id = ? AND 
 const DELETE_VERSIONS = sql`DELETE FROM versions WHERE agent_id = ? AND path = ?*`;
 const MARK_PURGED = sql`
   UPDATE nodes SET deleted = TRUE, blob_hash = NULL, size = 0, lines = NULL, purged_at_ms = ? WHERE agent_id = ? AND path = ?*`;
+// A blob that is the base of a delta stays until its dependents are gone (a pass deletes the
+// leaves; purgeProgram repeats it); purge re-bases the dependents that outlive it beforehand.
 const FREE_BLOBS = sql`
   DELETE FROM blobs WHERE agent_id = ? AND hash = ?*
-     AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.agent_id = blobs.agent_id AND v.blob_hash = blobs.hash) RETURNING size`;
+     AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.agent_id = blobs.agent_id AND v.blob_hash = blobs.hash)
+     AND NOT EXISTS (SELECT 1 FROM blobs d WHERE d.agent_id = blobs.agent_id AND d.base_hash = blobs.hash) RETURNING size`;
+/** Blobs of the purge no version uses any more but kept as a base (a dependent appeared meanwhile). */
+const ORPHANS = sql`
+  SELECT hash FROM blobs WHERE agent_id = ? AND hash = ?*
+     AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.agent_id = blobs.agent_id AND v.blob_hash = blobs.hash)`;
+const BLOB_REFS = sql`SELECT blob_hash, path FROM versions WHERE agent_id = ? AND blob_hash = ?*`;
 const UNCHARGE = sql`UPDATE agents SET storage_bytes = storage_bytes - ?, node_count = node_count - ? WHERE id = ?`;
 const FORGET_IDEMPOTENCY = sql`DELETE FROM idempotency WHERE agent_id = ?`;
 
-function* purgeProgram(agentId: string, paths: string[], nowMs: number): Program<{ versions: number; bytesFreed: number }> {
+interface Purged {
+  versions: number;
+  bytesFreed: number;
+  /** Contents no version uses that had to stay as a base: freed by the next pass. */
+  orphans: string[];
+}
+
+/** Deletes the blobs among `hashes` no version uses, leaves first (a chain goes in as many passes as it is deep). */
+function* freeBlobs(agentId: string, hashes: string[]): Program<{ bytesFreed: number; orphans: string[] }> {
+  let bytesFreed = 0;
+  if (!hashes.length) return { bytesFreed, orphans: [] };
+  for (;;) {
+    const freed = yield* all(FREE_BLOBS, [agentId, hashes]);
+    for (const [size] of freed) bytesFreed += Number(size);
+    if (!freed.length) break;
+  }
+  return { bytesFreed, orphans: (yield* all(ORPHANS, [agentId, hashes])).map((r) => String(r[0])) };
+}
+
+function* purgeProgram(agentId: string, paths: string[], nowMs: number): Program<Purged> {
   const live = (yield* all(LIVE_PATHS, [agentId, paths])).length;
   // Live files leave the search index (deleted ones left it with their delete).
   if (live) yield* run(ENQUEUE_LIVE_FILES, [agentId, agentId, paths]);
@@ -133,11 +161,46 @@ function* purgeProgram(agentId: string, paths: string[], nowMs: number): Program
   for (const [hash] of yield* all(VERSION_BLOBS, [agentId, paths])) if (hash != null) hashes.add(String(hash));
   const versions = yield* run(DELETE_VERSIONS, [agentId, paths]);
   yield* run(MARK_PURGED, [nowMs, agentId, paths]);
-  let bytesFreed = 0;
-  if (hashes.size) for (const [size] of yield* all(FREE_BLOBS, [agentId, [...hashes]])) bytesFreed += Number(size);
+  const { bytesFreed, orphans } = yield* freeBlobs(agentId, [...hashes]);
   yield* run(UNCHARGE, [bytesFreed, live, agentId]);
   yield* run(FORGET_IDEMPOTENCY, [agentId]);
-  return { versions, bytesFreed };
+  return { versions, bytesFreed, orphans };
+}
+
+function* freeOrphansProgram(agentId: string, hashes: string[]): Program<{ bytesFreed: number; orphans: string[] }> {
+  const r = yield* freeBlobs(agentId, hashes);
+  yield* run(UNCHARGE, [r.bytesFreed, 0, agentId]);
+  return r;
+}
+
+/** The contents only these paths' versions use: what a purge of them deletes. */
+async function contentsOnlyIn(db: Db, agentId: string, paths: string[]): Promise<string[]> {
+  const hashes = new Set<string>();
+  for (const [hash] of await db.all(VERSION_BLOBS, [agentId, paths])) if (hash != null) hashes.add(String(hash));
+  if (!hashes.size) return [];
+  const mine = new Set(paths);
+  for (const [hash, path] of await db.all(BLOB_REFS, [agentId, [...hashes]])) if (!mine.has(String(path))) hashes.delete(String(hash));
+  return [...hashes];
+}
+
+/** Rounds of re-basing when a packer keeps basing new deltas on what purge frees (each round: one blob's race). */
+const PURGE_ROUNDS = 5;
+
+async function purgeAll(db: Db, agentId: string, paths: string[]): Promise<{ versions: number; bytesFreed: number }> {
+  // Deltas based on what goes, and not going themselves, become snapshots first (outside the
+  // purge's transaction: decoding and deflating is slow work); the purge then frees leaves first.
+  await rebaseDependents(db, agentId, await contentsOnlyIn(db, agentId, paths));
+  const lock = { agentLock: { agentId, exclusive: true } };
+  // Exclusive on PostgreSQL: no commit may reference a blob while purge decides to drop it.
+  const r = await db.write(() => purgeProgram(agentId, paths, Date.now()), lock);
+  let { bytesFreed, orphans } = r;
+  for (let round = 0; orphans.length && round < PURGE_ROUNDS; round++) {
+    await rebaseDependents(db, agentId, orphans);
+    const more = await db.write(() => freeOrphansProgram(agentId, orphans), lock);
+    bytesFreed += more.bytesFreed;
+    orphans = more.orphans;
+  }
+  return { versions: r.versions, bytesFreed };
 }
 
 export function historyStore(db: Db): HistoryStore {
@@ -212,8 +275,7 @@ export function historyStore(db: Db): HistoryStore {
       return pageOf(await db.all(LIST_DELETED, [agentId, ...subtreeAfter(dir, after), limit + 1]), limit, nodeFromRow);
     },
     purge(agentId, paths) {
-      // Exclusive on PostgreSQL: no commit may reference a blob while purge decides to drop it.
-      return db.write(() => purgeProgram(agentId, paths, Date.now()), { agentLock: { agentId, exclusive: true } });
+      return purgeAll(db, agentId, paths);
     },
   };
 }

@@ -1,4 +1,5 @@
 /** Periodic store upkeep run by a serving process (not by bash workers or one-off tools). */
+import type { PackStore } from './blob-pack.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { VoteStore } from './votes.js';
 
@@ -32,6 +33,36 @@ export function startIdempotencyPruning(
   timer.unref();
   return {
     async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/**
+ * Drains the pack queue (store/blob-pack.ts) every `intervalMs`: batch after batch while there is
+ * more, one at a time. Each blob is its own transaction, so stopping (or a crash) between two
+ * loses nothing: the queue rows of a batch are deleted only after the batch.
+ */
+export function startPacking(store: PackStore, opts: { intervalMs: number; onError?: (err: unknown) => void }): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const drain = async () => {
+    while (!stopped && (await store.packPending()).more);
+  };
+  const tick = () => {
+    if (running || stopped) return;
+    running = drain()
+      .catch((err) => opts.onError?.(err))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, opts.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
       clearInterval(timer);
       await running;
     },

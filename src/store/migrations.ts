@@ -7,6 +7,7 @@
  * round-trip exactly. Paths use byte order ("C" collation) so prefix range scans work.
  */
 import { communitySchema } from './schema-community.js';
+import { packSchemaPostgres, packSchemaSqlite } from './schema-pack.js';
 import { searchSchemaPostgres, searchSchemaSqlite } from './schema-search.js';
 import { sharesSchema } from './schema-shares.js';
 
@@ -509,6 +510,12 @@ export const MIGRATIONS: Migration[] = [
     // token's sha256 is stored.
     sqlite: exportsSchema('INTEGER'),
     postgres: exportsSchema('BIGINT'),
+  },
+  {
+    version: 11,
+    name: 'compact history: blob encodings (raw, deflate, delta) and the pack queue',
+    sqlite: packSchemaSqlite,
+    postgres: packSchemaPostgres,
   },
 ];
 

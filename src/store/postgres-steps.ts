@@ -89,6 +89,14 @@ const UPDATE_MANY = `WITH l AS (
     SELECT agent_id, path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms, $14, updated_by_key_id, updated_by_label FROM u)
   SELECT path, version, updated_at_ms, was_deleted FROM u`;
 
+/**
+ * A blob already stored (an old version written again) becomes a head: stored raw again from the
+ * bytes in hand (store/blob-pack.ts keeps heads raw). A second statement only on that rare path:
+ * a new content's insert stays the one statement it was.
+ */
+const RAW_AGAIN = `UPDATE blobs b SET content = t.content, encoding = 'raw', base_hash = NULL, depth = 0, packed = FALSE
+    FROM unnest($2::text[], $3::bytea[]) AS t(hash, content) WHERE b.agent_id = $1 AND b.hash = t.hash AND b.encoding <> 'raw'`;
+
 export class PostgresSteps {
   /** `shared` runs the queries the stores share (getNode, getAgent, insertIdempotency). */
   constructor(
@@ -107,6 +115,7 @@ export class PostgresSteps {
             b.size,
             b.bytes,
           ]);
+          if (r.rowCount !== 1) await this.q(c, RAW_AGAIN, [step.agentId, [b.hash], [b.bytes]]);
           return [r.rowCount === 1];
         }
         const { rows } = await this.q(
@@ -117,6 +126,8 @@ export class PostgresSteps {
           [step.agentId, step.blobs.map((b) => b.hash), step.blobs.map((b) => b.size), step.blobs.map((b) => b.bytes)],
         );
         const inserted = new Set(rows.map((r) => String(r.hash)));
+        const old = step.blobs.filter((b) => !inserted.has(b.hash));
+        if (old.length) await this.q(c, RAW_AGAIN, [step.agentId, old.map((b) => b.hash), old.map((b) => b.bytes)]);
         return step.blobs.map((b) => inserted.has(b.hash));
       }
       case 'applyNodes':
@@ -143,7 +154,8 @@ export class PostgresSteps {
           `WITH a AS (UPDATE agents SET last_seq = last_seq + 1, storage_bytes = storage_bytes + $1, node_count = node_count + $10
                        WHERE id = $2 AND ($1 = 0 OR storage_bytes + $1 <= $3) AND ($10 <= 0 OR $11 = 0 OR node_count + $10 <= $11)
                        RETURNING last_seq),
-                s AS (INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', $2, p FROM a, unnest($14::text[]) AS p)
+                s AS (INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', $2, p FROM a, unnest($14::text[]) AS p),
+                q AS (INSERT INTO pack_queue (agent_id, path) SELECT $2, p FROM a, unnest($15::text[]) AS p)
            INSERT INTO changesets (agent_id, seq, id, created_at_ms, key_id, key_label, tool, entries, entry_count, root)
            SELECT $2, last_seq, $4, $5, $6, $7, $8, $9, $12, $13 FROM a RETURNING seq`,
           [
@@ -161,6 +173,7 @@ export class PostgresSteps {
             cs.entryCount,
             cs.root,
             step.searchPaths,
+            step.packPaths,
           ],
         );
         return rows[0] ? Number(rows[0].seq) : null;

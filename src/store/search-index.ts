@@ -9,6 +9,7 @@
 import { decodeText } from '../core/text.js';
 import { ftsDocText, tokenize, tsvectorLiteral } from '../core/search-text.js';
 import { SEED_OUTBOX_STATEMENTS } from './schema-search.js';
+import { decodedInProgram, isRaw } from './blob-read.js';
 import { all, dialect, get, run, sql, type Db, type Program, type Row } from './sql.js';
 
 export type DocType = 'file' | 'post' | 'comment' | 'agent' | 'community' | 'published';
@@ -32,14 +33,17 @@ const DONE_BELOW = sql`DELETE FROM search_outbox WHERE id < ?`;
 const COUNT_PENDING = sql`SELECT COUNT(*) FROM search_outbox`;
 const PENDING_RANGE = sql`SELECT MIN(id), MAX(id) FROM search_outbox`;
 
+// Heads are raw but for a moment after a restore (store/blob-pack.ts): an encoded head comes
+// without its stored bytes (column 3 its hash, 4 its size) and is decoded in the program.
 const FILE_SOURCE = sql`
-  SELECT n.version, n.updated_at_ms, CASE WHEN n.size <= ? THEN b.content END
+  SELECT n.version, n.updated_at_ms, CASE WHEN n.size <= ? AND ${isRaw('b.')} THEN b.content END, n.blob_hash, n.size
     FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
    WHERE n.agent_id = ? AND n.path = ? AND n.kind = 'file' AND n.deleted = FALSE`;
 /** PostgreSQL: a batch's files, in the batch's order, until the text read passes the budget. */
 const FILE_SOURCES = sql`
-  SELECT ord, version, updated_at_ms, content FROM (
-    SELECT k.ord, n.version, n.updated_at_ms, CASE WHEN n.size <= ? THEN b.content END AS content,
+  SELECT ord, version, updated_at_ms, content, blob_hash, size FROM (
+    SELECT k.ord, n.version, n.updated_at_ms, CASE WHEN n.size <= ? AND ${isRaw('b.')} THEN b.content END AS content,
+           n.blob_hash, n.size,
            SUM(CASE WHEN n.size <= ? THEN n.size ELSE 0 END) OVER (ORDER BY k.ord) - CASE WHEN n.size <= ? THEN n.size ELSE 0 END AS before
       FROM unnest(CAST(? AS text[]), CAST(? AS text[])) WITH ORDINALITY AS k(agent_id, path, ord)
       LEFT JOIN nodes n ON n.agent_id = k.agent_id AND n.path = k.path AND n.kind = 'file' AND n.deleted = FALSE
@@ -98,6 +102,17 @@ function fileDoc(path: string, version: number, updatedAtMs: number, bytes: Uint
   return { communityId: null, postId: null, version, updatedAtMs, title: null, body: null, text: `${path}\n${text}` };
 }
 
+/**
+ * A head's bytes from [content, hash, size]: a raw row's content, an encoded one decoded
+ * here (files up to SEARCH_MAX_FILE_BYTES, 1 MiB at most: a few ms), null past the size limit.
+ */
+function* headBytes(ownerId: string, cols: Row, maxFileBytes: number): Program<Uint8Array | null> {
+  const [content, hash, size] = cols;
+  if (content != null) return content as Uint8Array;
+  if (hash == null || Number(size) > maxFileBytes) return null;
+  return yield* decodedInProgram(ownerId, String(hash));
+}
+
 const tagsText = (json: unknown) => (JSON.parse(String(json)) as string[]).join(' ');
 
 /** The thing's current state as a document; null when it is gone, not text, or too big. */
@@ -105,7 +120,8 @@ function* loadDoc(type: DocType, ownerId: string, ref: string, maxFileBytes: num
   switch (type) {
     case 'file': {
       const r = yield* get(FILE_SOURCE, [maxFileBytes, ownerId, ref]);
-      return r && r[2] != null ? fileDoc(ref, Number(r[0]), Number(r[1]), r[2] as Uint8Array) : null;
+      const bytes = r ? yield* headBytes(ownerId, r.slice(2), maxFileBytes) : null;
+      return r && bytes ? fileDoc(ref, Number(r[0]), Number(r[1]), bytes) : null;
     }
     case 'post': {
       const r = yield* get(POST_SOURCE, [ref]);
@@ -282,7 +298,8 @@ function* indexMany(items: Pending[], maxBytes: number, maxFileBytes: number): P
   const gone: Pending[] = [];
   for (const r of sources) {
     const item = files[Number(r[0]) - 1]!;
-    const doc = r[1] == null || r[3] == null ? null : fileDoc(item.ref, Number(r[1]), Number(r[2]), r[3] as Uint8Array);
+    const bytes = r[1] == null ? null : yield* headBytes(item.ownerId, r.slice(3), maxFileBytes);
+    const doc = r[1] == null || bytes == null ? null : fileDoc(item.ref, Number(r[1]), Number(r[2]), bytes);
     const tokens = doc ? tokenize(doc.text) : [];
     if (doc && tokens.length) upserts.push({ item, doc, tokens });
     else gone.push(item);

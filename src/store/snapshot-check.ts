@@ -7,6 +7,9 @@
  */
 import Database from 'better-sqlite3';
 import { contentHash } from '../core/text.js';
+import { decodeChainSync } from './blob-codec.js';
+import { ALL_INLINE, CHAIN, chainParams, chainRowOf } from './blob-read.js';
+import { PACK_DEPTH } from './blob-pack.js';
 
 const INVARIANTS: { what: string; sql: string }[] = [
   {
@@ -28,11 +31,60 @@ const INVARIANTS: { what: string; sql: string }[] = [
     what: 'versions whose changeset is missing',
     sql: `SELECT COUNT(*) FROM versions v WHERE NOT EXISTS (SELECT 1 FROM changesets c WHERE c.id = v.changeset_id)`,
   },
+];
+
+/** Before migration 11 (a backup of an older version) every content is raw. */
+const RAW_ONLY: { what: string; sql: string }[] = [
+  { what: 'contents whose size is not their length', sql: `SELECT COUNT(*) FROM blobs WHERE length(content) != size` },
+];
+
+/** Since migration 11: encoded contents (store/blob-codec.ts) are checked for what decoding needs. */
+const ENCODED: { what: string; sql: string }[] = [
+  { what: 'raw contents whose size is not their length', sql: `SELECT COUNT(*) FROM blobs WHERE encoding = 'raw' AND length(content) != size` },
   {
-    what: 'contents whose size is not their length',
-    sql: `SELECT COUNT(*) FROM blobs WHERE length(content) != size`,
+    what: 'contents with an unknown encoding, or a base that does not match it',
+    sql: `SELECT COUNT(*) FROM blobs WHERE encoding NOT IN ('raw', 'deflate', 'delta') OR (encoding = 'delta') != (base_hash IS NOT NULL)`,
+  },
+  {
+    what: 'encoded contents not shorter than their size (readers tell raw rows by length(content) = size)',
+    sql: `SELECT COUNT(*) FROM blobs WHERE encoding <> 'raw' AND length(content) >= size`,
+  },
+  {
+    what: 'deltas whose base is missing',
+    sql: `SELECT COUNT(*) FROM blobs b WHERE b.base_hash IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM blobs c WHERE c.agent_id = b.agent_id AND c.hash = b.base_hash)`,
+  },
+  {
+    what: `deltas deeper than ${PACK_DEPTH - 1} (a read applies at most that many)`,
+    sql: `SELECT COUNT(*) FROM blobs WHERE depth >= ${PACK_DEPTH}`,
   },
 ];
+
+function deepRaw(db: Database.Database): number {
+  let wrong = 0;
+  // Streams the rows: the contents are never all in memory.
+  for (const row of db.prepare('SELECT hash, content FROM blobs').raw().iterate() as Iterable<[string, Buffer]>) {
+    if (contentHash(row[1]) !== row[0]) wrong++;
+  }
+  return wrong;
+}
+
+/** Every content decoded (its chain read by the readers' own query) and hashed. */
+function deepEncoded(db: Database.Database): number {
+  const chain = db.prepare(CHAIN.sqlite).raw();
+  let wrong = 0;
+  const rows = db.prepare('SELECT agent_id, hash, encoding, content FROM blobs').raw().iterate() as Iterable<[string, string, string, Buffer]>;
+  for (const [agentId, hash, encoding, content] of rows) {
+    try {
+      const bytes =
+        encoding === 'raw' ? content : decodeChainSync((chain.all(...chainParams(agentId, hash, ALL_INLINE)) as unknown[][]).map(chainRowOf));
+      if (contentHash(bytes) !== hash) wrong++;
+    } catch {
+      wrong++;
+    }
+  }
+  return wrong;
+}
 
 export interface SnapshotReport {
   ok: boolean;
@@ -51,17 +103,14 @@ export function checkSnapshot(file: string, opts: { deep?: boolean } = {}): Snap
       return { ok: false, problems, counts: { agents: 0, files: 0, versions: 0, blobs: 0, changesets: 0 } };
     }
     const count = (sql: string) => Number((db.prepare(sql).raw().get() as unknown[])[0]);
-    for (const { what, sql } of INVARIANTS) {
+    const encoded = (db.prepare('PRAGMA table_info(blobs)').all() as Array<{ name: string }>).some((c) => c.name === 'encoding');
+    for (const { what, sql } of [...INVARIANTS, ...(encoded ? ENCODED : RAW_ONLY)]) {
       const n = count(sql);
       if (n > 0) problems.push(`${n} ${what}`);
     }
     if (opts.deep) {
-      let wrong = 0;
-      // Streams the rows: the contents are never all in memory.
-      for (const row of db.prepare('SELECT hash, content FROM blobs').raw().iterate() as Iterable<[string, Buffer]>) {
-        if (contentHash(row[1]) !== row[0]) wrong++;
-      }
-      if (wrong) problems.push(`${wrong} contents that do not hash to their address`);
+      const wrong = encoded ? deepEncoded(db) : deepRaw(db);
+      if (wrong) problems.push(`${wrong} contents that do not hash to their address (or cannot be decoded)`);
     }
     const counts = {
       agents: count('SELECT COUNT(*) FROM agents'),

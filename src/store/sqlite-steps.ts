@@ -9,6 +9,7 @@ import { INSERT_IDEMPOTENCY, idempotencyParams } from './idempotency.js';
 import { agentFromRow, nodeFromRow, splitPath, stateColumns } from './rows.js';
 import { SqliteDb } from './sqlite-db.js';
 import { ENQUEUE_FILE } from './search-index.js';
+import { ENQUEUE_PACK, REMATERIALIZE_SQL } from './blob-pack.js';
 import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
 
@@ -37,7 +38,12 @@ export class SqliteSteps {
     switch (step.op) {
       case 'insertBlobs': {
         const s = this.stmt('INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
-        return step.blobs.map((b) => s.run(step.agentId, b.hash, b.size, b.bytes!).changes === 1);
+        return step.blobs.map((b) => {
+          if (s.run(step.agentId, b.hash, b.size, b.bytes!).changes === 1) return true;
+          // Content stored before (an old version written again): it becomes a head, so raw again.
+          this.stmt(REMATERIALIZE_SQL).run(b.bytes!, step.agentId, b.hash);
+          return false;
+        });
       }
       case 'applyNodes': {
         const out: Array<AppliedNode | null> = [];
@@ -81,6 +87,7 @@ export class SqliteSteps {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(step.agentId, seq, cs.id, cs.createdAtMs, cs.keyId, cs.keyLabel, cs.tool, JSON.stringify(cs.entries), cs.entryCount, cs.root);
         for (const path of step.searchPaths) this.shared.run(ENQUEUE_FILE, [step.agentId, path]);
+        for (const path of step.packPaths) this.shared.run(ENQUEUE_PACK, [step.agentId, path]);
         return seq;
       }
       case 'getAgent': {

@@ -183,6 +183,8 @@ const INSERT_KEY = sql`INSERT INTO api_keys (${KEY_INSERT_COLUMNS}) VALUES (?, ?
 const ENQUEUE_AGENT = sql`INSERT INTO search_outbox (type, owner_id, ref) VALUES ('agent', ?, ?)`;
 const ENQUEUE_FILES = sql`
   INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', agent_id, path FROM nodes WHERE agent_id = ? AND kind = 'file' AND deleted = FALSE`;
+// Imported contents arrive raw: the packer stores the superseded ones compactly (store/blob-pack.ts).
+const ENQUEUE_PACK = sql`INSERT INTO pack_queue (agent_id, path) SELECT DISTINCT agent_id, path FROM versions WHERE agent_id = ? AND blob_hash IS NOT NULL`;
 const DISCARD = ['blobs', 'versions', 'nodes', 'changesets', 'changeset_entry_chunks', 'provenance'].map(
   (table) => sql`DELETE FROM ${table} WHERE agent_id = ?`,
 );
@@ -415,6 +417,7 @@ export function transferStore(db: Db): TransferStore {
           yield* run(INSERT_KEY, keyParams(key));
           yield* run(ENQUEUE_AGENT, [agent.id, agent.id]);
           yield* run(ENQUEUE_FILES, [agent.id]);
+          yield* run(ENQUEUE_PACK, [agent.id]);
         },
         { atomic: true },
       );

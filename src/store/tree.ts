@@ -1,5 +1,6 @@
 /** The head of the file tree: one row per path (tombstones and purge markers included) and the content by hash. */
 import { NODE_COLUMNS, NODE_COLUMN_COUNT, nodeFromRow, qualified } from './rows.js';
+import { BLOB_SLICE_BYTES, GET_STORED_SLICE, isRaw, readDecoded } from './blob-read.js';
 import { dialect, pageOf, sql, subtreeAfter, type Db } from './sql.js';
 import type { ListPage, NodeRecord, NodeWithContent } from './types.js';
 
@@ -25,14 +26,16 @@ const GET_NODES = sql`SELECT ${NODE_COLUMNS} FROM nodes WHERE agent_id = ? AND p
  * this machine, every other agent waiting). Contents over BLOB_SLICE_BYTES therefore come in
  * slices of that size, each decoded in its own turn (a 1 MiB slice: ~10 ms). SQLite reads a blob
  * in place and needs no slicing (its reads are synchronous and ~1 ms per MB).
+ *
+ * Heads are raw (store/blob-pack.ts keeps them so), so a head read is the same one query as before
+ * delta storage; a row in another encoding (an old version, or a head just restored from one
+ * until the packer re-materializes it) is decoded through blob-read.ts.
  */
-const BLOB_SLICE_BYTES = 1024 * 1024;
 const READ_NODE = sql`
-  SELECT ${qualified(NODE_COLUMNS, 'n')}, CASE WHEN b.size <= ? THEN b.content END
+  SELECT ${qualified(NODE_COLUMNS, 'n')}, CASE WHEN b.size <= ? AND ${isRaw('b.')} THEN b.content END
     FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
    WHERE n.agent_id = ? AND n.path = ?`;
-const GET_BLOB = sql`SELECT size, CASE WHEN size <= ? THEN content END FROM blobs WHERE agent_id = ? AND hash = ?`;
-const GET_BLOB_SLICE = sql`SELECT substr(content, ?, ?) FROM blobs WHERE agent_id = ? AND hash = ?`;
+const GET_BLOB = sql`SELECT size, CASE WHEN size <= ? AND ${isRaw()} THEN content END, ${isRaw()} FROM blobs WHERE agent_id = ? AND hash = ?`;
 const LIST_CHILDREN = sql`
   SELECT ${NODE_COLUMNS} FROM nodes ${dialect({
     // SQLite's planner otherwise prefers the primary key's path range and scans the whole tree.
@@ -55,11 +58,12 @@ export function treeStore(db: Db): TreeStore {
     const r = await db.get(GET_BLOB, [sliceAbove(db), agentId, hash]);
     if (!r) return null;
     if (r[1] !== null) return r[1] as Buffer;
+    if (!r[2]) return readDecoded(db, agentId, hash);
     const size = Number(r[0]);
     const slices: Buffer[] = [];
     for (let at = 0; at < size; at += BLOB_SLICE_BYTES) {
-      const part = await db.get(GET_BLOB_SLICE, [at + 1, BLOB_SLICE_BYTES, agentId, hash]);
-      if (!part) return null; // purged meanwhile
+      const part = await db.get(GET_STORED_SLICE, [at + 1, BLOB_SLICE_BYTES, agentId, hash, 'raw', size]);
+      if (!part) return readDecoded(db, agentId, hash); // purged or re-encoded meanwhile
       slices.push(part[0] as Buffer);
     }
     return Buffer.concat(slices, size);
