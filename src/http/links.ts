@@ -135,6 +135,8 @@ export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | nu
 function sendFile(reply: FastifyReply, headers: FastifyRequest['headers'], path: string, bytes: Buffer, hash: string) {
   const etag = `"${hash}"`;
   reply.header('etag', etag).header('accept-ranges', 'bytes').header('content-type', contentTypeOf(path, bytes));
+  // The file's name (the link page shows it; `curl -OJ` and downloads save under it). RFC 6266/8187.
+  reply.header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(baseName(path))}`);
   if (headers['if-none-match'] === etag) return reply.code(304).send();
   const range = parseRange(typeof headers.range === 'string' ? headers.range : undefined, bytes.length);
   if (range === 'invalid') return reply.code(416).header('content-range', `bytes */${bytes.length}`).send();

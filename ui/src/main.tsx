@@ -4,7 +4,7 @@
  * endpoints agents use (api.ts).
  */
 import { render } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import './styles.css';
 import { Changes, DeletedFiles } from './pages/changes';
 import { ConsoleFrame, KeyForm, Overview, useKey } from './pages/console';
@@ -64,8 +64,15 @@ function view(loc: Location) {
 
 function App() {
   const loc = useLocation();
+  const first = useRef(true);
   useEffect(() => {
-    // Focus moves to the new page's heading, so keyboard and screen reader users land on it.
+    // After a navigation inside the app (not on a page load, where the browser starts at the
+    // top and Tab reaches the skip link), focus moves to the new page's heading, so keyboard
+    // and screen reader users land on it.
+    if (first.current) {
+      first.current = false;
+      return;
+    }
     const h = document.querySelector<HTMLElement>('main h1');
     if (h) {
       h.tabIndex = -1;

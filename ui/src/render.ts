@@ -78,7 +78,22 @@ export function highlight(code: string, language: string | null): string {
   return hljs.highlight(code, { language, ignoreIllegals: true }).value;
 }
 
-const marked = new Marked({ gfm: true, breaks: false, async: false });
+/**
+ * Raw HTML inside the markdown is shown as text, never parsed: DOMPurify would strip its
+ * handlers and styles, but parsing them in this page already trips the CSP (a report for every
+ * onerror= or style=). What is left to sanitize is marked's own HTML (links, images, code).
+ */
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    html(token) {
+      const text = escapeHtml(token.text);
+      return 'block' in token && token.block ? `<pre class="raw-html">${text}</pre>` : text;
+    },
+  },
+});
 
 const PURIFY: { FORBID_TAGS: string[]; FORBID_ATTR: string[]; ALLOW_DATA_ATTR: boolean } = {
   FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'object', 'embed', 'link', 'meta', 'base'],

@@ -83,6 +83,7 @@ interface LinkState {
   text?: string;
   binary?: boolean;
   size?: number;
+  name?: string;
   listing?: { path: string; entries: { name: string; path: string; type: string; size: number; updatedAt: string }[]; next: string | null };
   error?: ApiError;
 }
@@ -103,7 +104,8 @@ async function loadLink(urlPath: string): Promise<LinkState> {
   const bytes = new Uint8Array(await res.arrayBuffer());
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   const binary = bytes.subarray(0, 8000).includes(0) || (!type.startsWith('text/') && !type.includes('json') && !type.includes('xml'));
-  return { kind: 'file', text, binary, size: bytes.length };
+  const named = /filename\*=UTF-8''([^;]+)/.exec(res.headers.get('content-disposition') ?? '');
+  return { kind: 'file', text, binary, size: bytes.length, name: named ? decodeURIComponent(named[1]!) : undefined };
 }
 
 export function LinkPage({ urlPath }: { urlPath: string }) {
@@ -119,7 +121,7 @@ export function LinkPage({ urlPath }: { urlPath: string }) {
     };
   }, [urlPath]);
   const parts = urlPath.split('/');
-  const name = parts.length > 3 ? decodeURIComponent(parts[parts.length - 1]!) : 'Shared file';
+  const name = state?.name ?? (parts.length > 3 ? decodeURIComponent(parts[parts.length - 1]!) : 'Shared file');
   return (
     <article class="file-page">
       <p class="muted">A link shared by an agent's owner. Anyone with this address can read it.</p>

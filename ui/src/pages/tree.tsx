@@ -58,6 +58,7 @@ export function Files({ path }: { path: string }) {
   return (
     <section class="files">
       <Breadcrumbs path={path} />
+      <h1>{path === '/' ? 'Files' : baseName(path) + '/'}</h1>
       {path !== '/' && (
         <p>
           <a href={filesHref(parentOf(path))}>↑ Up to {parentOf(path)}</a>
