@@ -181,12 +181,7 @@ export function History({ path }: { path: string }) {
     <section class="history">
       <Breadcrumbs path={path} leafIsFile />
       <h1>History of {path}</h1>
-      {head && (
-        <p class="meta">
-          {head.deleted ? 'Deleted now' : <a href={fileHref(path)}>Current: version {head.current}</a>} · {paged.items.length}
-          {paged.done ? '' : '+'} versions
-        </p>
-      )}
+      {head && <p class="meta">{head.deleted ? 'Deleted now' : <a href={fileHref(path)}>Current: version {head.current}</a>}</p>}
       {done && <Notice>{done}</Notice>}
       {paged.error && <ErrorBox error={paged.error} />}
       <div class="actions">
@@ -222,6 +217,9 @@ export function History({ path }: { path: string }) {
       ) : (
         paged.loading && <Loading what="versions" />
       )}
+      <p class="muted small" role="status">
+        {paged.items.length} versions{paged.done ? '' : ' loaded, more as you scroll'}
+      </p>
       {restoring && (
         <ConfirmDialog
           title={`Restore version ${restoring.version}?`}
