@@ -99,6 +99,17 @@ export function DiffView({ path, from, to }: { path: string; from: number; to: n
   );
 }
 
+function RestoreDialog({ path, v, onConfirm, onClose }: { path: string; v: Version; onConfirm: () => Promise<void>; onClose: () => void }) {
+  return (
+    <ConfirmDialog title={`Restore version ${v.version}?`} confirmLabel={`Restore version ${v.version}`} onConfirm={onConfirm} onClose={onClose}>
+      <p>
+        {path} gets a new version with the content of version {v.version} ({formatSize(v.size)}, {formatDate(v.updatedAt)}). Nothing is lost: the
+        current version stays in the history.
+      </p>
+    </ConfirmDialog>
+  );
+}
+
 interface Selection {
   from: number | null;
   to: number | null;
@@ -220,19 +231,7 @@ export function History({ path }: { path: string }) {
       <p class="muted small" role="status">
         {paged.items.length} versions{paged.done ? '' : ' loaded, more as you scroll'}
       </p>
-      {restoring && (
-        <ConfirmDialog
-          title={`Restore version ${restoring.version}?`}
-          confirmLabel={`Restore version ${restoring.version}`}
-          onConfirm={() => restore(restoring)}
-          onClose={() => setRestoring(null)}
-        >
-          <p>
-            {path} gets a new version with the content of version {restoring.version} ({formatSize(restoring.size)}, {formatDate(restoring.updatedAt)}
-            ). Nothing is lost: the current version stays in the history.
-          </p>
-        </ConfirmDialog>
-      )}
+      {restoring && <RestoreDialog path={path} v={restoring} onConfirm={() => restore(restoring)} onClose={() => setRestoring(null)} />}
     </section>
   );
 }

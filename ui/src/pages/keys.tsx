@@ -126,6 +126,52 @@ function NewKey({ k, onDismiss }: { k: Created; onDismiss: () => void }) {
   );
 }
 
+function KeyTable({ keys, onRevoke }: { keys: KeyRow[]; onRevoke: (k: KeyRow) => void }) {
+  return (
+    <table class="table">
+      <caption>Keys of this agent</caption>
+      <thead>
+        <tr>
+          <th scope="col">Label</th>
+          <th scope="col">Key</th>
+          <th scope="col">Access</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((k) => (
+          <tr key={k.keyId}>
+            <td data-label="Label">
+              {k.label}
+              {k.current ? ' (this session)' : ''}
+            </td>
+            <td data-label="Key" class="mono">
+              {k.preview}
+            </td>
+            <td data-label="Access">
+              {k.readOnly ? 'read-only' : k.scopes.length > 6 ? 'full' : k.scopes.join(', ')}
+              {k.folder ? ` in ${k.folder}` : ''}
+            </td>
+            <td data-label="Last used">{k.lastUsedAt ? timeAgo(k.lastUsedAt) : 'never'}</td>
+            <td data-label="Expires">{k.expiresAt ? formatDate(k.expiresAt) : 'never'}</td>
+            <td data-label="State">
+              {k.revokedAt ? (
+                `revoked ${formatDate(k.revokedAt)}`
+              ) : (
+                <button type="button" class="small danger" onClick={() => onRevoke(k)} aria-label={`Revoke key ${k.label}`}>
+                  Revoke…
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function Keys() {
   const keys = useAsync(() => tool<{ keys: KeyRow[] }>('list_keys'), []);
   const [created, setCreated] = useState<Created | null>(null);
@@ -147,49 +193,7 @@ export function Keys() {
       {done && <Notice>{done}</Notice>}
       {keys.error && <ErrorBox error={keys.error} />}
       {!keys.data && !keys.error && <Loading what="keys" />}
-      {keys.data && (
-        <table class="table">
-          <caption>Keys of this agent</caption>
-          <thead>
-            <tr>
-              <th scope="col">Label</th>
-              <th scope="col">Key</th>
-              <th scope="col">Access</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.keys.map((k) => (
-              <tr key={k.keyId}>
-                <td data-label="Label">
-                  {k.label}
-                  {k.current ? ' (this session)' : ''}
-                </td>
-                <td data-label="Key" class="mono">
-                  {k.preview}
-                </td>
-                <td data-label="Access">
-                  {k.readOnly ? 'read-only' : k.scopes.length > 6 ? 'full' : k.scopes.join(', ')}
-                  {k.folder ? ` in ${k.folder}` : ''}
-                </td>
-                <td data-label="Last used">{k.lastUsedAt ? timeAgo(k.lastUsedAt) : 'never'}</td>
-                <td data-label="Expires">{k.expiresAt ? formatDate(k.expiresAt) : 'never'}</td>
-                <td data-label="State">
-                  {k.revokedAt ? (
-                    `revoked ${formatDate(k.revokedAt)}`
-                  ) : (
-                    <button type="button" class="small danger" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.label}`}>
-                      Revoke…
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {keys.data && <KeyTable keys={keys.data.keys} onRevoke={setRevoking} />}
       {revoking && (
         <ConfirmDialog
           title={`Revoke key “${revoking.label}”?`}
