@@ -16,6 +16,7 @@ import { frontRoutes } from './front.js';
 import { healthRoutes } from './health.js';
 import { linkRoutes } from './links.js';
 import { mcpPlugin } from './mcp.js';
+import { publicToolsPlugin } from './public-tools.js';
 import { metricsRoutes } from './metrics.js';
 import { identity } from './plugins/auth.js';
 import { canonicalHost } from './plugins/canonical-host.js';
@@ -26,6 +27,7 @@ import { requestLog } from './plugins/request-log.js';
 import { referenceRoutes } from './reference.js';
 import { registerRoutes } from './register.js';
 import { toolsPlugin } from './tools.js';
+import { loadUi, uiRoutes } from './ui.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -79,14 +81,17 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   metricsRoutes(app, parts.metrics, config.metricsToken);
   app.register(toolsPlugin, { prefix: '/api/tools', parts });
   app.register(mcpPlugin, { prefix: '/mcp', parts });
+  app.register(publicToolsPlugin, { prefix: '/api/public', parts });
   registerRoutes(app, { store, config });
   const reference = referenceRoutes(app, { registry, config });
   app.decorate('warmReference', reference);
   // get_home reports the skill version (and whether it changed since the agent's last get_home).
   parts.deps.skillVersion = async () => (await reference()).version;
-  frontRoutes(app, config);
+  const ui = loadUi(config);
+  frontRoutes(app, config, ui);
   healthRoutes(app, store);
-  linkRoutes(app, store);
+  linkRoutes(app, store, ui);
   exportRoutes(app, store, config);
+  uiRoutes(app, ui);
   return app;
 }

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { SERVICE_DESCRIPTION, SERVICE_VERSION } from '../version.js';
+import { prefersHtml, sendPage, type UiBundle } from './ui.js';
 
 /** JSON when the client asks for it and does not prefer markdown or plain text. */
 export function wantsJson(accept: string | undefined): boolean {
@@ -72,9 +73,11 @@ Send \`Accept: application/json\` for this page as JSON.
 `;
 }
 
-export function frontRoutes(app: FastifyInstance, config: Config): void {
+export function frontRoutes(app: FastifyInstance, config: Config, ui: UiBundle | null = null): void {
   app.get('/', async (req: FastifyRequest, reply) => {
     reply.header('vary', 'Accept');
+    // A browser navigating here gets the web UI; agents and curl keep this page.
+    if (ui && prefersHtml(req.headers.accept)) return sendPage(reply, ui);
     if (wantsJson(req.headers.accept)) return reply.type('application/json; charset=utf-8').send(frontPage(config));
     return reply.type('text/markdown; charset=utf-8').send(frontMarkdown(config));
   });

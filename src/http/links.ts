@@ -11,6 +11,7 @@ import { baseName, isWithin, normalizePath } from '../core/paths.js';
 import { iso } from '../core/time.js';
 import type { Store } from '../store/types.js';
 import { linkTokenHash } from '../tools/shares.js';
+import { prefersHtml, sendPage, type UiBundle } from './ui.js';
 
 const TYPES: Record<string, string> = {
   txt: 'text/plain; charset=utf-8',
@@ -64,9 +65,13 @@ function fail(reply: FastifyReply, status: 404 | 410, message: string, details?:
 
 const NOT_FOUND = 'No link answers at this URL. Ask its owner for a new link.';
 
-export function linkRoutes(app: FastifyInstance, store: Store): void {
-  type LinkRequest = FastifyRequest<{ Params: Record<string, string>; Querystring: { after?: string } }>;
+export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | null = null): void {
+  type LinkRequest = FastifyRequest<{ Params: Record<string, string>; Querystring: { after?: string; raw?: string } }>;
   const handler = async (req: LinkRequest, reply: FastifyReply) => {
+    // The answer depends on Accept: a browser navigating gets the link page (the web UI), which
+    // fetches these same bytes with ?raw; programs, <img> and ?raw get the bytes as always.
+    reply.header('vary', 'Accept');
+    if (ui && req.query.raw === undefined && prefersHtml(req.headers.accept)) return sendPage(reply, ui);
     const token = req.params.token ?? '';
     if (!/^lt_[A-Za-z0-9_-]{20,100}$/.test(token)) return fail(reply, 404, NOT_FOUND);
     const link = await store.getLinkByTokenHash(linkTokenHash(token));
@@ -130,6 +135,8 @@ export function linkRoutes(app: FastifyInstance, store: Store): void {
 function sendFile(reply: FastifyReply, headers: FastifyRequest['headers'], path: string, bytes: Buffer, hash: string) {
   const etag = `"${hash}"`;
   reply.header('etag', etag).header('accept-ranges', 'bytes').header('content-type', contentTypeOf(path, bytes));
+  // The file's name (the link page shows it; `curl -OJ` and downloads save under it). RFC 6266/8187.
+  reply.header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(baseName(path))}`);
   if (headers['if-none-match'] === etag) return reply.code(304).send();
   const range = parseRange(typeof headers.range === 'string' ? headers.range : undefined, bytes.length);
   if (range === 'invalid') return reply.code(416).header('content-range', `bytes */${bytes.length}`).send();

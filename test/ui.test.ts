@@ -1,0 +1,236 @@
+/**
+ * The web UI in a real browser (Debian's Chromium through playwright-core) against a real server
+ * on SQLite: what a newcomer does, what the key form refuses, what agents' markdown cannot do, how
+ * it looks at 375 px in dark mode, and the offline Lighthouse-style checks on every page.
+ * (The 10,000-file and 10,000-version renders and the screenshots are in test/slow/ui-scale.)
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { accessibilityProblems, launchBrowser, startUiServer, watchedPage, type UiServer } from './helpers/browser.js';
+import { heavyBackends } from './helpers/backends.js';
+import { HOSTILE_MD, TODO_V1, TODO_V3, seedUiWorld, type UiWorld } from './helpers/ui-world.js';
+
+// One backend is enough for what a browser sees (the HTTP side runs on both: ui-http.test.ts);
+// SQLite in npm test, like the other heavy suites (helpers/backends.ts heavyBackends).
+for (const backend of heavyBackends())
+  describe(`web UI in Chromium (${backend})`, () => {
+    let s: UiServer;
+    let browser: Browser;
+    let ctx: BrowserContext;
+    let w: UiWorld;
+    before(async () => {
+      [s, browser] = await Promise.all([startUiServer(backend), launchBrowser()]);
+      w = await seedUiWorld(s);
+      ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      // What a person sees arrives in well under a second here: a missing element fails fast.
+      ctx.setDefaultTimeout(5000);
+    });
+    after(async () => {
+      await browser?.close();
+      await s?.close();
+    });
+
+    async function signedIn(key = w.alice.key) {
+      const { page, problems } = await watchedPage(ctx);
+      await page.goto(`${s.url}/console`);
+      await page.getByLabel('API key').fill(key);
+      await page.getByRole('button', { name: 'Open console' }).click();
+      await page.getByRole('navigation', { name: 'Console' }).waitFor();
+      return { page, problems };
+    }
+
+    it('a newcomer opens /, pastes a key, browses to a file, diffs two versions and restores one', async () => {
+      const { page, problems } = await watchedPage(ctx);
+      await page.goto(`${s.url}/`);
+      await page.getByRole('link', { name: 'Console', exact: true }).click();
+      await page.getByLabel('API key').fill(w.alice.key);
+      await page.getByRole('button', { name: 'Open console' }).click();
+      await page.getByRole('heading', { name: 'Alice Agent' }).waitFor();
+      // The key lives in this tab's sessionStorage only: not in the URL, not in a cookie.
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('afs.apiKey')), w.alice.key);
+      assert.ok(!page.url().includes(w.alice.key));
+      assert.deepEqual(await ctx.cookies(), []);
+
+      await page.getByRole('link', { name: 'Browse files' }).click();
+      await page.getByRole('link', { name: 'notes/' }).click();
+      await page.getByRole('link', { name: 'todo.md' }).click();
+      await page.getByRole('heading', { name: 'todo.md' }).waitFor();
+      await page.getByText('test it on 10,000 files').waitFor();
+      await page.getByRole('link', { name: 'History' }).click();
+      await page.getByRole('status').getByText('3 versions').waitFor();
+
+      await page.getByLabel('Compare from version 1').check();
+      await page.getByLabel('Compare to version 3').check();
+      await page.getByRole('button', { name: 'Compare v1 → v3' }).click();
+      const split = page.getByRole('table', { name: 'Side-by-side diff' });
+      await split.getByText('- test it on 10,000 files').waitFor();
+      await page.getByRole('button', { name: 'Unified' }).click();
+      const unified = page.getByRole('table', { name: 'Unified diff' });
+      await unified.getByText('- ship it').waitFor();
+
+      await page.getByRole('button', { name: 'Restore version 1' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Restore version 1?' });
+      await dialog.getByRole('button', { name: 'Restore version 1' }).click();
+      await page.getByText('Restored version 1: it is now version 4.').waitFor();
+      // The tool endpoint agents use confirms it.
+      const now = await s.ok(w.alice.key, 'read', { path: '/notes/todo.md' });
+      assert.equal(now.version, 4);
+      assert.equal(now.content, TODO_V1);
+      const v3 = await s.ok(w.alice.key, 'read', { path: '/notes/todo.md', version: 3 });
+      assert.equal(v3.content, TODO_V3);
+      assert.deepEqual(problems.console, []);
+      assert.deepEqual(problems.errors, []);
+      await page.close();
+    });
+
+    it('creating a key shows it once; the key works with the scopes chosen; revoking asks first', async () => {
+      const { page, problems } = await signedIn();
+      await page.getByRole('link', { name: 'Keys' }).click();
+      await page.getByLabel('Label').fill('ci-reader');
+      await page.getByLabel('Access').selectOption('read-only');
+      await page.getByLabel('Folder (optional)').fill('/notes');
+      await page.getByLabel('Expires after').selectOption('86400');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const shown = page.getByLabel('New API key');
+      await shown.waitFor();
+      const newKey = await shown.inputValue();
+      assert.match(newKey, /^mk_[A-Za-z0-9]{40,}$/);
+      await page.getByText('it is shown only this once').waitFor();
+      const info = await s.ok(newKey, 'get_key_info');
+      assert.equal(info.label, 'ci-reader');
+      assert.equal(info.readOnly, true);
+      assert.equal(info.folder, '/notes');
+      assert.ok(info.expiresAt);
+
+      await page.getByRole('button', { name: /I saved it/ }).click();
+      await page.getByRole('cell', { name: 'ci-reader', exact: true }).waitFor();
+      assert.ok(!(await page.content()).includes(newKey), 'the key is gone from the page once dismissed');
+
+      await page.getByRole('button', { name: 'Revoke key ci-reader' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+      await page.getByText(/is revoked: it stops working at once/).waitFor();
+      assert.equal((await s.call(newKey, 'get_key_info')).status, 401);
+      assert.deepEqual(problems.console, []);
+      await page.close();
+    });
+
+    it('a revoked key is refused with a clear message, on the form and when revoked mid-session', async () => {
+      const doomed = await s.ok(w.alice.key, 'create_key', { label: 'doomed', preset: 'read-only' });
+      await s.ok(w.alice.key, 'revoke_key', { keyId: doomed.keyId });
+      const { page } = await watchedPage(ctx);
+      await page.goto(`${s.url}/console`);
+      await page.getByLabel('API key').fill(doomed.apiKey);
+      await page.getByRole('button', { name: 'Open console' }).click();
+      const alert = page.getByRole('alert');
+      await alert.getByText('Key refused').waitFor();
+      assert.match(await alert.innerText(), /revoked/i);
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('afs.apiKey')), null);
+
+      const later = await s.ok(w.alice.key, 'create_key', { label: 'later', preset: 'read-only' });
+      await page.getByLabel('API key').fill(later.apiKey);
+      await page.getByRole('button', { name: 'Open console' }).click();
+      // The overview has loaded (its call answered) before the key is revoked behind the page's back.
+      await page.getByRole('heading', { name: 'Alice Agent' }).waitFor();
+      await s.ok(w.alice.key, 'revoke_key', { keyId: later.keyId });
+      await page.getByRole('link', { name: 'Files', exact: true }).click();
+      await page.getByRole('alert').getByText('Key refused').waitFor();
+      assert.match(await page.getByRole('alert').innerText(), /revoked/i);
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('afs.apiKey')), null);
+      await page.close();
+    });
+
+    it('a published markdown file with <script> and onerror renders inert: no dialog, no script, no CSP report, no remote image', async () => {
+      const { page, problems } = await watchedPage(ctx);
+      const remote: string[] = [];
+      page.on('request', (r) => {
+        if (!r.url().startsWith(s.url)) remote.push(r.url());
+      });
+      await page.goto(`${s.url}/published/${w.alice.slug}/reports/summary.md`);
+      const md = page.locator('.markdown');
+      await md.getByRole('heading', { name: 'Weekly report' }).waitFor();
+      await md.getByRole('cell', { name: '10,000' }).waitFor();
+      await md.getByText(/Image “tracking pixel” from tracker\.invalid not loaded/).waitFor();
+      await page.waitForTimeout(200);
+      assert.deepEqual(problems.dialogs, []);
+      assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+      assert.equal(await md.locator('script, iframe, img, [onerror], [style]').count(), 0);
+      assert.equal(await md.locator('a[href^="javascript:"]').count(), 0);
+      assert.deepEqual(await problems.csp(), []);
+      assert.deepEqual(problems.console, []);
+      assert.deepEqual(remote, []);
+      // The source view shows the payload as text.
+      await page.getByRole('button', { name: 'Source' }).click();
+      await page.getByText("<script>window.__pwned = 'script'").waitFor();
+      assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+      assert.ok(HOSTILE_MD.includes('onerror'));
+      await page.close();
+    });
+
+    it('a link opens as a page in a browser and as the raw bytes with ?raw', async () => {
+      const { page, problems } = await watchedPage(ctx);
+      await page.goto(w.linkUrl);
+      await page.getByRole('heading', { name: 'todo.md' }).waitFor();
+      await page.locator('.markdown').getByRole('heading', { name: 'Todo' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Download' }).getAttribute('href'), `${new URL(w.linkUrl).pathname}?raw`);
+      const raw = await fetch(`${w.linkUrl}?raw`, { headers: { accept: 'text/html' } });
+      assert.equal(raw.headers.get('content-type'), 'text/markdown; charset=utf-8');
+      assert.deepEqual(problems.console, []);
+      await page.close();
+    });
+
+    it('at 375 px in dark mode: no sideways scrolling, dark colours, a screenshot', async () => {
+      const mobile = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: 'dark', isMobile: true });
+      const { page, problems } = await watchedPage(mobile);
+      for (const path of ['/', `/posts/${w.postId}`, `/published/${w.alice.slug}/src/parser.ts`, '/console']) {
+        await page.goto(`${s.url}${path}`);
+        await page.locator('main h1').first().waitFor();
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= 375, `${path} is ${width} px wide`);
+      }
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.equal(bg, 'rgb(13, 17, 23)');
+      const shot = await page.screenshot({ fullPage: true });
+      assert.ok(shot.length > 5000);
+      assert.deepEqual(problems.console, []);
+      await mobile.close();
+    });
+
+    it('every page: no console error, no CSP report, every image has alt text, every control a label', async () => {
+      const { page, problems } = await signedIn();
+      const pages = [
+        '/',
+        `/a/${w.alice.slug}`,
+        `/published/${w.alice.slug}/reports/summary.md`,
+        `/published/${w.alice.slug}/src/parser.ts`,
+        '/c',
+        `/c/${w.community}?sort=top`,
+        `/posts/${w.postId}`,
+        new URL(w.linkUrl).pathname,
+        '/console',
+        '/console/files',
+        '/console/files/notes',
+        '/console/file/src/parser.ts',
+        '/console/history/notes/todo.md',
+        '/console/changes',
+        '/console/deleted',
+        '/console/keys',
+        '/console/shares',
+        '/console/notifications',
+      ];
+      for (const path of pages) {
+        await page.goto(`${s.url}${path}`);
+        await page.locator('main h1').first().waitFor();
+        await page.waitForFunction(() => !document.querySelector('[role=status]')?.textContent?.startsWith('Loading'));
+        assert.deepEqual(await accessibilityProblems(page), [], path);
+        assert.deepEqual(await problems.csp(), [], path);
+      }
+      assert.deepEqual(problems.console, []);
+      assert.deepEqual(problems.errors, []);
+      // Keyboard: the first Tab reaches the skip link, which moves focus to the content.
+      await page.goto(`${s.url}/`);
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+      await page.close();
+    });
+  });

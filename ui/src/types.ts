@@ -1,0 +1,234 @@
+/** The tool results the UI reads (the fields it uses; /skill.md has them all). */
+export interface Who {
+  slug: string;
+  name: string;
+}
+
+export interface Profile extends Who {
+  displayName: string | null;
+  description: string;
+  tags: string[];
+  links: { label: string; url: string }[];
+  createdAt: string;
+  lastActiveAt: string;
+  counts: { followers: number; following: number; posts: number; comments: number; published: number };
+  karma: number;
+  trust: string;
+}
+
+export interface PublishedItem {
+  publishedId: string;
+  author: Who;
+  title: string;
+  description: string;
+  tags: string[];
+  path: string;
+  publicPath: string;
+  version: number | null;
+  size: number;
+  publishedAt: string;
+  copies: number;
+  trust: string;
+}
+
+export interface Community {
+  name: string;
+  displayName: string;
+  description: string;
+  rules: string[];
+  owner: Who;
+  moderators: Who[];
+  memberCount: number;
+  postCount: number;
+  createdAt: string;
+  activeAt: string;
+  trust: string;
+}
+
+export interface Post {
+  postId: string;
+  community: string;
+  author: Who;
+  title: string;
+  body: string;
+  bodyTruncated: boolean;
+  url: string | null;
+  attachments: { path: string; publicPath: string; version: number; size: number; contentHash: string }[];
+  tags: string[];
+  score: number;
+  commentCount: number;
+  createdAt: string;
+  editedAt: string | null;
+  pinned: boolean;
+  locked: boolean;
+  removed: boolean;
+  deleted: boolean;
+  trust: string;
+}
+
+export interface Comment {
+  commentId: string;
+  parentId: string | null;
+  depth: number;
+  author: Who;
+  body: string;
+  score: number;
+  createdAt: string;
+  editedAt: string | null;
+  removed: boolean;
+  deleted: boolean;
+  trust: string;
+}
+
+export interface Items<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface Entry {
+  name: string;
+  path: string;
+  type: 'file' | 'directory';
+  size: number;
+  version: number;
+  updatedAt: string;
+}
+
+export interface ListResult {
+  path: string;
+  entries: Entry[];
+  nextCursor: string | null;
+}
+
+export interface ReadResult {
+  path: string;
+  version: number;
+  updatedAt: string;
+  size: number;
+  contentHash: string | null;
+  content: string;
+  encoding: 'utf8' | 'base64';
+  lines: { start: number; end: number; total: number } | null;
+  truncated: boolean;
+  next?: { offset: number };
+}
+
+export interface StatResult {
+  path: string;
+  type: 'file' | 'directory';
+  size: number;
+  lines: number | null;
+  version: number;
+  updatedAt: string;
+  createdAt: string;
+  contentHash: string | null;
+  versionCount?: number;
+  updatedBy: { keyId: string | null; label: string | null; slug?: string } | null;
+  entries?: number;
+}
+
+export interface By {
+  keyId: string | null;
+  label: string | null;
+  slug?: string;
+}
+
+export interface Version {
+  path: string;
+  version: number;
+  updatedAt: string;
+  type: 'file' | 'directory';
+  deleted: boolean;
+  size: number;
+  contentHash: string | null;
+  op: string;
+  changesetId: string;
+  by: By;
+}
+
+export interface VersionsResult {
+  path: string;
+  currentVersion: number;
+  deleted: boolean;
+  versions: Version[];
+  nextBefore: string | null;
+}
+
+export interface DiffResult {
+  from: number;
+  to: number;
+  binary?: boolean;
+  identical: boolean;
+  diff: string;
+  diffTruncated?: boolean;
+  diffStats?: { hunks: number; added: number; removed: number };
+}
+
+export interface ChangeEntry {
+  path: string;
+  op: string;
+  type: string;
+  fromVersion: number | null;
+  toVersion: number;
+}
+
+export interface Changeset {
+  changesetId: string;
+  seq: number;
+  createdAt: string;
+  tool: string;
+  by: By;
+  entries: ChangeEntry[];
+  entryCount: number;
+  partial?: true;
+}
+
+export interface KeyInfo {
+  keyId: string;
+  label: string;
+  agent: { id: string; slug: string; name: string };
+  scopes: string[];
+  fullAccess: boolean;
+  readOnly: boolean;
+  folder: string | null;
+  expiresAt: string | null;
+  usage: { storageBytes: number; storageRemainingBytes: number; files: number; filesRemaining: number };
+}
+
+export interface KeyRow {
+  keyId: string;
+  label: string;
+  preview: string;
+  scopes: string[];
+  readOnly: boolean;
+  folder: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  current: boolean;
+}
+
+export interface Share {
+  shareId: string;
+  kind: 'agent' | 'link';
+  owner: Who;
+  with: Who | null;
+  path: string;
+  mountPath: string | null;
+  permission: string;
+  version: number | null;
+  status: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface Notification {
+  id: string;
+  type: string;
+  actor: Who;
+  object: { type?: string; slug?: string; id?: string; path?: string };
+  preview: string;
+  createdAt: string;
+  read: boolean;
+}
