@@ -16,6 +16,7 @@ COPY scripts ./scripts
 COPY src ./src
 COPY test ./test
 COPY bin ./bin
+COPY ui ./ui
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -24,6 +25,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/ui ./dist/ui
 COPY --from=build /app/bin ./bin
 RUN groupadd --system afs && useradd --system --gid afs --home-dir /app --shell /usr/sbin/nologin afs \
   && mkdir -p /data && chown afs:afs /data
