@@ -19,6 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import { exportTokenHash, newExportToken } from '../src/tools/export.js';
 import { ImportError, importArchive } from '../src/transfer/import.js';
 import { TarError } from '../src/core/tar.js';
+import { EXPORT_ROW_TTL_MS } from '../src/store/transfer.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
 import { backends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -318,6 +319,11 @@ for (const backend of backends()) {
       assert.equal(r.status, 410);
       assert.equal(r.body.error.code, 'GONE');
       assert.equal(r.body.error.details.reason, 'expired');
+      // A week after it expired the row is pruned (by the serving process's maintenance timer): the link is then unknown.
+      assert.equal(await s.store.pruneExports(Date.now() + EXPORT_ROW_TTL_MS - 60_000), 0, 'kept for a week after expiring');
+      assert.equal((await s.raw(`/exports/${token}`)).status, 410);
+      assert.ok((await s.store.pruneExports(Date.now() + EXPORT_ROW_TTL_MS + 1)) >= 1);
+      assert.equal((await s.raw(`/exports/${token}`)).status, 404);
       // Revoking the key that made an export revokes its link.
       const full = await s.ok(key, 'create_key', { label: 'exporter', preset: 'full' });
       const e = (await s.ok(full.apiKey, 'export_my_data', { expiresInSeconds: 600 })).export;

@@ -83,6 +83,7 @@ function scopeInputs(b: string, e: string, f: string, n: string): Record<string,
     unblock: { slug: f },
     mark_notifications_read: { all: true },
     send_message: { to: e, body: 'sent by a key that may not' },
+    export_my_data: {},
   };
 }
 
@@ -335,6 +336,8 @@ for (const backend of backends()) {
       for (const tool of tools) {
         const input = inputs[tool.name]!;
         const reading = tool.annotations.readOnly;
+        // A full-access tool (export_my_data) asks for the full-access key, not for scopes.
+        const required = tool.fullAccess ? { fullAccess: true, folder: null, expiresAt: null } : tool.scopes;
         const quiet = { scan: 'secrets' } as const;
         for (const call of [(k: string) => asA(k, tool.name, input, quiet), (k: string) => viaMcp(k, tool.name, input, quiet)]) {
           const r = await call(ro);
@@ -343,11 +346,11 @@ for (const backend of backends()) {
             reads++;
           } else {
             assert.equal(r.inner.error?.code, 'INSUFFICIENT_SCOPE', `read-only key, ${tool.name}: ${JSON.stringify(r.inner).slice(0, 300)}`);
-            assert.deepEqual(r.inner.error.details.required, tool.scopes);
+            assert.deepEqual(r.inner.error.details.required, required);
           }
           const rf = await call(files);
           assert.equal(rf.inner.error?.code, 'INSUFFICIENT_SCOPE', `files key, ${tool.name}: ${JSON.stringify(rf.inner).slice(0, 300)}`);
-          assert.deepEqual(rf.inner.error.details.required, tool.scopes);
+          assert.deepEqual(rf.inner.error.details.required, required);
         }
       }
       assert.ok(reads >= 2 * 12, `${reads} reads`);

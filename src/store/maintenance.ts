@@ -1,16 +1,17 @@
 /** Periodic store upkeep run by a serving process (not by bash workers or one-off tools). */
 import type { PackStore } from './blob-pack.js';
 import type { IdempotencyStore } from './idempotency.js';
+import type { TransferStore } from './transfer.js';
 import type { VoteStore } from './votes.js';
 
 /**
  * Prunes expired idempotency rows (and, given the store's vote log, score changes past their
- * time) every `intervalMs` (and never twice at once: a slow prune
+ * time; given its exports, links expired for a week) every `intervalMs` (and never twice at once: a slow prune
  * skips the ticks it overlaps). Errors are reported, not thrown: the next tick tries again.
  * The timer does not keep the process alive; `stop` ends it and waits for a prune under way.
  */
 export function startIdempotencyPruning(
-  store: Pick<IdempotencyStore, 'pruneIdempotency'> & Partial<Pick<VoteStore, 'pruneVoteLog'>>,
+  store: Pick<IdempotencyStore, 'pruneIdempotency'> & Partial<Pick<VoteStore, 'pruneVoteLog'>> & Partial<Pick<TransferStore, 'pruneExports'>>,
   opts: { intervalMs: number; clock?: () => number; onError?: (err: unknown) => void },
 ): { stop(): Promise<void> } {
   const clock = opts.clock ?? Date.now;
@@ -21,6 +22,7 @@ export function startIdempotencyPruning(
     running = store
       .pruneIdempotency(now)
       .then(() => store.pruneVoteLog?.(now))
+      .then(() => store.pruneExports?.(now))
       .then(
         () => undefined,
         (err) => opts.onError?.(err),

@@ -101,6 +101,8 @@ export interface TransferStore {
     expiresAtMs: number;
   }): Promise<void>;
   getExportByTokenHash(tokenHash: string): Promise<ExportRecord | null>;
+  /** Forgets export links expired for over EXPORT_ROW_TTL_MS (until then their link answers 410 expired, not 404). */
+  pruneExports(nowMs: number): Promise<number>;
   /** The agent's last changeset seq (0 before its first), its distinct content's bytes and its versions. */
   exportCounts(agentId: string): Promise<{ lastSeq: number; storageBytes: number; versions: number }>;
   /** Versions in (path, version) order after the cursor, each with where it was copied from. */
@@ -124,6 +126,9 @@ export interface TransferStore {
   discardAgentRows(agentId: string): Promise<void>;
 }
 
+/** How long an expired export's row stays (its link answers 410 expired meanwhile): 7 days. */
+export const EXPORT_ROW_TTL_MS = 7 * 24 * 3600 * 1000;
+const PRUNE_EXPORTS = sql`DELETE FROM exports WHERE expires_at_ms < ?`;
 const INSERT_EXPORT = sql`
   INSERT INTO exports (id, agent_id, key_id, token_hash, as_of_seq, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const GET_EXPORT = sql`
@@ -331,6 +336,11 @@ export function transferStore(db: Db): TransferStore {
     async createExport(e) {
       await db.write(function* () {
         yield* run(INSERT_EXPORT, [e.id, e.agentId, e.keyId, e.tokenHash, e.asOfSeq, e.createdAtMs, e.expiresAtMs]);
+      });
+    },
+    pruneExports(nowMs) {
+      return db.write(function* () {
+        return yield* run(PRUNE_EXPORTS, [nowMs - EXPORT_ROW_TTL_MS]);
       });
     },
     async getExportByTokenHash(tokenHash) {
