@@ -130,7 +130,10 @@ const FREE_BLOBS = sql`
 const ORPHANS = sql`
   SELECT hash FROM blobs WHERE agent_id = ? AND hash = ?*
      AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.agent_id = blobs.agent_id AND v.blob_hash = blobs.hash)`;
-const BLOB_REFS = sql`SELECT blob_hash, path FROM versions WHERE agent_id = ? AND blob_hash = ?*`;
+// At most `limit` of a content's versions: whether any outside the purge uses it costs the purge's
+// own versions of it, however many other files share it (reading all of them held the event loop
+// 256 ms per 500 paths when 20,000 files had one content).
+const BLOB_REFS_UPTO = sql`SELECT COUNT(*) FROM (SELECT 1 FROM versions WHERE agent_id = ? AND blob_hash = ? LIMIT ?) r`;
 const UNCHARGE = sql`UPDATE agents SET storage_bytes = storage_bytes - ?, node_count = node_count - ? WHERE id = ?`;
 const FORGET_IDEMPOTENCY = sql`DELETE FROM idempotency WHERE agent_id = ?`;
 
@@ -175,12 +178,14 @@ function* freeOrphansProgram(agentId: string, hashes: string[]): Program<{ bytes
 
 /** The contents only these paths' versions use: what a purge of them deletes. */
 async function contentsOnlyIn(db: Db, agentId: string, paths: string[]): Promise<string[]> {
-  const hashes = new Set<string>();
-  for (const [hash] of await db.all(VERSION_BLOBS, [agentId, paths])) if (hash != null) hashes.add(String(hash));
-  if (!hashes.size) return [];
-  const mine = new Set(paths);
-  for (const [hash, path] of await db.all(BLOB_REFS, [agentId, [...hashes]])) if (!mine.has(String(path))) hashes.delete(String(hash));
-  return [...hashes];
+  const ours = new Map<string, number>();
+  for (const [hash] of await db.all(VERSION_BLOBS, [agentId, paths])) if (hash != null) ours.set(String(hash), (ours.get(String(hash)) ?? 0) + 1);
+  const only: string[] = [];
+  for (const [hash, n] of ours) {
+    const [row] = await db.all(BLOB_REFS_UPTO, [agentId, hash, n + 1]);
+    if (Number(row![0]) <= n) only.push(hash);
+  }
+  return only;
 }
 
 /** Rounds of re-basing when a packer keeps basing new deltas on what purge frees (each round: one blob's race). */
