@@ -2,13 +2,100 @@
 import { bytesResult } from '../kit/bytes.js';
 import { defineCommand, type Command } from '../kit/command.js';
 import { passHelp, usage } from '../kit/coreutils.js';
-import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
-import { Inputs } from '../kit/input.js';
+import { GetoptError, parseOptions, type LongOpt, type Parsed } from '../kit/getopt.js';
+import { eachInput, Inputs } from '../kit/input.js';
 import { quotef } from '../kit/quote.js';
 
 // ---------------------------------------------------------------------------------------
 // cat
 // ---------------------------------------------------------------------------------------
+
+const LONGS: LongOpt[] = [
+  { name: 'show-all', key: 'A', arg: 'none' },
+  { name: 'number-nonblank', key: 'b', arg: 'none' },
+  { name: 'show-ends', key: 'E', arg: 'none' },
+  { name: 'number', key: 'n', arg: 'none' },
+  { name: 'squeeze-blank', key: 's', arg: 'none' },
+  { name: 'show-tabs', key: 'T', arg: 'none' },
+  { name: 'show-nonprinting', key: 'v', arg: 'none' },
+];
+
+interface CatOptions {
+  number: boolean;
+  nonblank: boolean;
+  ends: boolean;
+  squeeze: boolean;
+  tabs: boolean;
+  nonprint: boolean;
+}
+
+function catOptions(opts: Parsed['opts']): CatOptions {
+  const o: CatOptions = { number: false, nonblank: false, ends: false, squeeze: false, tabs: false, nonprint: false };
+  for (const [k] of opts) {
+    if (k === 'A') o.nonprint = o.ends = o.tabs = true;
+    else if (k === 'b') o.number = o.nonblank = true;
+    else if (k === 'e') o.nonprint = o.ends = true;
+    else if (k === 'E') o.ends = true;
+    else if (k === 'n') o.number = true;
+    else if (k === 's') o.squeeze = true;
+    else if (k === 't') o.nonprint = o.tabs = true;
+    else if (k === 'T') o.tabs = true;
+    else if (k === 'v') o.nonprint = true;
+  }
+  return o;
+}
+
+/** -v's notation: ^X for controls, M- for bytes with the high bit set; -T shows tabs as ^I. */
+function showNonprinting(line: string, o: CatOptions): string {
+  let s = '';
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 9) s += o.tabs ? '^I' : '\t';
+    else if (!o.nonprint) s += line[i];
+    else if (c >= 128) {
+      const d = c - 128;
+      s += 'M-' + (d < 32 ? '^' + String.fromCharCode(d + 64) : d === 127 ? '^?' : String.fromCharCode(d));
+    } else if (c < 32) s += '^' + String.fromCharCode(c + 64);
+    else if (c === 127) s += '^?';
+    else s += line[i];
+  }
+  return s;
+}
+
+/** Numbers, squeezes and shows lines; its state carries across files, as GNU cat treats its inputs as one stream. */
+class LineFilter {
+  private lineNo = 0;
+  private atStart = true;
+  private blankRun = 0;
+  constructor(
+    private readonly o: CatOptions,
+    private readonly out: string[],
+  ) {}
+
+  write(b: string): void {
+    let pos = 0;
+    while (pos < b.length) {
+      const j = b.indexOf('\n', pos);
+      const hasNl = j !== -1;
+      this.line(b.slice(pos, hasNl ? j : b.length), hasNl);
+      pos = hasNl ? j + 1 : b.length;
+    }
+  }
+
+  private line(line: string, hasNl: boolean): void {
+    const o = this.o;
+    if (this.atStart && line === '' && hasNl) {
+      this.blankRun++;
+      if (o.squeeze && this.blankRun > 1) return;
+    } else if (this.atStart) this.blankRun = 0;
+    let s = '';
+    if (this.atStart && o.number && !(o.nonblank && line === '' && hasNl)) s += `${String(++this.lineNo).padStart(6)}\t`;
+    s += o.nonprint || o.tabs ? showNonprinting(line, o) : line;
+    if (hasNl) s += o.ends ? '$\n' : '\n';
+    this.out.push(s);
+    this.atStart = hasNl;
+  }
+}
 
 export function catCommand(): Command {
   return defineCommand('cat', async (argv, ctx) => {
@@ -16,88 +103,22 @@ export function catCommand(): Command {
     if (help) return help;
     let parsed: Parsed;
     try {
-      parsed = parseOptions(argv, 'AbeEnstTuv', [
-        { name: 'show-all', key: 'A', arg: 'none' },
-        { name: 'number-nonblank', key: 'b', arg: 'none' },
-        { name: 'show-ends', key: 'E', arg: 'none' },
-        { name: 'number', key: 'n', arg: 'none' },
-        { name: 'squeeze-blank', key: 's', arg: 'none' },
-        { name: 'show-tabs', key: 'T', arg: 'none' },
-        { name: 'show-nonprinting', key: 'v', arg: 'none' },
-      ]);
+      parsed = parseOptions(argv, 'AbeEnstTuv', LONGS);
     } catch (e) {
       if (e instanceof GetoptError) return usage('cat', `cat: ${e.message}\n`);
       throw e;
     }
-    let number = false;
-    let nonblank = false;
-    let ends = false;
-    let squeeze = false;
-    let tabs = false;
-    let nonprint = false;
-    for (const [k] of parsed.opts) {
-      if (k === 'A') nonprint = ends = tabs = true;
-      else if (k === 'b') number = nonblank = true;
-      else if (k === 'e') nonprint = ends = true;
-      else if (k === 'E') ends = true;
-      else if (k === 'n') number = true;
-      else if (k === 's') squeeze = true;
-      else if (k === 't') nonprint = tabs = true;
-      else if (k === 'T') tabs = true;
-      else if (k === 'v') nonprint = true;
-    }
-    const plain = !number && !ends && !squeeze && !tabs && !nonprint;
+    const o = catOptions(parsed.opts);
+    const plain = !o.number && !o.ends && !o.squeeze && !o.tabs && !o.nonprint;
     const files = parsed.operands.length ? parsed.operands : ['-'];
-    const io = new Inputs(ctx);
     const out: string[] = [];
-    let err = '';
-    let code = 0;
-    // State carried across files, as GNU cat treats its inputs as one stream.
-    let lineNo = 0;
-    let atStart = true;
-    let blankRun = 0;
-    for (const f of files) {
-      const inp = await io.read(f);
-      if (!inp.ok) {
-        err += `cat: ${quotef(f)}: ${inp.text}\n`;
-        code = 1;
-        continue;
-      }
-      const b = inp.bytes;
-      if (plain) {
-        out.push(b);
-        continue;
-      }
-      let pos = 0;
-      while (pos < b.length) {
-        const j = b.indexOf('\n', pos);
-        const line = b.slice(pos, j === -1 ? b.length : j);
-        const hasNl = j !== -1;
-        pos = hasNl ? j + 1 : b.length;
-        if (atStart && line === '' && hasNl) {
-          blankRun++;
-          if (squeeze && blankRun > 1) continue;
-        } else if (atStart) blankRun = 0;
-        let s = '';
-        if (atStart && number && !(nonblank && line === '' && hasNl)) s += `${String(++lineNo).padStart(6)}\t`;
-        if (nonprint || tabs) {
-          for (let i = 0; i < line.length; i++) {
-            const c = line.charCodeAt(i);
-            if (c === 9) s += tabs ? '^I' : '\t';
-            else if (!nonprint) s += line[i];
-            else if (c >= 128) {
-              const d = c - 128;
-              s += 'M-' + (d < 32 ? '^' + String.fromCharCode(d + 64) : d === 127 ? '^?' : String.fromCharCode(d));
-            } else if (c < 32) s += '^' + String.fromCharCode(c + 64);
-            else if (c === 127) s += '^?';
-            else s += line[i];
-          }
-        } else s += line;
-        if (hasNl) s += ends ? '$\n' : '\n';
-        out.push(s);
-        atStart = hasNl;
-      }
-    }
-    return bytesResult(out.join(''), err, code);
+    const filter = new LineFilter(o, out);
+    const report = await eachInput(
+      new Inputs(ctx),
+      files,
+      (f, inp) => `cat: ${quotef(f)}: ${inp.text}\n`,
+      (b) => (plain ? out.push(b) : filter.write(b)),
+    );
+    return bytesResult(out.join(''), report.stderr, report.exitCode);
   });
 }

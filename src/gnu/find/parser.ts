@@ -115,282 +115,308 @@ export class Parser {
   }
 
   primary(t: string): Node | null {
-    const f = this.f;
-    const T = (fn: (e: Entry, f: Finder) => boolean | Promise<boolean>, o: { stat?: boolean; action?: boolean } = {}): Node => ({
-      k: 'test',
-      fn,
-      name: t,
-      ...o,
-    });
-    switch (t) {
-      // ---- global options (true, like GNU) ----
-      case '-maxdepth':
-      case '-mindepth': {
-        const v = this.arg(t);
-        if (!/^\d+$/.test(v)) throw new FindError(`Expected a positive decimal integer argument to ${t}, but got ${fq(v)}`);
-        if (t === '-maxdepth') f.maxdepth = Number(v);
-        else f.mindepth = Number(v);
-        return T(() => true);
-      }
-      case '-depth':
-      case '-d':
-        f.depthFirst = true;
-        return T(() => true);
-      case '-regextype':
-        this.regextype = this.arg(t);
-        return T(() => true);
-      case '-xdev':
-      case '-mount':
-      case '-noleaf':
-      case '-ignore_readdir_race':
-      case '-noignore_readdir_race':
-      case '-follow':
-      case '-warn':
-      case '-nowarn':
-        return T(() => true);
-      case '-daystart':
-        return T(() => true);
-      // ---- tests ----
-      case '-true':
-        return T(() => true);
-      case '-false':
-        return T(() => false);
-      case '-name':
-      case '-iname': {
-        const m = globMatcher(this.arg(t), t === '-iname');
-        return T((e) => m(e.name));
-      }
-      case '-path':
-      case '-wholename':
-      case '-ipath':
-      case '-iwholename': {
-        const m = globMatcher(this.arg(t), t === '-ipath' || t === '-iwholename');
-        return T((e) => m(e.path));
-      }
-      case '-lname':
-      case '-ilname':
-        this.arg(t);
-        return T(() => false);
-      case '-regex':
-      case '-iregex': {
-        const src = this.arg(t);
-        let js = src;
-        if (this.regextype === 'emacs' || this.regextype === 'posix-basic' || this.regextype === 'grep' || this.regextype === 'sed') {
-          // GNU (checked against findutils 4.9): emacs has \( \) \| and plain + ? as operators,
-          // braces are literal; the basic syntaxes \( \) \| \{ \} \+ \?. Everything else of
-          // (){}|+? is literal; other escapes (\\, \.) stay as they are.
-          const emacs = this.regextype === 'emacs';
-          const escapedOps = emacs ? '()|' : '(){}|+?';
-          js = src.replace(/\\([^])|([(){}|+?])/g, (_m, esc: string | undefined, plain: string | undefined) => {
-            if (esc !== undefined) return escapedOps.includes(esc) ? esc : '\\' + esc;
-            return emacs && (plain === '+' || plain === '?') ? plain : '\\' + plain;
-          });
-        }
-        let re: RegExp;
-        try {
-          re = new RegExp(`^(?:${js})$`, t === '-iregex' ? 'is' : 's');
-        } catch {
-          throw new FindError(`Invalid regular expression ${fq(src)}`);
-        }
-        // A pattern may backtrack for long: the pool watches each match (search-watch.ts).
-        return T((e) => watched(SEARCH.findRegex, () => re.test(e.path)));
-      }
-      case '-type':
-      case '-xtype': {
-        const v = this.arg(t);
-        const types = v.split(',');
-        for (const x of types) {
-          if (x.length !== 1 || !'bcdpflsD'.includes(x)) {
-            if (x === '') throw new FindError(`Last file type in list argument to ${t} is missing, i.e., list is ending on: ','`);
-            throw new FindError(`Unknown argument to ${t}: ${x}`);
-          }
-        }
-        const wantF = types.includes('f');
-        const wantD = types.includes('d');
-        return T((e) => (e.isDir ? wantD : wantF));
-      }
-      case '-size': {
-        const v = this.arg(t);
-        const m = /^([+-]?)(\d+)([bcwkMG]?)$/.exec(v);
-        if (!m) {
-          const bad = /^[+-]?\d+(.)/.exec(v);
-          if (bad) throw new FindError(`invalid -size type \`${bad[1]}'`);
-          throw new FindError(`invalid argument \`${v}' to \`-size'`);
-        }
-        const unit = { b: 512, c: 1, w: 2, k: 1024, M: 1048576, G: 1073741824, '': 512 }[m[3] as 'b']!;
-        const n = Number(m[2]);
-        const cmp = m[1];
-        return T(
-          async (e, fi) => {
-            const size = (await fi.stat(e)).size;
-            const units = Math.ceil(size / unit);
-            return cmp === '+' ? units > n : cmp === '-' ? units < n : units === n;
-          },
-          { stat: true },
-        );
-      }
-      case '-empty':
-        return T(
-          async (e, fi) => {
-            if (e.isDir) return (await fi.children(e)).length === 0;
-            return (await fi.stat(e)).size === 0;
-          },
-          { stat: true },
-        );
-      case '-mtime':
-      case '-atime':
-      case '-ctime':
-      case '-mmin':
-      case '-amin':
-      case '-cmin': {
-        const v = this.arg(t);
-        const m = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)$/.exec(v);
-        if (!m) throw new FindError(`invalid argument \`${v}' to \`${t}'`);
-        const days = t.endsWith('time');
-        const unit = days ? DAY : 60;
-        // GNU: origin is the start time less a day for -Xtime (plus a day less a second for -N).
-        let origin = f.now / 1000 - (days ? DAY : 0);
-        if (days && m[1] === '-') origin += DAY - 1;
-        const ref = origin - Number(m[2]) * unit;
-        const cmp = m[1];
-        return T(
-          async (e, fi) => {
-            const mt = (await fi.stat(e)).mtime.getTime() / 1000;
-            return cmp === '+' ? mt < ref : cmp === '-' ? mt > ref : mt >= ref && mt < ref + unit;
-          },
-          { stat: true },
-        );
-      }
-      case '-newer':
-      case '-anewer':
-      case '-cnewer': {
-        const v = this.arg(t);
-        const refNode: Node = T(
-          async (e, fi) => {
-            const ref = await refTime(fi, v);
-            return (await fi.stat(e)).mtime.getTime() > ref;
-          },
-          { stat: true },
-        );
-        this.pendingRefs.push(v);
-        return refNode;
-      }
-      case '-used':
-        this.arg(t);
-        return T(() => false);
-      case '-readable':
-        return T(() => true);
-      case '-writable':
-        return T(() => true);
-      case '-executable':
-        return T((e) => e.isDir);
-      case '-perm': {
-        const v = this.arg(t);
-        const m = /^([-/]?)([0-7]{1,4})$/.exec(v);
-        if (!m) throw new FindError(`invalid mode ${fq(v)}`);
-        const want = parseInt(m[2]!, 8);
-        return T(
-          async (e, fi) => {
-            const mode = (await fi.stat(e)).mode & 0o7777;
-            if (m[1] === '-') return (mode & want) === want;
-            if (m[1] === '/') return want === 0 || (mode & want) !== 0;
-            return mode === want;
-          },
-          { stat: true },
-        );
-      }
-      // ---- actions ----
-      case '-print':
-        return T((e, fi) => (fi.print(e.path + '\n'), true), { action: true });
-      case '-print0':
-        return T((e, fi) => (fi.print(e.path + '\0'), true), { action: true });
-      case '-printf': {
-        const fmt = this.arg(t);
-        return T(
-          async (e, fi) => {
-            fi.print(await printf(fmt, e, fi));
-            return true;
-          },
-          { action: true, stat: /%[-+ #0-9.]*[skmMtTaAcC]/.test(fmt) },
-        );
-      }
-      case '-prune':
-        return T((e) => {
-          if (e.isDir && !f.depthFirst) pruned.add(e);
-          return true;
-        });
-      case '-quit':
-        return T((_e, fi) => {
-          fi.quit = true;
-          return true;
-        });
-      case '-delete':
-        f.depthFirst = true;
-        return T(
-          async (e, fi) => {
-            if (e.path === '.' || e.path === './') return true;
-            try {
-              await fi.fs.rm(e.abs, { recursive: false, force: false });
-              return true;
-            } catch (err) {
-              fi.fail(`cannot delete ${fq(e.path)}: ${errnoMessage(err)}`);
-              return false;
-            }
-          },
-          { action: true },
-        );
-      case '-exec':
-      case '-execdir': {
-        if (!this.ctx.exec) throw new FindError(`${t} is not available here`);
-        const cmd: string[] = [];
-        let plus = false;
-        for (;;) {
-          const a = this.toks[this.i];
-          if (a === undefined) throw new FindError(`missing argument to \`${t}'`);
-          this.i++;
-          if (a === ';') break;
-          if (a === '+' && cmd.length && cmd[cmd.length - 1] === '{}') {
-            plus = true;
-            cmd.pop();
-            break;
-          }
-          cmd.push(a);
-        }
-        if (!cmd.length) throw new FindError(`missing argument to \`${t}'`);
-        f.bytes = true;
-        const dir = t === '-execdir';
-        if (plus) {
-          const batches = new Map<string, { cmd: string[]; paths: string[]; cwd: string }>();
-          return T(
-            (e, fi) => {
-              const cwd = dir ? posix.dirname(e.abs) : fi.ctx.cwd;
-              let b = batches.get(cwd);
-              if (!b) {
-                b = { cmd, paths: [], cwd };
-                batches.set(cwd, b);
-                fi.pendingBatches.push(b);
-              }
-              b.paths.push(dir ? './' + e.name : e.path);
-              return true;
-            },
-            { action: true },
-          );
-        }
-        return T(
-          async (e, fi) => {
-            const p = dir ? './' + (e.depth === 0 ? posix.basename(e.abs) || '/' : e.name) : e.path;
-            const argv = cmd.map((a) => a.split('{}').join(p));
-            const r = await fi.run(argv, dir ? posix.dirname(e.abs) : fi.ctx.cwd);
-            return r.exitCode === 0;
-          },
-          { action: true },
-        );
-      }
-      default:
-        if (t.startsWith('-') && t.length > 1) throw new FindError(`unknown predicate \`${t}'`);
-        throw new FindError(`paths must precede expression: \`${t}'`);
-    }
+    if (Object.hasOwn(PRIMARIES, t)) return PRIMARIES[t]!(this, t);
+    if (t.startsWith('-') && t.length > 1) throw new FindError(`unknown predicate \`${t}'`);
+    throw new FindError(`paths must precede expression: \`${t}'`);
   }
 
   pendingRefs: string[] = [];
 }
+
+type TestFn = (e: Entry, f: Finder) => boolean | Promise<boolean>;
+
+/** A primary's node: `stat` when it needs the entry's stat, `action` when it prints or runs something. */
+function test(name: string, fn: TestFn, o: { stat?: boolean; action?: boolean } = {}): Node {
+  return { k: 'test', fn, name, ...o };
+}
+
+const always = (_p: Parser, t: string): Node => test(t, () => true);
+
+function depthLimit(p: Parser, t: string): Node {
+  const v = p.arg(t);
+  if (!/^\d+$/.test(v)) throw new FindError(`Expected a positive decimal integer argument to ${t}, but got ${fq(v)}`);
+  if (t === '-maxdepth') p.f.maxdepth = Number(v);
+  else p.f.mindepth = Number(v);
+  return test(t, () => true);
+}
+
+/**
+ * GNU (checked against findutils 4.9): emacs has \( \) \| and plain + ? as operators, braces
+ * are literal; the basic syntaxes \( \) \| \{ \} \+ \?. Everything else of (){}|+? is literal;
+ * other escapes (\\, \.) stay as they are.
+ */
+function jsRegexSource(src: string, regextype: string): string {
+  if (regextype !== 'emacs' && regextype !== 'posix-basic' && regextype !== 'grep' && regextype !== 'sed') return src;
+  const emacs = regextype === 'emacs';
+  const escapedOps = emacs ? '()|' : '(){}|+?';
+  return src.replace(/\\([^])|([(){}|+?])/g, (_m, esc: string | undefined, plain: string | undefined) => {
+    if (esc !== undefined) return escapedOps.includes(esc) ? esc : '\\' + esc;
+    return emacs && (plain === '+' || plain === '?') ? plain : '\\' + plain;
+  });
+}
+
+function regex(p: Parser, t: string): Node {
+  const src = p.arg(t);
+  const js = jsRegexSource(src, p.regextype);
+  let re: RegExp;
+  try {
+    re = new RegExp(`^(?:${js})$`, t === '-iregex' ? 'is' : 's');
+  } catch {
+    throw new FindError(`Invalid regular expression ${fq(src)}`);
+  }
+  // A pattern may backtrack for long: the pool watches each match (search-watch.ts).
+  return test(t, (e) => watched(SEARCH.findRegex, () => re.test(e.path)));
+}
+
+function type(p: Parser, t: string): Node {
+  const types = p.arg(t).split(',');
+  for (const x of types) {
+    if (x.length !== 1 || !'bcdpflsD'.includes(x)) {
+      if (x === '') throw new FindError(`Last file type in list argument to ${t} is missing, i.e., list is ending on: ','`);
+      throw new FindError(`Unknown argument to ${t}: ${x}`);
+    }
+  }
+  const wantF = types.includes('f');
+  const wantD = types.includes('d');
+  return test(t, (e) => (e.isDir ? wantD : wantF));
+}
+
+function size(p: Parser, t: string): Node {
+  const v = p.arg(t);
+  const m = /^([+-]?)(\d+)([bcwkMG]?)$/.exec(v);
+  if (!m) {
+    const bad = /^[+-]?\d+(.)/.exec(v);
+    if (bad) throw new FindError(`invalid -size type \`${bad[1]}'`);
+    throw new FindError(`invalid argument \`${v}' to \`-size'`);
+  }
+  const unit = { b: 512, c: 1, w: 2, k: 1024, M: 1048576, G: 1073741824, '': 512 }[m[3] as 'b']!;
+  const n = Number(m[2]);
+  const cmp = m[1];
+  const fn: TestFn = async (e, fi) => {
+    const units = Math.ceil((await fi.stat(e)).size / unit);
+    return cmp === '+' ? units > n : cmp === '-' ? units < n : units === n;
+  };
+  return test(t, fn, { stat: true });
+}
+
+function empty(_p: Parser, t: string): Node {
+  const fn: TestFn = async (e, fi) => (e.isDir ? (await fi.children(e)).length === 0 : (await fi.stat(e)).size === 0);
+  return test(t, fn, { stat: true });
+}
+
+/** -mtime and -mmin (and the a/c forms: the store has only the mtime). */
+function age(p: Parser, t: string): Node {
+  const v = p.arg(t);
+  const m = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)$/.exec(v);
+  if (!m) throw new FindError(`invalid argument \`${v}' to \`${t}'`);
+  const days = t.endsWith('time');
+  const unit = days ? DAY : 60;
+  // GNU: origin is the start time less a day for -Xtime (plus a day less a second for -N).
+  let origin = p.f.now / 1000 - (days ? DAY : 0);
+  if (days && m[1] === '-') origin += DAY - 1;
+  const ref = origin - Number(m[2]) * unit;
+  const cmp = m[1];
+  const fn: TestFn = async (e, fi) => {
+    const mt = (await fi.stat(e)).mtime.getTime() / 1000;
+    return cmp === '+' ? mt < ref : cmp === '-' ? mt > ref : mt >= ref && mt < ref + unit;
+  };
+  return test(t, fn, { stat: true });
+}
+
+function newer(p: Parser, t: string): Node {
+  const v = p.arg(t);
+  const fn: TestFn = async (e, fi) => {
+    const ref = await refTime(fi, v);
+    return (await fi.stat(e)).mtime.getTime() > ref;
+  };
+  const node = test(t, fn, { stat: true });
+  p.pendingRefs.push(v);
+  return node;
+}
+
+function perm(p: Parser, t: string): Node {
+  const v = p.arg(t);
+  const m = /^([-/]?)([0-7]{1,4})$/.exec(v);
+  if (!m) throw new FindError(`invalid mode ${fq(v)}`);
+  const want = parseInt(m[2]!, 8);
+  const fn: TestFn = async (e, fi) => {
+    const mode = (await fi.stat(e)).mode & 0o7777;
+    if (m[1] === '-') return (mode & want) === want;
+    if (m[1] === '/') return want === 0 || (mode & want) !== 0;
+    return mode === want;
+  };
+  return test(t, fn, { stat: true });
+}
+
+function printfAction(p: Parser, t: string): Node {
+  const fmt = p.arg(t);
+  const fn: TestFn = async (e, fi) => {
+    fi.print(await printf(fmt, e, fi));
+    return true;
+  };
+  return test(t, fn, { action: true, stat: /%[-+ #0-9.]*[skmMtTaAcC]/.test(fmt) });
+}
+
+function prune(p: Parser, t: string): Node {
+  const f = p.f;
+  return test(t, (e) => {
+    if (e.isDir && !f.depthFirst) pruned.add(e);
+    return true;
+  });
+}
+
+function quit(_p: Parser, t: string): Node {
+  return test(t, (_e, fi) => {
+    fi.quit = true;
+    return true;
+  });
+}
+
+function deleteAction(p: Parser, t: string): Node {
+  p.f.depthFirst = true;
+  const fn: TestFn = async (e, fi) => {
+    if (e.path === '.' || e.path === './') return true;
+    try {
+      await fi.fs.rm(e.abs, { recursive: false, force: false });
+      return true;
+    } catch (err) {
+      fi.fail(`cannot delete ${fq(e.path)}: ${errnoMessage(err)}`);
+      return false;
+    }
+  };
+  return test(t, fn, { action: true });
+}
+
+/** -exec's command, up to `;` or `{} +` (then `plus`). */
+function execCommand(p: Parser, t: string): { cmd: string[]; plus: boolean } {
+  const cmd: string[] = [];
+  for (;;) {
+    const a = p.toks[p.i];
+    if (a === undefined) throw new FindError(`missing argument to \`${t}'`);
+    p.i++;
+    if (a === ';') break;
+    if (a === '+' && cmd.length && cmd[cmd.length - 1] === '{}') {
+      cmd.pop();
+      return { cmd, plus: true };
+    }
+    cmd.push(a);
+  }
+  return { cmd, plus: false };
+}
+
+/** `{} +`: the paths are collected, one batch per directory the command runs in, and run at the end. */
+function execBatched(t: string, cmd: string[], dir: boolean): Node {
+  const batches = new Map<string, { cmd: string[]; paths: string[]; cwd: string }>();
+  const fn: TestFn = (e, fi) => {
+    const cwd = dir ? posix.dirname(e.abs) : fi.ctx.cwd;
+    let b = batches.get(cwd);
+    if (!b) {
+      b = { cmd, paths: [], cwd };
+      batches.set(cwd, b);
+      fi.pendingBatches.push(b);
+    }
+    b.paths.push(dir ? './' + e.name : e.path);
+    return true;
+  };
+  return test(t, fn, { action: true });
+}
+
+function exec(p: Parser, t: string): Node {
+  if (!p.ctx.exec) throw new FindError(`${t} is not available here`);
+  const { cmd, plus } = execCommand(p, t);
+  if (!cmd.length) throw new FindError(`missing argument to \`${t}'`);
+  p.f.bytes = true;
+  const dir = t === '-execdir';
+  if (plus) return execBatched(t, cmd, dir);
+  const fn: TestFn = async (e, fi) => {
+    const path = dir ? './' + (e.depth === 0 ? posix.basename(e.abs) || '/' : e.name) : e.path;
+    const argv = cmd.map((a) => a.split('{}').join(path));
+    const r = await fi.run(argv, dir ? posix.dirname(e.abs) : fi.ctx.cwd);
+    return r.exitCode === 0;
+  };
+  return test(t, fn, { action: true });
+}
+
+function name(p: Parser, t: string): Node {
+  const m = globMatcher(p.arg(t), t === '-iname');
+  return test(t, (e) => m(e.name));
+}
+
+function path(p: Parser, t: string): Node {
+  const m = globMatcher(p.arg(t), t === '-ipath' || t === '-iwholename');
+  return test(t, (e) => m(e.path));
+}
+
+/** A primary that takes an argument and never matches here (no links, no access times). */
+function neverWithArg(p: Parser, t: string): Node {
+  p.arg(t);
+  return test(t, () => false);
+}
+
+/**
+ * Each primary by name. Global options are true, like GNU; those about links, filesystems and
+ * warnings change nothing here.
+ */
+const PRIMARIES: Readonly<Record<string, (p: Parser, t: string) => Node>> = {
+  // ---- global options ----
+  '-maxdepth': depthLimit,
+  '-mindepth': depthLimit,
+  '-depth': (p, t) => {
+    p.f.depthFirst = true;
+    return test(t, () => true);
+  },
+  '-d': (p, t) => PRIMARIES['-depth']!(p, t),
+  '-regextype': (p, t) => {
+    p.regextype = p.arg(t);
+    return test(t, () => true);
+  },
+  '-xdev': always,
+  '-mount': always,
+  '-noleaf': always,
+  '-ignore_readdir_race': always,
+  '-noignore_readdir_race': always,
+  '-follow': always,
+  '-warn': always,
+  '-nowarn': always,
+  '-daystart': always,
+  // ---- tests ----
+  '-true': always,
+  '-false': (_p, t) => test(t, () => false),
+  '-name': name,
+  '-iname': name,
+  '-path': path,
+  '-wholename': path,
+  '-ipath': path,
+  '-iwholename': path,
+  '-lname': neverWithArg,
+  '-ilname': neverWithArg,
+  '-regex': regex,
+  '-iregex': regex,
+  '-type': type,
+  '-xtype': type,
+  '-size': size,
+  '-empty': empty,
+  '-mtime': age,
+  '-atime': age,
+  '-ctime': age,
+  '-mmin': age,
+  '-amin': age,
+  '-cmin': age,
+  '-newer': newer,
+  '-anewer': newer,
+  '-cnewer': newer,
+  '-used': neverWithArg,
+  '-readable': always,
+  '-writable': always,
+  '-executable': (_p, t) => test(t, (e) => e.isDir),
+  '-perm': perm,
+  // ---- actions ----
+  '-print': (_p, t) => test(t, (e, fi) => (fi.print(e.path + '\n'), true), { action: true }),
+  '-print0': (_p, t) => test(t, (e, fi) => (fi.print(e.path + '\0'), true), { action: true }),
+  '-printf': printfAction,
+  '-prune': prune,
+  '-quit': quit,
+  '-delete': deleteAction,
+  '-exec': exec,
+  '-execdir': exec,
+};

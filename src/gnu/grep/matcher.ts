@@ -148,166 +148,206 @@ export function asciiEngine(m: Matcher): Engine {
   return m.ascii;
 }
 
-/** The patterns compiled into one matcher, with GNU's diagnostics for bad ones. */
-export function compile(g: Grep, keys: PatternLoc[], o: Options): Matcher {
-  const eol = g.eol;
-  const matcher = o.matcher ?? 'G';
-  if (matcher === 'P') {
-    if (keys.length > 1) {
-      g.error('the -P option only supports a single pattern');
-      throw new GrepExit(2);
-    }
-    let t: { src: string; icase: boolean };
-    try {
-      // -w is pasted around the pattern as text (so a trailing backslash escapes its ')').
-      const text = keys[0]?.text ?? '';
-      t = translatePerl(o.words && !o.lines ? `(?<!\\w)(?:${text})(?!\\w)` : text, eol);
-    } catch (e) {
-      if (e instanceof PatternError) {
-        g.error(e.message);
-        throw new GrepExit(2);
-      }
-      throw e;
-    }
-    let src = t.src;
-    if (o.lines) src = `(?<=^|${esc(eol)})(?:${src})(?=${esc(eol)}|$)`;
-    try {
-      return buildMatcher(src, o.icase || t.icase, null, false, false, eol);
-    } catch (e) {
-      g.error(pcreMessage(String((e as Error).message)));
-      throw new GrepExit(2);
-    }
-  }
+function fail(g: Grep, message: string): never {
+  g.error(message);
+  throw new GrepExit(2);
+}
 
-  const parts: string[] = [];
-  const oParts: string[] = [];
-  let wrappedLines: string | null = null;
-  let filter: string | null = null;
-  let lit: string | null = null;
-  let pure = false;
-  let ambiguous = keys.length > 1;
-  if (matcher === 'F') {
-    for (const k of keys) parts.push(Array.from(k.text).map(esc).join(''));
-    oParts.push(...parts);
-    if (keys.length === 1) {
-      lit = keys[0]!.text;
-      pure = true;
-    }
-  } else {
-    // glibc checks every pattern first and reports each error; then the DFA parses them all.
-    const results: Translation[] = [];
-    let failed = false;
-    let groups = 0;
-    for (const k of keys) {
-      try {
-        const t = new PosixTranslator(k.text, matcher === 'E', o.icase, eol, groups).translate();
-        groups += t.groups;
-        results.push(t);
-      } catch (e) {
-        if (!(e instanceof PatternError)) throw e;
-        failed = true;
-        g.error(k.file ? `${k.file}:${k.line}: ${e.message}` : e.message);
-      }
-    }
-    if (failed) throw new GrepExit(2);
-    // Where the DFA gives up, glibc's regex decides what matches, and it reads a few odd
-    // patterns (repetitions after anchors or at the start) differently; -o always uses it.
-    const glibc: Translation[] = [];
-    // -w wraps the patterns in [^[:alnum:]_] brackets, which the DFA cannot do in UTF-8.
-    const useGlibc = o.words || results.some((t) => t.unsupported);
-    if (useGlibc || o.onlyMatching || o.color) {
-      let g = 0;
-      for (const k of keys) {
-        const t = new PosixTranslator(k.text, matcher === 'E', o.icase, eol, g, true).translate();
-        g += t.groups;
-        glibc.push(t);
-      }
-    }
-    for (const t of results) {
-      for (const ev of t.dfa) {
-        if ('warn' in ev) g.error(`warning: ${ev.warn}`);
-        else {
-          g.error(ev.error);
-          throw new GrepExit(2);
-        }
-      }
-    }
-    const sel = useGlibc ? glibc : results;
-    for (const t of sel) {
-      parts.push(t.src);
-      if (t.ambiguous) ambiguous = true;
-    }
-    for (const t of glibc) {
-      oParts.push(t.src);
-      if (t.ambiguous) ambiguous = true;
-    }
-    if (sel.length === 1) {
-      lit = sel[0]!.lit;
-      pure = sel[0]!.pure;
-    }
-    // The DFA's superset still screens lines first: it matters where the DFA reads the
-    // patterns differently (odd repetitions, or a ')' closing the -w/-x wrapper early).
-    if (useGlibc && (results.some((t, k) => t.src !== glibc[k]!.src) || ((o.words || o.lines) && results.some((t) => t.unmatchedClose)))) {
-      const ere = matcher === 'E';
-      const alt = ere ? '|' : '\\|';
-      let text = keys.map((k) => k.text).join(alt);
-      if (o.words) text = ere ? `(^|[^[:alnum:]_])(${text})([^[:alnum:]_]|$)` : `\\(^\\|[^[:alnum:]_]\\)\\(${text}\\)\\([^[:alnum:]_]\\|$\\)`;
-      else if (o.lines) text = ere ? `^(${text})$` : `^\\(${text}\\)$`;
-      try {
-        filter = new PosixTranslator(text, ere, o.icase, eol, 0, false, true).translate().src;
-      } catch {
-        /* no screening */
-      }
-    }
-    if (o.lines && !useGlibc) {
-      // The DFA reads -x as the text `^(PATTERNS)$`, so an unmatched ')' in an ERE closes
-      // that group early ('a|)|' then matches every line): translate exactly that text.
-      const ere = matcher === 'E';
-      const text = (ere ? '^(' : '^\\(') + keys.map((k) => k.text).join(ere ? '|' : '\\|') + (ere ? ')$' : '\\)$');
-      try {
-        wrappedLines = new PosixTranslator(text, ere, o.icase, eol, 0).translate().src;
-        lit = null;
-      } catch {
-        /* keep the plain wrapping */
-      }
-    }
+/** -P: one pattern, translated from PCRE. */
+function compilePerl(g: Grep, keys: PatternLoc[], o: Options, eol: string): Matcher {
+  if (keys.length > 1) fail(g, 'the -P option only supports a single pattern');
+  let t: { src: string; icase: boolean };
+  try {
+    // -w is pasted around the pattern as text (so a trailing backslash escapes its ')').
+    const text = keys[0]?.text ?? '';
+    t = translatePerl(o.words && !o.lines ? `(?<!\\w)(?:${text})(?!\\w)` : text, eol);
+  } catch (e) {
+    if (e instanceof PatternError) fail(g, e.message);
+    throw e;
   }
-  const E = esc(eol);
-  const W = wordClass();
-  const join = (ps: string[]): string => (ps.length === 1 ? ps[0]! : ps.map((p) => `(?:${p})`).join('|'));
-  const combine = (ps: string[]): string => {
-    const s = join(ps);
-    return o.lines ? `(?<=^|${E})(?:${s})(?=${E}|$)` : o.words ? `(?<!${W})(?:${s})(?!${W})` : s;
+  let src = t.src;
+  if (o.lines) src = `(?<=^|${esc(eol)})(?:${src})(?=${esc(eol)}|$)`;
+  try {
+    return buildMatcher(src, o.icase || t.icase, null, false, false, eol);
+  } catch (e) {
+    fail(g, pcreMessage(String((e as Error).message)));
+  }
+}
+
+/** The translated patterns, before -w / -x wrap them, and what the prefilter may use. */
+interface Parts {
+  parts: string[];
+  /** For -o: glibc's reading. */
+  oParts: string[];
+  /** -x as the DFA reads it, when that differs from wrapping the parts. */
+  wrappedLines: string | null;
+  filter: string | null;
+  lit: string | null;
+  pure: boolean;
+  ambiguous: boolean;
+}
+
+function fixedParts(keys: PatternLoc[]): Parts {
+  const parts = keys.map((k) => Array.from(k.text).map(esc).join(''));
+  const single = keys.length === 1;
+  return {
+    parts,
+    oParts: [...parts],
+    wrappedLines: null,
+    filter: null,
+    lit: single ? keys[0]!.text : null,
+    pure: single,
+    ambiguous: keys.length > 1,
   };
-  const src = wrappedLines ?? combine(parts);
-  const oSrc = oParts.length ? combine(oParts) : combine(parts);
-  // GNU's -w accepts an empty match only where no longer match starts (see Grep.wordEmptyOk).
-  let wordEmpty: string | null = null;
-  if (o.words) {
-    const inner = join(parts);
-    const probe = new RegExp(inner, `gv${o.icase ? 'i' : ''}`);
-    for (const t of ['', 'a', ' ', ' a', 'a ', 'a a']) {
-      probe.lastIndex = 0;
-      let r: RegExpExecArray | null;
-      while ((r = probe.exec(t)) !== null && r[0].length) probe.lastIndex = r.index + r[0].length;
-      if (r !== null) {
-        wordEmpty = inner;
-        break;
-      }
+}
+
+/** glibc checks every pattern first and reports each error; then the DFA parses them all. */
+function translateAll(g: Grep, keys: PatternLoc[], ere: boolean, o: Options, eol: string): Translation[] {
+  const results: Translation[] = [];
+  let failed = false;
+  let groups = 0;
+  for (const k of keys) {
+    try {
+      const t = new PosixTranslator(k.text, ere, o.icase, eol, groups).translate();
+      groups += t.groups;
+      results.push(t);
+    } catch (e) {
+      if (!(e instanceof PatternError)) throw e;
+      failed = true;
+      g.error(k.file ? `${k.file}:${k.line}: ${e.message}` : e.message);
     }
   }
+  if (failed) throw new GrepExit(2);
+  return results;
+}
+
+/** The patterns as glibc's regex reads them. */
+function glibcTranslations(keys: PatternLoc[], ere: boolean, o: Options, eol: string): Translation[] {
+  const glibc: Translation[] = [];
+  let groups = 0;
+  for (const k of keys) {
+    const t = new PosixTranslator(k.text, ere, o.icase, eol, groups, true).translate();
+    groups += t.groups;
+    glibc.push(t);
+  }
+  return glibc;
+}
+
+/** The DFA's warnings, and its first error (which ends grep). */
+function reportDfa(g: Grep, results: Translation[]): void {
+  for (const t of results) {
+    for (const ev of t.dfa) {
+      if ('warn' in ev) g.error(`warning: ${ev.warn}`);
+      else fail(g, ev.error);
+    }
+  }
+}
+
+/**
+ * The DFA's superset still screens lines first: it matters where the DFA reads the patterns
+ * differently (odd repetitions, or a ')' closing the -w/-x wrapper early).
+ */
+function dfaFilter(keys: PatternLoc[], ere: boolean, o: Options, eol: string): string | null {
+  let text = keys.map((k) => k.text).join(ere ? '|' : '\\|');
+  if (o.words) text = ere ? `(^|[^[:alnum:]_])(${text})([^[:alnum:]_]|$)` : `\\(^\\|[^[:alnum:]_]\\)\\(${text}\\)\\([^[:alnum:]_]\\|$\\)`;
+  else if (o.lines) text = ere ? `^(${text})$` : `^\\(${text}\\)$`;
+  try {
+    return new PosixTranslator(text, ere, o.icase, eol, 0, false, true).translate().src;
+  } catch {
+    return null; // no screening
+  }
+}
+
+/**
+ * The DFA reads -x as the text `^(PATTERNS)$`, so an unmatched ')' in an ERE closes that group
+ * early ('a|)|' then matches every line): translate exactly that text.
+ */
+function dfaLines(keys: PatternLoc[], ere: boolean, o: Options, eol: string): string | null {
+  const text = (ere ? '^(' : '^\\(') + keys.map((k) => k.text).join(ere ? '|' : '\\|') + (ere ? ')$' : '\\)$');
+  try {
+    return new PosixTranslator(text, ere, o.icase, eol, 0).translate().src;
+  } catch {
+    return null; // keep the plain wrapping
+  }
+}
+
+function posixParts(g: Grep, keys: PatternLoc[], o: Options, ere: boolean, eol: string): Parts {
+  const results = translateAll(g, keys, ere, o, eol);
+  // Where the DFA gives up, glibc's regex decides what matches, and it reads a few odd
+  // patterns (repetitions after anchors or at the start) differently; -o always uses it.
+  // -w wraps the patterns in [^[:alnum:]_] brackets, which the DFA cannot do in UTF-8.
+  const useGlibc = o.words || results.some((t) => t.unsupported);
+  const glibc = useGlibc || o.onlyMatching || o.color ? glibcTranslations(keys, ere, o, eol) : [];
+  reportDfa(g, results);
+  const sel = useGlibc ? glibc : results;
+  const p: Parts = { parts: [], oParts: [], wrappedLines: null, filter: null, lit: null, pure: false, ambiguous: keys.length > 1 };
+  for (const t of sel) {
+    p.parts.push(t.src);
+    if (t.ambiguous) p.ambiguous = true;
+  }
+  for (const t of glibc) {
+    p.oParts.push(t.src);
+    if (t.ambiguous) p.ambiguous = true;
+  }
+  if (sel.length === 1) {
+    p.lit = sel[0]!.lit;
+    p.pure = sel[0]!.pure;
+  }
+  if (useGlibc && (results.some((t, k) => t.src !== glibc[k]!.src) || ((o.words || o.lines) && results.some((t) => t.unmatchedClose))))
+    p.filter = dfaFilter(keys, ere, o, eol);
+  if (o.lines && !useGlibc) {
+    p.wrappedLines = dfaLines(keys, ere, o, eol);
+    if (p.wrappedLines !== null) p.lit = null;
+  }
+  return p;
+}
+
+/** GNU's -w accepts an empty match only where no longer match starts (see Grep.wordEmptyOk): the pattern when it can match empty. */
+function wordEmptySource(inner: string, icase: boolean): string | null {
+  const probe = new RegExp(inner, `gv${icase ? 'i' : ''}`);
+  for (const t of ['', 'a', ' ', ' a', 'a ', 'a a']) {
+    probe.lastIndex = 0;
+    let r: RegExpExecArray | null;
+    while ((r = probe.exec(t)) !== null && r[0].length) probe.lastIndex = r.index + r[0].length;
+    if (r !== null) return inner;
+  }
+  return null;
+}
+
+/** The literal prefilter: not under -w / -x, and case-exact, so under -i only when folding cannot change it. */
+function prefilter(p: Parts, o: Options): { lit: string | null; pure: boolean } {
+  let { lit, pure } = p;
   if (o.lines || o.words) pure = false;
   if (o.icase && lit !== null) {
-    // The prefilter is case-exact: only usable when case folding cannot change the literal.
     if (!/^[\x00-\x40\x5b-\x60\x7b-\x7f]*$/.test(lit)) lit = null;
     pure = false;
   }
   if (lit === '' && !pure) lit = null;
-  const m = buildMatcher(src, o.icase, lit, pure && lit !== null, ambiguous && (o.onlyMatching || o.color), eol, oSrc);
+  return { lit, pure: pure && lit !== null };
+}
+
+/** The patterns compiled into one matcher, with GNU's diagnostics for bad ones. */
+export function compile(g: Grep, keys: PatternLoc[], o: Options): Matcher {
+  const eol = g.eol;
+  const matcher = o.matcher ?? 'G';
+  if (matcher === 'P') return compilePerl(g, keys, o, eol);
+  const p = matcher === 'F' ? fixedParts(keys) : posixParts(g, keys, o, matcher === 'E', eol);
+  const E = esc(eol);
+  const W = wordClass();
+  const join = (ps: string[]): string => (ps.length === 1 ? ps[0]! : ps.map((x) => `(?:${x})`).join('|'));
+  const combine = (ps: string[]): string => {
+    const s = join(ps);
+    return o.lines ? `(?<=^|${E})(?:${s})(?=${E}|$)` : o.words ? `(?<!${W})(?:${s})(?!${W})` : s;
+  };
+  const src = p.wrappedLines ?? combine(p.parts);
+  const oSrc = p.oParts.length ? combine(p.oParts) : combine(p.parts);
+  const wordEmpty = o.words ? wordEmptySource(join(p.parts), o.icase) : null;
+  const { lit, pure } = prefilter(p, o);
+  const m = buildMatcher(src, o.icase, lit, pure, p.ambiguous && (o.onlyMatching || o.color), eol, oSrc);
   m.wordEmpty = wordEmpty;
-  if (filter !== null) {
-    m.filter = filter;
-    m.uni.filterRe = new RegExp(`[^${E}]*?(?:${filter})`, `y${m.uni.flags}`);
+  if (p.filter !== null) {
+    m.filter = p.filter;
+    m.uni.filterRe = new RegExp(`[^${E}]*?(?:${p.filter})`, `y${m.uni.flags}`);
   }
   return m;
 }

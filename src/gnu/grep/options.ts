@@ -104,9 +104,19 @@ export function parseCount(s: string): number | null {
   return Math.min(v, Number.MAX_SAFE_INTEGER);
 }
 
-/** grep's options, parsed as getopt_long does (permutation, -NUM context), applied in order. */
-export async function parseArgs(g: Grep, argv: string[]): Promise<{ o: Options; operands: string[] }> {
-  const o: Options = {
+/** What parsing carries from one option to the next, besides the options themselves. */
+interface ParseState {
+  g: Grep;
+  o: Options;
+  showHelp: boolean;
+  showVersion: boolean;
+  /** The digits of a pending -NUM context length, and the argument they came from. */
+  digits: string;
+  digitElem: number;
+}
+
+function defaultOptions(): Options {
+  return {
     matcher: null,
     keys: null,
     after: -1,
@@ -138,298 +148,224 @@ export async function parseArgs(g: Grep, argv: string[]): Promise<{ o: Options; 
     files: [new ExcludeList(true), new ExcludeList(false)],
     dirs: [new ExcludeList(true), new ExcludeList(false)],
   };
+}
+
+function fail(g: Grep, message: string): never {
+  g.error(message);
+  throw new GrepExit(2);
+}
+
+function flushDigits(p: ParseState): void {
+  if (!p.digits) return;
+  const v = parseCount(p.digits);
+  if (v === null || v < 0) fail(p.g, `${p.digits}: invalid context length argument`);
+  p.o.context = v;
+  p.digits = '';
+}
+
+function setMatcher(p: ParseState, m: 'G' | 'E' | 'F' | 'P'): void {
+  if (p.o.matcher !== null && p.o.matcher !== m) fail(p.g, 'conflicting matchers specified');
+  p.o.matcher = m;
+}
+
+function ctxArg(g: Grep, s: string): number {
+  const v = parseCount(s);
+  if (v === null || v < 0) fail(g, `${s}: invalid context length argument`);
+  return v;
+}
+
+function addKeys(o: Options, text: string, file: string): void {
+  const pats = text.split('\n');
+  pats.pop();
+  o.keys ??= [];
+  pats.forEach((p, k) => o.keys!.push({ text: p, file, line: k + 1 }));
+}
+
+const MATCHER_NAMES: Record<string, 'G' | 'E' | 'F' | 'P'> = { grep: 'G', egrep: 'E', fgrep: 'F', perl: 'P' };
+
+function matcherByName(p: ParseState, arg: string): void {
+  const m = Object.hasOwn(MATCHER_NAMES, arg) ? MATCHER_NAMES[arg] : undefined;
+  if (!m) fail(p.g, `invalid matcher ${arg}`);
+  setMatcher(p, m);
+}
+
+/** --directories: an unambiguous prefix of a choice counts, as argmatch allows. */
+function directoriesArg(p: ParseState, v: string): void {
+  const choices = ['read', 'recurse', 'skip'];
+  const hits = choices.filter((c) => c.startsWith(v));
+  const pick = choices.includes(v) ? v : hits.length === 1 ? hits[0]! : null;
+  if (pick === null || v === '') {
+    p.g.err.push(
+      `grep: ${hits.length > 1 ? 'ambiguous' : 'invalid'} argument \u2018${v}\u2019 for \u2018--directories\u2019\nValid arguments are:\n  - \u2018read\u2019\n  - \u2018recurse\u2019\n  - \u2018skip\u2019\n${USAGE_TAIL}`,
+    );
+    throw new GrepExit(1);
+  }
+  p.o.directories = pick as Options['directories'];
+  if (pick === 'recurse') p.o.lastRecursive = true;
+}
+
+async function readPatternFile(g: Grep, arg: string): Promise<string> {
+  if (arg === '-') {
+    g.stdinUsed = true;
+    return Buffer.from(latin1FromBytes(g.ctx.stdin), 'latin1').toString('utf8');
+  }
+  try {
+    const abs = g.fs.resolvePath(g.ctx.cwd, arg);
+    const st = await g.fs.stat(abs);
+    // fopen succeeds on a directory; reading it fails.
+    if (st.isDirectory) fail(g, `${arg}: Is a directory`);
+    return Buffer.from(await g.fs.readFileBuffer(abs)).toString('utf8');
+  } catch (e) {
+    if (e instanceof GrepExit) throw e;
+    fail(g, `${arg}: ${errnoMessage(e, null)}`);
+  }
+}
+
+async function patternFile(p: ParseState, arg: string): Promise<void> {
+  let content = await readPatternFile(p.g, arg);
+  if (content.length && !content.endsWith('\n')) content += '\n';
+  addKeys(p.o, content, arg);
+  if (p.o.keys === null) p.o.keys = [];
+}
+
+function maxCountArg(p: ParseState, arg: string): void {
+  const v = parseCount(arg);
+  if (v === null) fail(p.g, 'invalid max count');
+  p.o.maxCount = v;
+}
+
+function binaryFilesArg(p: ParseState, arg: string): void {
+  if (arg === 'binary' || arg === 'text' || arg === 'without-match') p.o.binaryFiles = arg;
+  else fail(p.g, 'unknown binary-files type');
+}
+
+function colorArg(p: ParseState, arg: string | undefined): void {
+  if (arg === undefined) return;
+  if (/^(always|yes|force)$/i.test(arg)) p.o.color = true;
+  else if (/^(never|no|none|auto|tty|if-tty)$/i.test(arg)) p.o.color = false;
+  else p.showHelp = true;
+}
+
+function addFileGlob(o: Options, glob: string, include: boolean): void {
+  o.files[0]!.add(glob, include);
+  o.files[1]!.add(glob, include);
+}
+
+async function excludeFrom(p: ParseState, arg: string): Promise<void> {
+  const { g } = p;
+  let content: string;
+  try {
+    content = Buffer.from(await g.fs.readFileBuffer(g.fs.resolvePath(g.ctx.cwd, arg))).toString('utf8');
+  } catch (e) {
+    fail(g, `${arg}: ${errnoMessage(e, null)}`);
+  }
+  for (const line of content.split('\n')) if (line) addFileGlob(p.o, line, false);
+}
+
+function excludeDir(o: Options, arg: string): void {
+  let v = arg;
+  while (v.length > 1 && v.endsWith('/')) v = v.slice(0, -1);
+  o.dirs[0]!.add(v, false);
+  o.dirs[1]!.add(v, false);
+}
+
+function recurse(o: Options, deref: boolean): void {
+  if (deref) o.deref = true;
+  o.directories = 'recurse';
+  o.lastRecursive = true;
+}
+
+type Handler = (p: ParseState, arg: string | undefined) => void | Promise<void>;
+
+/** What each option does, by its getopt key; a key missing here (-U, --line-buffered) is accepted and ignored. */
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  A: (p, a) => void (p.o.after = ctxArg(p.g, a!)),
+  B: (p, a) => void (p.o.before = ctxArg(p.g, a!)),
+  C: (p, a) => void (p.o.context = ctxArg(p.g, a!)),
+  D: (p, a) => {
+    if (a !== 'read' && a !== 'skip') fail(p.g, 'unknown devices method');
+  },
+  E: (p) => setMatcher(p, 'E'),
+  F: (p) => setMatcher(p, 'F'),
+  P: (p) => setMatcher(p, 'P'),
+  G: (p) => setMatcher(p, 'G'),
+  X: (p, a) => matcherByName(p, a!),
+  H: (p) => void (p.o.filenameOpt = 1),
+  I: (p) => void (p.o.binaryFiles = 'without-match'),
+  T: (p) => void (p.o.alignTabs = true),
+  u: (p) => p.g.error('warning: --unix-byte-offsets (-u) is obsolete'),
+  V: (p) => void (p.showVersion = true),
+  a: (p) => void (p.o.binaryFiles = 'text'),
+  b: (p) => void (p.o.byteOffset = true),
+  c: (p) => void (p.o.count = true),
+  d: (p, a) => directoriesArg(p, a!),
+  e: (p, a) => addKeys(p.o, a! + '\n', ''),
+  f: (p, a) => patternFile(p, a!),
+  h: (p) => void (p.o.filenameOpt = -1),
+  i: (p) => void (p.o.icase = true),
+  'no-ignore-case': (p) => void (p.o.icase = false),
+  L: (p) => void (p.o.list = 2),
+  l: (p) => void (p.o.list = 1),
+  m: (p, a) => maxCountArg(p, a!),
+  n: (p) => void (p.o.lineNumbers = true),
+  o: (p) => void (p.o.onlyMatching = true),
+  q: (p) => void (p.o.quiet = true),
+  R: (p) => recurse(p.o, true),
+  r: (p) => recurse(p.o, false),
+  s: (p) => void (p.o.suppress = true),
+  v: (p) => void (p.o.invert = true),
+  w: (p) => void (p.o.words = true),
+  x: (p) => void (p.o.lines = true),
+  y: (p) => void (p.o.icase = true),
+  Z: (p) => void (p.o.nullName = true),
+  z: (p) => void (p.o.nullData = true),
+  'binary-files': (p, a) => binaryFilesArg(p, a!),
+  color: (p, a) => colorArg(p, a),
+  exclude: (p, a) => addFileGlob(p.o, a!, false),
+  include: (p, a) => addFileGlob(p.o, a!, true),
+  'exclude-from': (p, a) => excludeFrom(p, a!),
+  'exclude-dir': (p, a) => excludeDir(p.o, a!),
+  'group-separator': (p, a) => void (p.o.groupSeparator = a!),
+  'no-group-separator': (p) => void (p.o.groupSeparator = null),
+  label: (p, a) => void (p.o.label = a!),
+  help: (p) => void (p.showHelp = true),
+};
+
+/** -NUM: the digits of one argument make one context length (`-1 -5` is 5, `-15` 15). */
+function contextDigit(p: ParseState, digit: string, index: number): void {
+  if (p.digitElem !== index || !p.digits) p.digits = '';
+  if (p.digits === '0') p.digits = '';
+  p.digits += digit;
+  p.digitElem = index;
+}
+
+/** grep's options, parsed as getopt_long does (permutation, -NUM context), applied in order. */
+export async function parseArgs(g: Grep, argv: string[]): Promise<{ o: Options; operands: string[] }> {
+  const o = defaultOptions();
   g.o = o;
+  const p: ParseState = { g, o, showHelp: false, showVersion: false, digits: '', digitElem: -1 };
   const operands: string[] = [];
-  let showHelp = false;
-  let showVersion = false;
-  let digits = '';
-  let digitElem = -1;
-  const flushDigits = () => {
-    if (digits) {
-      const v = parseCount(digits);
-      if (v === null || v < 0) {
-        g.error(`${digits}: invalid context length argument`);
-        throw new GrepExit(2);
-      }
-      o.context = v;
-      digits = '';
-    }
-  };
-  const setMatcher = (m: 'G' | 'E' | 'F' | 'P') => {
-    if (o.matcher !== null && o.matcher !== m) {
-      g.error('conflicting matchers specified');
-      throw new GrepExit(2);
-    }
-    o.matcher = m;
-  };
-  const ctxArg = (s: string): number => {
-    const v = parseCount(s);
-    if (v === null || v < 0) {
-      g.error(`${s}: invalid context length argument`);
-      throw new GrepExit(2);
-    }
-    return v;
-  };
-  const addKeys = (text: string, file: string) => {
-    const pats = text.split('\n');
-    pats.pop();
-    o.keys ??= [];
-    pats.forEach((p, k) => o.keys!.push({ text: p, file, line: k + 1 }));
-  };
-
-  const apply = async (key: string, arg: string | undefined): Promise<void> => {
-    if (key !== 'digit') flushDigits();
-    switch (key) {
-      case 'A':
-        o.after = ctxArg(arg!);
-        break;
-      case 'B':
-        o.before = ctxArg(arg!);
-        break;
-      case 'C':
-        o.context = ctxArg(arg!);
-        break;
-      case 'D':
-        if (arg !== 'read' && arg !== 'skip') {
-          g.error('unknown devices method');
-          throw new GrepExit(2);
-        }
-        break;
-      case 'E':
-        setMatcher('E');
-        break;
-      case 'F':
-        setMatcher('F');
-        break;
-      case 'P':
-        setMatcher('P');
-        break;
-      case 'G':
-        setMatcher('G');
-        break;
-      case 'X': {
-        const map: Record<string, 'G' | 'E' | 'F' | 'P'> = { grep: 'G', egrep: 'E', fgrep: 'F', perl: 'P' };
-        const m = Object.hasOwn(map, arg!) ? map[arg!] : undefined;
-        if (!m) {
-          g.error(`invalid matcher ${arg}`);
-          throw new GrepExit(2);
-        }
-        setMatcher(m);
-        break;
-      }
-      case 'H':
-        o.filenameOpt = 1;
-        break;
-      case 'I':
-        o.binaryFiles = 'without-match';
-        break;
-      case 'T':
-        o.alignTabs = true;
-        break;
-      case 'U':
-        break;
-      case 'u':
-        g.error('warning: --unix-byte-offsets (-u) is obsolete');
-        break;
-      case 'V':
-        showVersion = true;
-        break;
-      case 'a':
-        o.binaryFiles = 'text';
-        break;
-      case 'b':
-        o.byteOffset = true;
-        break;
-      case 'c':
-        o.count = true;
-        break;
-      case 'd': {
-        const v = arg!;
-        const choices = ['read', 'recurse', 'skip'];
-        const hits = choices.filter((c) => c.startsWith(v));
-        const pick = choices.includes(v) ? v : hits.length === 1 ? hits[0]! : null;
-        if (pick === null || v === '') {
-          g.err.push(
-            `grep: ${hits.length > 1 ? 'ambiguous' : 'invalid'} argument \u2018${v}\u2019 for \u2018--directories\u2019\nValid arguments are:\n  - \u2018read\u2019\n  - \u2018recurse\u2019\n  - \u2018skip\u2019\n${USAGE_TAIL}`,
-          );
-          throw new GrepExit(1);
-        }
-        o.directories = pick as Options['directories'];
-        if (pick === 'recurse') o.lastRecursive = true;
-        break;
-      }
-      case 'e':
-        addKeys(arg! + '\n', '');
-        break;
-      case 'f': {
-        let content: string;
-        if (arg === '-') {
-          content = Buffer.from(latin1FromBytes(g.ctx.stdin), 'latin1').toString('utf8');
-          g.stdinUsed = true;
-        } else {
-          try {
-            const abs = g.fs.resolvePath(g.ctx.cwd, arg!);
-            const st = await g.fs.stat(abs);
-            if (st.isDirectory) {
-              // fopen succeeds on a directory; reading it fails.
-              g.error(`${arg}: Is a directory`);
-              throw new GrepExit(2);
-            }
-            content = Buffer.from(await g.fs.readFileBuffer(abs)).toString('utf8');
-          } catch (e) {
-            if (e instanceof GrepExit) throw e;
-            g.error(`${arg}: ${errnoMessage(e, null)}`);
-            throw new GrepExit(2);
-          }
-        }
-        if (content.length && !content.endsWith('\n')) content += '\n';
-        addKeys(content, arg!);
-        if (o.keys === null) o.keys = [];
-        break;
-      }
-      case 'h':
-        o.filenameOpt = -1;
-        break;
-      case 'i':
-        o.icase = true;
-        break;
-      case 'no-ignore-case':
-        o.icase = false;
-        break;
-      case 'L':
-        o.list = 2;
-        break;
-      case 'l':
-        o.list = 1;
-        break;
-      case 'm': {
-        const v = parseCount(arg!);
-        if (v === null) {
-          g.error('invalid max count');
-          throw new GrepExit(2);
-        }
-        o.maxCount = v;
-        break;
-      }
-      case 'n':
-        o.lineNumbers = true;
-        break;
-      case 'o':
-        o.onlyMatching = true;
-        break;
-      case 'q':
-        o.quiet = true;
-        break;
-      case 'R':
-        o.deref = true;
-        o.directories = 'recurse';
-        o.lastRecursive = true;
-        break;
-      case 'r':
-        o.directories = 'recurse';
-        o.lastRecursive = true;
-        break;
-      case 's':
-        o.suppress = true;
-        break;
-      case 'v':
-        o.invert = true;
-        break;
-      case 'w':
-        o.words = true;
-        break;
-      case 'x':
-        o.lines = true;
-        break;
-      case 'y':
-        o.icase = true;
-        break;
-      case 'Z':
-        o.nullName = true;
-        break;
-      case 'z':
-        o.nullData = true;
-        break;
-      case 'binary-files':
-        if (arg === 'binary' || arg === 'text' || arg === 'without-match') o.binaryFiles = arg;
-        else {
-          g.error('unknown binary-files type');
-          throw new GrepExit(2);
-        }
-        break;
-      case 'color':
-        if (arg === undefined) break;
-        if (/^(always|yes|force)$/i.test(arg)) o.color = true;
-        else if (/^(never|no|none|auto|tty|if-tty)$/i.test(arg)) o.color = false;
-        else showHelp = true;
-        break;
-      case 'exclude':
-      case 'include':
-        o.files[0]!.add(arg!, key === 'include');
-        o.files[1]!.add(arg!, key === 'include');
-        break;
-      case 'exclude-from': {
-        let content: string;
-        try {
-          content = Buffer.from(await g.fs.readFileBuffer(g.fs.resolvePath(g.ctx.cwd, arg!))).toString('utf8');
-        } catch (e) {
-          g.error(`${arg}: ${errnoMessage(e, null)}`);
-          throw new GrepExit(2);
-        }
-        for (const line of content.split('\n')) {
-          if (!line) continue;
-          o.files[0]!.add(line, false);
-          o.files[1]!.add(line, false);
-        }
-        break;
-      }
-      case 'exclude-dir': {
-        let v = arg!;
-        while (v.length > 1 && v.endsWith('/')) v = v.slice(0, -1);
-        o.dirs[0]!.add(v, false);
-        o.dirs[1]!.add(v, false);
-        break;
-      }
-      case 'group-separator':
-        o.groupSeparator = arg!;
-        break;
-      case 'no-group-separator':
-        o.groupSeparator = null;
-        break;
-      case 'line-buffered':
-        break;
-      case 'label':
-        o.label = arg!;
-        break;
-      case 'help':
-        showHelp = true;
-        break;
-    }
-  };
-
   try {
     for (const t of tokens(argv, SHORT_OPTIONS, LONG_OPTIONS)) {
       if (t.kind === 'operand') operands.push(t.value);
-      else if (t.key >= '0' && t.key <= '9' && t.key.length === 1) {
-        // -NUM: the digits of one argument make one context length (`-1 -5` is 5, `-15` 15).
-        if (digitElem !== t.index || !digits) digits = '';
-        if (digits === '0') digits = '';
-        digits += t.key;
-        digitElem = t.index;
-      } else await apply(t.key, t.arg);
+      else if (t.key >= '0' && t.key <= '9' && t.key.length === 1) contextDigit(p, t.key, t.index);
+      else {
+        flushDigits(p);
+        if (Object.hasOwn(HANDLERS, t.key)) await HANDLERS[t.key]!(p, t.arg);
+      }
     }
   } catch (e) {
     if (!(e instanceof GetoptError)) throw e;
-    if (!e.long) flushDigits();
+    if (!e.long) flushDigits(p);
     g.usageError(e.message);
   }
-  flushDigits();
+  flushDigits(p);
 
-  if (showVersion) {
+  if (p.showVersion) {
     g.write(VERSION);
     throw new GrepExit(0);
   }
-  if (showHelp) {
+  if (p.showHelp) {
     g.write(HELP);
     throw new GrepExit(0);
   }

@@ -20,381 +20,395 @@ const PCRE_CLASSES: Record<string, string> = {
   ascii: '\\u{0}-\\u{7f}',
 };
 
+/** A backslash escape's class contents (or, where the class cannot hold it, a whole class): '' for one it does not know. */
+function escapeChar(d: string, inClass: boolean, E: string): string {
+  switch (d) {
+    case 'd':
+    case 'w':
+      return `\\${d}`;
+    case 'D':
+      return inClass ? '\\D' : `[^0-9${E}]`;
+    case 'W':
+      return inClass ? '\\W' : `[^A-Za-z0-9_${E}]`;
+    case 's':
+      return '\\t\\u{b}\\f\\r\\u{20}';
+    case 'S':
+      return inClass ? '\\S' : `[^\\t\\n\\u{b}\\f\\r ${E}]`;
+    case 'h':
+      return '\\t\\u{20}\\u{a0}\\u{1680}\\u{180e}\\u{2000}-\\u{200a}\\u{202f}\\u{205f}\\u{3000}';
+    case 'v':
+      return '\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}';
+    default:
+      return Object.hasOwn(CONTROL_ESCAPES, d) ? CONTROL_ESCAPES[d]! : '';
+  }
+}
+
+const CONTROL_ESCAPES: Record<string, string> = { n: '\\n', t: '\\t', r: '\\r', f: '\\f', e: '\\u{1b}', a: '\\u{7}' };
+
+type EscapeHandler = (t: PerlTranslator, d: string) => void;
+
+/** Outside a class, a backslash and the letter `d` (the cursor past both). */
+const ESCAPES: Readonly<Record<string, EscapeHandler>> = {
+  s: (t) => t.emit(`[${escapeChar('s', false, t.E)}]`),
+  h: (t) => t.emit(`[${escapeChar('h', false, t.E)}]`),
+  v: (t) => t.emit(`[${escapeChar('v', false, t.E)}]`),
+  H: (t) => t.emit(`[^${escapeChar('h', false, t.E)}${t.E}]`),
+  V: (t) => t.emit(`[^${escapeChar('v', false, t.E)}${t.E}]`),
+  N: (t) => t.emit(`[^${t.E}]`),
+  R: (t) => t.emit('[\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}]'),
+  A: (t) => t.emit(`(?<=^|${t.E})`),
+  G: (t) => t.emit(`(?<=^|${t.E})`),
+  Z: (t) => t.emit(`(?=${t.E}|$)`),
+  z: (t) => t.emit(`(?=${t.E}|$)`),
+  Q: (t) => t.quoted(),
+  E: () => undefined,
+  x: (t) => t.hexEscape(),
+  o: (t) => t.octalBraceEscape(),
+  '0': (t) => t.octalEscape(),
+  g: (t) => t.groupReference(),
+  k: (t) => t.namedReference(),
+  p: (t, d) => t.property(d),
+  P: (t, d) => t.property(d),
+  K: () => {
+    throw new PatternError('\\K is not supported');
+  },
+};
+
+/** One -P pattern's translation: a cursor over its characters, the JavaScript source so far. */
+class PerlTranslator {
+  readonly cs: string[];
+  i = 0;
+  out = '';
+  icase = false;
+
+  constructor(
+    pattern: string,
+    /** The end of line, escaped. */
+    readonly E: string,
+  ) {
+    this.cs = Array.from(pattern);
+    if (pattern.startsWith('(?i)')) {
+      this.icase = true;
+      this.i = 4;
+    }
+  }
+
+  emit(s: string): void {
+    this.out += s;
+  }
+
+  translate(): { src: string; icase: boolean } {
+    const cs = this.cs;
+    while (this.i < cs.length) {
+      const c = cs[this.i]!;
+      if (c === '\\') this.escape();
+      else if (c === '[') this.charClass();
+      else if (c === '(') this.group();
+      else if (c === '{') this.brace();
+      else this.plain(c);
+    }
+    return { src: this.out, icase: this.icase };
+  }
+
+  private escape(): void {
+    const d = this.cs[this.i + 1];
+    if (d === undefined) throw new PatternError('\\ at end of pattern');
+    this.i += 2;
+    if (Object.hasOwn(ESCAPES, d)) ESCAPES[d]!(this, d);
+    else this.otherEscape(d);
+  }
+
+  private otherEscape(d: string): void {
+    const cs = this.cs;
+    if (/[1-9]/.test(d)) {
+      let n = d;
+      while (this.i < cs.length && /[0-9]/.test(cs[this.i]!)) n += cs[this.i++];
+      this.out += `\\${n}`;
+    } else if (/[dwbB]/.test(d)) this.out += `\\${d}`;
+    else if (/[DWS]/.test(d)) this.out += escapeChar(d, false, this.E);
+    else if (/[ntrfea]/.test(d)) this.out += `[${escapeChar(d, false, this.E)}]`;
+    else if (/[A-Za-z0-9]/.test(d)) throw new PatternError('unrecognized character follows \\');
+    else this.out += esc(d);
+  }
+
+  /** \Q…\E: literal text. */
+  quoted(): void {
+    const cs = this.cs;
+    while (this.i < cs.length && !(cs[this.i] === '\\' && cs[this.i + 1] === 'E')) this.out += esc(cs[this.i++]!);
+    if (this.i < cs.length) this.i += 2;
+  }
+
+  /** \xHH or \x{H…}. */
+  hexEscape(): void {
+    const cs = this.cs;
+    let h = '';
+    if (cs[this.i] === '{') {
+      const close = cs.indexOf('}', this.i);
+      if (close < 0) throw new PatternError('missing terminating } in \\x{}');
+      h = cs.slice(this.i + 1, close).join('');
+      this.i = close + 1;
+    } else {
+      while (h.length < 2 && this.i < cs.length && /[0-9a-fA-F]/.test(cs[this.i]!)) h += cs[this.i++];
+    }
+    this.out += hex(h ? parseInt(h, 16) : 0);
+  }
+
+  /** \o{NNN}. */
+  octalBraceEscape(): void {
+    const cs = this.cs;
+    const close = cs.indexOf('}', this.i);
+    if (cs[this.i] !== '{' || close < 0) throw new PatternError('missing opening brace after \\o');
+    this.out += hex(parseInt(cs.slice(this.i + 1, close).join(''), 8));
+    this.i = close + 1;
+  }
+
+  /** \0, \0N, \0NN. */
+  octalEscape(): void {
+    const cs = this.cs;
+    let o = '';
+    while (o.length < 2 && this.i < cs.length && /[0-7]/.test(cs[this.i]!)) o += cs[this.i++];
+    this.out += hex(o ? parseInt(o, 8) : 0);
+  }
+
+  /** \gN, \g{N}, \g{name}. */
+  groupReference(): void {
+    const cs = this.cs;
+    let ref = '';
+    if (cs[this.i] === '{') {
+      const close = cs.indexOf('}', this.i);
+      ref = cs.slice(this.i + 1, close).join('');
+      this.i = close + 1;
+    } else {
+      while (this.i < cs.length && /[0-9]/.test(cs[this.i]!)) ref += cs[this.i++];
+    }
+    this.out += /^[0-9]+$/.test(ref) ? `\\${ref}` : `\\k<${ref}>`;
+  }
+
+  /** \k<name>, \k{name}, \k'name'. */
+  namedReference(): void {
+    const cs = this.cs;
+    const open = cs[this.i];
+    const closeCh = open === '<' ? '>' : open === '{' ? '}' : "'";
+    const close = cs.indexOf(closeCh, this.i + 1);
+    this.out += `\\k<${cs.slice(this.i + 1, close).join('')}>`;
+    this.i = close + 1;
+  }
+
+  /** \p{…} / \P{…} (with PCRE's \p{^…}), or the one-letter \pL. */
+  property(d: string): void {
+    const cs = this.cs;
+    if (cs[this.i] !== '{') {
+      this.out += `\\${d}{${cs[this.i] ?? ''}}`;
+      this.i++;
+      return;
+    }
+    const close = cs.indexOf('}', this.i);
+    let name = cs.slice(this.i + 1, close).join('');
+    let neg = d === 'P';
+    if (name.startsWith('^')) {
+      neg = !neg;
+      name = name.slice(1);
+    }
+    this.out += `\\${neg ? 'P' : 'p'}{${name}}`;
+    this.i = close + 1;
+  }
+
+  /** A character class: copied with its contents escaped for the `v` flag. */
+  private charClass(): void {
+    const cs = this.cs;
+    this.i++;
+    let neg = false;
+    if (cs[this.i] === '^') {
+      neg = true;
+      this.i++;
+    }
+    const items: string[] = [];
+    let first = true;
+    let closed = false;
+    while (this.i < cs.length) {
+      if (cs[this.i] === ']' && !first) {
+        closed = true;
+        this.i++;
+        break;
+      }
+      first = false;
+      const item = this.classItem();
+      // Ranges: item '-' item.
+      if (item.canRange && cs[this.i] === '-' && cs[this.i + 1] !== undefined && cs[this.i + 1] !== ']') items.push(`${item.src}-${this.rangeEnd()}`);
+      else items.push(item.src);
+    }
+    if (!closed) throw new PatternError('missing terminating ] for character class');
+    const E = this.E;
+    this.out += neg ? `[^${items.join('')}${E}]` : `[[${items.join('')}]--[${E}]]`;
+  }
+
+  /** One item of a class; a POSIX class cannot start a range. */
+  private classItem(): { src: string; canRange: boolean } {
+    const cs = this.cs;
+    const ch = cs[this.i]!;
+    if (ch === '[' && cs[this.i + 1] === ':') {
+      const set = this.posixClass();
+      if (set !== null) return { src: set, canRange: false };
+    } else if (ch === '\\') return { src: this.classEscape(), canRange: true };
+    this.i++;
+    return { src: esc(ch), canRange: true };
+  }
+
+  /** `[:name:]` or `[:^name:]` at the cursor, as a class; null when the '[' does not start one. */
+  private posixClass(): string | null {
+    const cs = this.cs;
+    const end = cs.indexOf(']', this.i + 2);
+    const name = end > 0 && cs[end - 1] === ':' ? cs.slice(this.i + 2, end - 1).join('') : '';
+    const negc = name.startsWith('^');
+    const nm = negc ? name.slice(1) : name;
+    const set = Object.hasOwn(PCRE_CLASSES, nm) ? PCRE_CLASSES[nm] : undefined;
+    if (name && set === undefined) throw new PatternError('unknown POSIX class name');
+    if (set === undefined) return null;
+    this.i = end + 1;
+    return negc ? `[^${set}]` : `[${set}]`;
+  }
+
+  /** A backslash escape inside a class. */
+  private classEscape(): string {
+    const cs = this.cs;
+    const d = cs[this.i + 1];
+    if (d === undefined) throw new PatternError('missing terminating ] for character class');
+    this.i += 2;
+    if (/[dwDWS]/.test(d)) return `\\${d}`;
+    if (d === 's' || d === 'h' || d === 'v' || /[ntrfea]/.test(d)) return escapeChar(d, true, this.E);
+    if (d === 'x') {
+      let h = '';
+      if (cs[this.i] === '{') {
+        const close = cs.indexOf('}', this.i);
+        h = cs.slice(this.i + 1, close).join('');
+        this.i = close + 1;
+      } else while (h.length < 2 && this.i < cs.length && /[0-9a-fA-F]/.test(cs[this.i]!)) h += cs[this.i++];
+      return hex(h ? parseInt(h, 16) : 0);
+    }
+    if (d === 'p' || d === 'P') {
+      if (cs[this.i] !== '{') return `\\${d}{${cs[this.i++] ?? ''}}`;
+      const close = cs.indexOf('}', this.i);
+      const item = `\\${d}{${cs.slice(this.i + 1, close).join('')}}`;
+      this.i = close + 1;
+      return item;
+    }
+    if (d === 'b') return '\\u{8}';
+    return esc(d);
+  }
+
+  /** The high end of a range, the cursor on its '-'. */
+  private rangeEnd(): string {
+    const cs = this.cs;
+    const hi = cs[this.i + 1]!;
+    if (hi !== '\\') {
+      this.i += 2;
+      return esc(hi);
+    }
+    const d = cs[this.i + 2] ?? '';
+    this.i += 3;
+    return /[ntrfea]/.test(d) ? escapeChar(d, true, this.E) : esc(d);
+  }
+
+  private group(): void {
+    const cs = this.cs;
+    const i = this.i;
+    if (cs[i + 1] === '*' && /[A-Z:]/.test(cs[i + 2] ?? '')) {
+      const verb = /^\(\*(UTF8?|UCP|NO_AUTO_POSSESS|NO_START_OPT|NO_DOTSTAR_ANCHOR|NO_JIT)\)/.exec(cs.slice(i, i + 24).join(''));
+      if (!verb) throw new PatternError('(*VERB) not recognized or malformed');
+      this.i += verb[0].length;
+    } else if (cs[i + 1] === '?') this.extendedGroup();
+    else {
+      this.out += '(';
+      this.i++;
+    }
+  }
+
+  /** `(?…`: comments, named groups and references, atomic and branch-reset groups, lookarounds, inline options. */
+  private extendedGroup(): void {
+    const cs = this.cs;
+    const i = this.i;
+    const rest = cs.slice(i + 2, i + 5).join('');
+    if (rest.startsWith('#')) {
+      const close = cs.indexOf(')', i);
+      this.i = close < 0 ? cs.length : close + 1;
+    } else if (rest.startsWith('P<') || /^<[A-Za-z_]/.test(rest)) {
+      // A named group: the name is copied as is.
+      const from = rest.startsWith('P') ? i + 4 : i + 3;
+      const close = cs.indexOf('>', from);
+      if (close < 0) throw new PatternError('syntax error in subpattern name (missing terminator?)');
+      this.out += `(?<${cs.slice(from, close).join('')}>`;
+      this.i = close + 1;
+    } else if (rest.startsWith('P=')) {
+      const close = cs.indexOf(')', i);
+      this.out += `\\k<${cs.slice(i + 4, close).join('')}>`;
+      this.i = close + 1;
+    } else if (rest.startsWith("'")) {
+      const close = cs.indexOf("'", i + 3);
+      this.out += `(?<${cs.slice(i + 3, close).join('')}>`;
+      this.i = close + 1;
+    } else if (rest.startsWith('>') || rest.startsWith('|')) {
+      this.out += '(?:';
+      this.i += 3;
+    } else if (/^[:=!]/.test(rest)) {
+      this.out += `(?${rest[0]}`;
+      this.i += 3;
+    } else if (/^<[=!]/.test(rest)) {
+      this.out += `(?<${rest[1]}`;
+      this.i += 4;
+    } else this.inlineOptions();
+  }
+
+  /** Inline option settings other than a leading (?i): only (?i) can be honoured. */
+  private inlineOptions(): void {
+    const cs = this.cs;
+    const i = this.i;
+    if (
+      !/^[a-zA-Z-]+\)/.test(
+        cs
+          .slice(i + 2)
+          .join('')
+          .slice(0, 12),
+      )
+    )
+      throw new PatternError('unrecognized character after (? or (?-');
+    const close = cs.indexOf(')', i);
+    const flags = cs.slice(i + 2, close).join('');
+    if (flags.includes('i') && !flags.startsWith('-')) this.icase = true;
+    this.i = close + 1;
+  }
+
+  /** `{n}`, `{n,}`, `{n,m}` (a possessive '+' after it dropped); any other '{' is literal. */
+  private brace(): void {
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(this.cs.slice(this.i, this.i + 24).join(''));
+    if (!m) {
+      this.out += esc('{');
+      this.i++;
+      return;
+    }
+    this.out += m[0];
+    this.i += m[0].length;
+    if (this.cs[this.i] === '+') this.i++;
+  }
+
+  /** Any other character: '.', anchors, quantifiers (possessive ones as greedy), literals. */
+  private plain(c: string): void {
+    const E = this.E;
+    let len = 1;
+    if (c === '.') this.out += `[^${E}]`;
+    else if (c === '^') this.out += `(?<=^|${E})`;
+    else if (c === '$') this.out += `(?=${E}|$)`;
+    else if (c === '}' || c === ']') this.out += esc(c);
+    else if ((c === '*' || c === '+' || c === '?') && this.cs[this.i + 1] === '+') {
+      this.out += c;
+      len = 2;
+    } else if (c === '*' || c === '+' || c === '?' || c === '|' || c === ')') this.out += c;
+    else this.out += esc(c);
+    this.i += len;
+  }
+}
+
 export function translatePerl(pattern: string, eol: string): { src: string; icase: boolean } {
-  const cs = Array.from(pattern);
-  const E = esc(eol);
-  let out = '';
-  let i = 0;
-  let icase = false;
-  if (pattern.startsWith('(?i)')) {
-    icase = true;
-    i = 4;
-  }
-  const escapeChar = (d: string, inClass: boolean): string => {
-    switch (d) {
-      case 'd':
-      case 'w':
-        return `\\${d}`;
-      case 'D':
-        return inClass ? '\\D' : `[^0-9${E}]`;
-      case 'W':
-        return inClass ? '\\W' : `[^A-Za-z0-9_${E}]`;
-      case 's':
-        return '\\t\\u{b}\\f\\r\\u{20}';
-      case 'S':
-        return inClass ? '\\S' : `[^\\t\\n\\u{b}\\f\\r ${E}]`;
-      case 'h':
-        return '\\t\\u{20}\\u{a0}\\u{1680}\\u{180e}\\u{2000}-\\u{200a}\\u{202f}\\u{205f}\\u{3000}';
-      case 'v':
-        return '\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}';
-      case 'n':
-        return '\\n';
-      case 't':
-        return '\\t';
-      case 'r':
-        return '\\r';
-      case 'f':
-        return '\\f';
-      case 'e':
-        return '\\u{1b}';
-      case 'a':
-        return '\\u{7}';
-      default:
-        return '';
-    }
-  };
-  while (i < cs.length) {
-    const c = cs[i]!;
-    if (c === '\\') {
-      const d = cs[i + 1];
-      if (d === undefined) throw new PatternError('\\ at end of pattern');
-      i += 2;
-      switch (d) {
-        case 's':
-          out += `[${escapeChar('s', false)}]`;
-          continue;
-        case 'h':
-          out += `[${escapeChar('h', false)}]`;
-          continue;
-        case 'v':
-          out += `[${escapeChar('v', false)}]`;
-          continue;
-        case 'H':
-          out += `[^${escapeChar('h', false)}${E}]`;
-          continue;
-        case 'V':
-          out += `[^${escapeChar('v', false)}${E}]`;
-          continue;
-        case 'N':
-          out += `[^${E}]`;
-          continue;
-        case 'R':
-          out += '[\\u{b}\\f\\r\\u{85}\\u{2028}\\u{2029}]';
-          continue;
-        case 'A':
-        case 'G':
-          out += `(?<=^|${E})`;
-          continue;
-        case 'Z':
-        case 'z':
-          out += `(?=${E}|$)`;
-          continue;
-        case 'Q': {
-          while (i < cs.length && !(cs[i] === '\\' && cs[i + 1] === 'E')) out += esc(cs[i++]!);
-          if (i < cs.length) i += 2;
-          continue;
-        }
-        case 'E':
-          continue;
-        case 'x': {
-          let h = '';
-          if (cs[i] === '{') {
-            const close = cs.indexOf('}', i);
-            if (close < 0) throw new PatternError('missing terminating } in \\x{}');
-            h = cs.slice(i + 1, close).join('');
-            i = close + 1;
-          } else {
-            while (h.length < 2 && i < cs.length && /[0-9a-fA-F]/.test(cs[i]!)) h += cs[i++];
-          }
-          out += hex(h ? parseInt(h, 16) : 0);
-          continue;
-        }
-        case 'o': {
-          const close = cs.indexOf('}', i);
-          if (cs[i] !== '{' || close < 0) throw new PatternError('missing opening brace after \\o');
-          out += hex(parseInt(cs.slice(i + 1, close).join(''), 8));
-          i = close + 1;
-          continue;
-        }
-        case '0': {
-          let o = '';
-          while (o.length < 2 && i < cs.length && /[0-7]/.test(cs[i]!)) o += cs[i++];
-          out += hex(o ? parseInt(o, 8) : 0);
-          continue;
-        }
-        case 'g': {
-          let ref = '';
-          if (cs[i] === '{') {
-            const close = cs.indexOf('}', i);
-            ref = cs.slice(i + 1, close).join('');
-            i = close + 1;
-          } else {
-            while (i < cs.length && /[0-9]/.test(cs[i]!)) ref += cs[i++];
-          }
-          out += /^[0-9]+$/.test(ref) ? `\\${ref}` : `\\k<${ref}>`;
-          continue;
-        }
-        case 'k': {
-          const open = cs[i];
-          const closeCh = open === '<' ? '>' : open === '{' ? '}' : "'";
-          const close = cs.indexOf(closeCh, i + 1);
-          out += `\\k<${cs.slice(i + 1, close).join('')}>`;
-          i = close + 1;
-          continue;
-        }
-        case 'p':
-        case 'P': {
-          if (cs[i] === '{') {
-            const close = cs.indexOf('}', i);
-            let name = cs.slice(i + 1, close).join('');
-            let neg = d === 'P';
-            if (name.startsWith('^')) {
-              neg = !neg;
-              name = name.slice(1);
-            }
-            out += `\\${neg ? 'P' : 'p'}{${name}}`;
-            i = close + 1;
-          } else {
-            out += `\\${d}{${cs[i] ?? ''}}`;
-            i++;
-          }
-          continue;
-        }
-        case 'K':
-          throw new PatternError('\\K is not supported');
-        default:
-          if (/[1-9]/.test(d)) {
-            let n = d;
-            while (i < cs.length && /[0-9]/.test(cs[i]!)) n += cs[i++];
-            out += `\\${n}`;
-          } else if (/[dwbB]/.test(d)) {
-            out += `\\${d}`;
-          } else if (/[DWS]/.test(d)) {
-            out += escapeChar(d, false);
-          } else if (/[ntrfea]/.test(d)) {
-            out += `[${escapeChar(d, false)}]`;
-          } else if (/[A-Za-z0-9]/.test(d)) {
-            throw new PatternError('unrecognized character follows \\');
-          } else {
-            out += esc(d);
-          }
-          continue;
-      }
-    }
-    if (c === '[') {
-      // A character class: copied with its contents escaped for the `v` flag.
-      let j = i + 1;
-      let neg = false;
-      if (cs[j] === '^') {
-        neg = true;
-        j++;
-      }
-      const items: string[] = [];
-      let first = true;
-      let closed = false;
-      while (j < cs.length) {
-        const ch = cs[j]!;
-        if (ch === ']' && !first) {
-          closed = true;
-          j++;
-          break;
-        }
-        first = false;
-        let item: string;
-        if (ch === '[' && cs[j + 1] === ':') {
-          const end = cs.indexOf(']', j + 2);
-          const name = end > 0 && cs[end - 1] === ':' ? cs.slice(j + 2, end - 1).join('') : '';
-          let negc = false;
-          let nm = name;
-          if (nm.startsWith('^')) {
-            negc = true;
-            nm = nm.slice(1);
-          }
-          const set = Object.hasOwn(PCRE_CLASSES, nm) ? PCRE_CLASSES[nm] : undefined;
-          if (name && set === undefined) throw new PatternError('unknown POSIX class name');
-          if (set !== undefined) {
-            items.push(negc ? `[^${set}]` : `[${set}]`);
-            j = end + 1;
-            continue;
-          }
-          item = esc(ch);
-          j++;
-        } else if (ch === '\\') {
-          const d = cs[j + 1];
-          if (d === undefined) break;
-          j += 2;
-          if (/[dwDWS]/.test(d)) item = `\\${d}`;
-          else if (d === 's' || d === 'h' || d === 'v') item = escapeChar(d, true);
-          else if (/[ntrfea]/.test(d)) item = escapeChar(d, true);
-          else if (d === 'x') {
-            let h = '';
-            if (cs[j] === '{') {
-              const close = cs.indexOf('}', j);
-              h = cs.slice(j + 1, close).join('');
-              j = close + 1;
-            } else while (h.length < 2 && j < cs.length && /[0-9a-fA-F]/.test(cs[j]!)) h += cs[j++];
-            item = hex(h ? parseInt(h, 16) : 0);
-          } else if (d === 'p' || d === 'P') {
-            if (cs[j] === '{') {
-              const close = cs.indexOf('}', j);
-              item = `\\${d}{${cs.slice(j + 1, close).join('')}}`;
-              j = close + 1;
-            } else item = `\\${d}{${cs[j++] ?? ''}}`;
-          } else if (d === 'b') item = '\\u{8}';
-          else item = esc(d);
-        } else {
-          item = esc(ch);
-          j++;
-        }
-        // Ranges: item '-' item.
-        if (cs[j] === '-' && cs[j + 1] !== undefined && cs[j + 1] !== ']') {
-          const hi = cs[j + 1]!;
-          let hiItem: string;
-          if (hi === '\\') {
-            const d = cs[j + 2] ?? '';
-            hiItem = /[ntrfea]/.test(d) ? escapeChar(d, true) : esc(d);
-            j += 3;
-          } else {
-            hiItem = esc(hi);
-            j += 2;
-          }
-          items.push(`${item}-${hiItem}`);
-          continue;
-        }
-        items.push(item);
-      }
-      if (!closed) throw new PatternError('missing terminating ] for character class');
-      out += neg ? `[^${items.join('')}${E}]` : `[[${items.join('')}]--[${E}]]`;
-      i = j;
-      continue;
-    }
-    if (c === '.') {
-      out += `[^${E}]`;
-      i++;
-      continue;
-    }
-    if (c === '^') {
-      out += `(?<=^|${E})`;
-      i++;
-      continue;
-    }
-    if (c === '$') {
-      out += `(?=${E}|$)`;
-      i++;
-      continue;
-    }
-    if (c === '(') {
-      if (cs[i + 1] === '*' && /[A-Z:]/.test(cs[i + 2] ?? '')) {
-        const verb = /^\(\*(UTF8?|UCP|NO_AUTO_POSSESS|NO_START_OPT|NO_DOTSTAR_ANCHOR|NO_JIT)\)/.exec(cs.slice(i, i + 24).join(''));
-        if (!verb) throw new PatternError('(*VERB) not recognized or malformed');
-        i += verb[0].length;
-        continue;
-      }
-      if (cs[i + 1] === '?') {
-        const rest = cs.slice(i + 2, i + 5).join('');
-        if (rest.startsWith('#')) {
-          const close = cs.indexOf(')', i);
-          i = close < 0 ? cs.length : close + 1;
-          continue;
-        }
-        if (rest.startsWith('P<') || /^<[A-Za-z_]/.test(rest)) {
-          // A named group: the name is copied as is.
-          const from = rest.startsWith('P') ? i + 4 : i + 3;
-          const close = cs.indexOf('>', from);
-          if (close < 0) throw new PatternError('syntax error in subpattern name (missing terminator?)');
-          out += `(?<${cs.slice(from, close).join('')}>`;
-          i = close + 1;
-          continue;
-        }
-        if (rest.startsWith('P=')) {
-          const close = cs.indexOf(')', i);
-          out += `\\k<${cs.slice(i + 4, close).join('')}>`;
-          i = close + 1;
-          continue;
-        }
-        if (rest.startsWith("'")) {
-          const close = cs.indexOf("'", i + 3);
-          out += `(?<${cs.slice(i + 3, close).join('')}>`;
-          i = close + 1;
-          continue;
-        }
-        if (rest.startsWith('>') || rest.startsWith('|')) {
-          out += '(?:';
-          i += 3;
-          continue;
-        }
-        if (/^[:=!]/.test(rest)) {
-          out += `(?${rest[0]}`;
-          i += 3;
-          continue;
-        }
-        if (/^<[=!]/.test(rest)) {
-          out += `(?<${rest[1]}`;
-          i += 4;
-          continue;
-        }
-        if (
-          /^[a-zA-Z-]+\)/.test(
-            cs
-              .slice(i + 2)
-              .join('')
-              .slice(0, 12),
-          )
-        ) {
-          // Inline option settings other than a leading (?i): only (?i) can be honoured.
-          const close = cs.indexOf(')', i);
-          const flags = cs.slice(i + 2, close).join('');
-          if (flags.includes('i') && !flags.startsWith('-')) icase = true;
-          i = close + 1;
-          continue;
-        }
-        throw new PatternError('unrecognized character after (? or (?-');
-      }
-      out += '(';
-      i++;
-      continue;
-    }
-    if (c === '{') {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(cs.slice(i, i + 24).join(''));
-      if (m) {
-        out += m[0];
-        i += m[0].length;
-        if (cs[i] === '+') i++;
-        continue;
-      }
-      out += esc('{');
-      i++;
-      continue;
-    }
-    if (c === '}' || c === ']') {
-      out += esc(c);
-      i++;
-      continue;
-    }
-    if ((c === '*' || c === '+' || c === '?') && cs[i + 1] === '+') {
-      out += c;
-      i += 2;
-      continue;
-    }
-    if (c === '*' || c === '+' || c === '?' || c === '|' || c === ')') {
-      out += c;
-      i++;
-      continue;
-    }
-    out += esc(c);
-    i++;
-  }
-  return { src: out, icase };
+  return new PerlTranslator(pattern, esc(eol)).translate();
 }
 
 export function pcreMessage(jsMessage: string): string {

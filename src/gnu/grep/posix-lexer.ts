@@ -27,6 +27,43 @@ export const enum T {
   BACKSLASH,
   END,
 }
+/** A token by its character, as [in a BRE, in an ERE]; a character not listed is itself. */
+type BySyntax = Readonly<Record<string, readonly [T, T]>>;
+
+/** Characters that are the same token in both syntaxes. */
+const either = (chars: string, t: T): BySyntax => Object.fromEntries([...chars].map((c): [string, readonly [T, T]] => [c, [t, t]]));
+
+/** After a backslash. */
+const ESCAPED: BySyntax = {
+  '|': [T.ALT, T.CHAR],
+  ...either('123456789', T.BACKREF),
+  ...either("<>bB`'", T.ANCHOR),
+  w: [T.WORD, T.WORD],
+  W: [T.NOTWORD, T.NOTWORD],
+  s: [T.SPACE, T.SPACE],
+  S: [T.NOTSPACE, T.NOTSPACE],
+  '(': [T.OPEN, T.CHAR],
+  ')': [T.CLOSE, T.CHAR],
+  '+': [T.PLUS, T.CHAR],
+  '?': [T.QMARK, T.CHAR],
+  '{': [T.OPEN_DUP, T.CHAR],
+  '}': [T.CLOSE_DUP, T.CHAR],
+};
+
+/** Unescaped; '^' and '$' depend on where they stand (see peek). */
+const PLAIN: BySyntax = {
+  '|': [T.CHAR, T.ALT],
+  '*': [T.STAR, T.STAR],
+  '+': [T.CHAR, T.PLUS],
+  '?': [T.CHAR, T.QMARK],
+  '{': [T.CHAR, T.OPEN_DUP],
+  '}': [T.CHAR, T.CLOSE_DUP],
+  '(': [T.CHAR, T.OPEN],
+  ')': [T.CHAR, T.CLOSE],
+  '[': [T.BRACKET, T.BRACKET],
+  '.': [T.PERIOD, T.PERIOD],
+};
+
 export interface Tok {
   t: T;
   c: string;
@@ -104,88 +141,27 @@ export class PosixLexer {
     const cs = this.cs;
     if (i >= cs.length) return { t: T.END, c: '', len: 0 };
     const c = cs[i]!;
+    const syntax = this.ere ? 1 : 0;
     if (c === '\\') {
       if (i + 1 >= cs.length) return { t: T.BACKSLASH, c: '\\', len: 1 };
       const c2 = cs[i + 1]!;
-      const tok = (t: T): Tok => ({ t, c: c2, len: 2 });
-      switch (c2) {
-        case '|':
-          return tok(this.ere ? T.CHAR : T.ALT);
-        case '1':
-        case '2':
-        case '3':
-        case '4':
-        case '5':
-        case '6':
-        case '7':
-        case '8':
-        case '9':
-          return tok(T.BACKREF);
-        case '<':
-        case '>':
-        case 'b':
-        case 'B':
-        case '`':
-        case "'":
-          return tok(T.ANCHOR);
-        case 'w':
-          return tok(T.WORD);
-        case 'W':
-          return tok(T.NOTWORD);
-        case 's':
-          return tok(T.SPACE);
-        case 'S':
-          return tok(T.NOTSPACE);
-        case '(':
-          return tok(this.ere ? T.CHAR : T.OPEN);
-        case ')':
-          return tok(this.ere ? T.CHAR : T.CLOSE);
-        case '+':
-          return tok(this.ere ? T.CHAR : T.PLUS);
-        case '?':
-          return tok(this.ere ? T.CHAR : T.QMARK);
-        case '{':
-          return tok(this.ere ? T.CHAR : T.OPEN_DUP);
-        case '}':
-          return tok(this.ere ? T.CHAR : T.CLOSE_DUP);
-        default:
-          return tok(T.CHAR);
-      }
+      return { t: Object.hasOwn(ESCAPED, c2) ? ESCAPED[c2]![syntax] : T.CHAR, c: c2, len: 2 };
     }
-    const tok = (t: T): Tok => ({ t, c, len: 1 });
-    switch (c) {
-      case '|':
-        return tok(this.ere ? T.ALT : T.CHAR);
-      case '*':
-        return tok(T.STAR);
-      case '+':
-        return tok(this.ere ? T.PLUS : T.CHAR);
-      case '?':
-        return tok(this.ere ? T.QMARK : T.CHAR);
-      case '{':
-        return tok(this.ere ? T.OPEN_DUP : T.CHAR);
-      case '}':
-        return tok(this.ere ? T.CLOSE_DUP : T.CHAR);
-      case '(':
-        return tok(this.ere ? T.OPEN : T.CHAR);
-      case ')':
-        return tok(this.ere ? T.CLOSE : T.CHAR);
-      case '[':
-        return tok(T.BRACKET);
-      case '.':
-        return tok(T.PERIOD);
-      case '^':
-        if (!this.ere && i !== 0 && !caretHere) return tok(T.CHAR);
-        return tok(T.ANCHOR);
-      case '$':
-        if (!this.ere && i + 1 !== cs.length) {
-          const next = this.peek(i + 1, false);
-          if (next.t !== T.ALT && next.t !== T.CLOSE) return tok(T.CHAR);
-        }
-        return tok(T.ANCHOR);
-      default:
-        return tok(T.CHAR);
-    }
+    if (c === '^') return { t: this.caretIsAnchor(i, caretHere) ? T.ANCHOR : T.CHAR, c, len: 1 };
+    if (c === '$') return { t: this.dollarIsAnchor(i) ? T.ANCHOR : T.CHAR, c, len: 1 };
+    return { t: Object.hasOwn(PLAIN, c) ? PLAIN[c]![syntax] : T.CHAR, c, len: 1 };
+  }
+
+  /** In a BRE, '^' anchors only first, or where the caller says an anchor may start (after \( or \|). */
+  private caretIsAnchor(i: number, caretHere: boolean): boolean {
+    return this.ere || i === 0 || caretHere;
+  }
+
+  /** In a BRE, '$' anchors only last, or before \) or \|. */
+  private dollarIsAnchor(i: number): boolean {
+    if (this.ere || i + 1 === this.cs.length) return true;
+    const next = this.peek(i + 1, false);
+    return next.t === T.ALT || next.t === T.CLOSE;
   }
 
   /** The current token's type (a method, so TypeScript does not narrow it across calls). */

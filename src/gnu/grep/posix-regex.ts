@@ -102,116 +102,125 @@ export class PosixTranslator extends PosixBracket {
   }
 
   protected parseExpression(nest: number): Atom {
+    const step = this.expressionAtom(nest);
+    return step.final ? step.atom : this.repeated(step.atom);
+  }
+
+  /** The atom at the current token; `final` when no repetition may follow (it was parsed already, or cannot be). */
+  private expressionAtom(nest: number): { atom: Atom; final: boolean } {
     const tok = this.tok;
-    let atom: Atom;
+    const next = (atom: Atom) => ({ atom, final: false });
     switch (tok.t) {
       case T.CHAR:
-        atom = this.literal(tok.c);
-        this.fetch();
-        break;
+        return next(this.fetched(this.literal(tok.c)));
       case T.OPEN:
-        atom = this.parseSubExp(nest + 1);
-        break;
-      case T.BRACKET: {
-        const before = this.unsupported;
-        this.unsupported = false;
-        atom = this.parseBracket();
-        if (this.superset && this.unsupported) atom = this.relaxedAtom();
-        this.unsupported ||= before;
-        break;
-      }
-      case T.BACKREF: {
-        this.unsupported = true;
-        const n = Number(tok.c);
-        if (!this.completed.has(n) && !this.superset) throw new PatternError('Invalid back reference');
-        this.laststart = false;
-        atom = this.superset ? this.relaxedAtom() : { src: `\\${this.groupBase + n}`, single: true, lit: null };
-        this.fetch();
-        break;
-      }
+        return next(this.parseSubExp(nest + 1));
+      case T.BRACKET:
+        return next(this.bracketAtom());
+      case T.BACKREF:
+        return next(this.backrefAtom(tok));
       case T.OPEN_DUP:
       case T.STAR:
       case T.PLUS:
       case T.QMARK:
-        // A repetition operator with nothing to repeat.
-        if (!this.ere) {
-          atom = this.literal(tok.c);
-          this.fetch();
-          break;
-        }
-        if (this.glibc) {
-          // glibc skips the operator token alone and parses what follows as an expression.
-          this.fetch();
-          if (this.cur() === T.ALT || this.cur() === T.END || this.cur() === T.CLOSE) return { src: '', single: false, lit: null };
-          return this.parseExpression(nest);
-        }
-        // ERE: the DFA repeats the empty string: it matches as if the operator were absent.
-        {
-          let brace = false;
-          while (this.isDup(this.tok.t)) {
-            if (!this.startDup()) {
-              brace = true;
-              break;
-            }
-          }
-          if (!brace) return { src: '', single: false, lit: null };
-          atom = this.literalBrace();
-          break;
-        }
+        return this.nothingToRepeat(tok, nest);
       case T.CLOSE:
         if (!this.ere) throw new PatternError('Unmatched ) or \\)');
         this.unmatchedClose = true;
-        atom = this.literal(')');
-        this.fetch();
-        break;
+        return next(this.fetched(this.literal(')')));
       case T.CLOSE_DUP:
-        atom = this.literal('}');
-        this.fetch();
-        break;
-      case T.ANCHOR: {
-        if (!"^$`'".includes(tok.c)) this.unsupported = true;
-        // glibc makes a repetition after an anchor literal (BRE) or ignores it (ERE); the DFA,
-        // which decides what matches, repeats the anchor unless the BRE is at its start.
-        let src = this.superset && !"^$`'".includes(tok.c) ? '' : this.anchorSrc(tok.c);
-        this.fetch();
-        if (this.glibc) return { src, single: false, lit: null };
-        while (this.isDup(this.tok.t) && !(!this.ere && this.laststart)) {
-          if (this.ere && this.laststart && (this.tok.t !== T.OPEN_DUP || this.intervalValid())) this.warnStart(this.tok);
-          const q = this.parseDup();
-          if (q === null) break;
-          src = `(?:${src})${q}`;
-        }
-        return { src, single: false, lit: null };
-      }
+        return next(this.fetched(this.literal('}')));
+      case T.ANCHOR:
+        return { atom: this.anchorExpression(tok), final: true };
       case T.PERIOD:
         this.laststart = false;
-        atom = this.superset ? this.relaxedAtom() : { src: this.notEol, single: true, lit: null };
-        this.fetch();
-        break;
+        return next(this.fetched(this.superset ? this.relaxedAtom() : { src: this.notEol, single: true, lit: null }));
       case T.WORD:
       case T.NOTWORD:
       case T.SPACE:
-      case T.NOTSPACE: {
-        this.unsupported = true;
-        this.laststart = false;
-        const E = esc(this.eol);
-        const src =
-          tok.t === T.WORD
-            ? wordClass()
-            : tok.t === T.NOTWORD
-              ? `[^${alpha()}0-9_${E}${BADBYTES}]`
-              : tok.t === T.SPACE
-                ? `[[${SPACE_SET}]--[${E}]]`
-                : `[^${SPACE_SET}${E}${BADBYTES}]`;
-        atom = this.superset ? this.relaxedAtom() : { src, single: true, lit: null };
-        this.fetch();
-        break;
-      }
+      case T.NOTSPACE:
+        return next(this.fetched(this.classEscapeAtom(tok.t)));
       case T.BACKSLASH:
         throw new PatternError('Trailing backslash');
       default:
-        return { src: '', single: false, lit: null };
+        return { atom: { src: '', single: false, lit: null }, final: true };
     }
+  }
+
+  /** Moves past the current token; returns the atom it stood for. */
+  private fetched(atom: Atom): Atom {
+    this.fetch();
+    return atom;
+  }
+
+  private bracketAtom(): Atom {
+    const before = this.unsupported;
+    this.unsupported = false;
+    let atom = this.parseBracket();
+    if (this.superset && this.unsupported) atom = this.relaxedAtom();
+    this.unsupported ||= before;
+    return atom;
+  }
+
+  private backrefAtom(tok: Tok): Atom {
+    this.unsupported = true;
+    const n = Number(tok.c);
+    if (!this.completed.has(n) && !this.superset) throw new PatternError('Invalid back reference');
+    this.laststart = false;
+    return this.fetched(this.superset ? this.relaxedAtom() : { src: `\\${this.groupBase + n}`, single: true, lit: null });
+  }
+
+  /** A repetition operator with nothing to repeat. */
+  private nothingToRepeat(tok: Tok, nest: number): { atom: Atom; final: boolean } {
+    const empty = { atom: { src: '', single: false, lit: null }, final: true };
+    if (!this.ere) return { atom: this.fetched(this.literal(tok.c)), final: false };
+    if (this.glibc) {
+      // glibc skips the operator token alone and parses what follows as an expression.
+      this.fetch();
+      if (this.cur() === T.ALT || this.cur() === T.END || this.cur() === T.CLOSE) return empty;
+      return { atom: this.parseExpression(nest), final: true };
+    }
+    // ERE: the DFA repeats the empty string: it matches as if the operator were absent.
+    while (this.isDup(this.tok.t)) {
+      if (!this.startDup()) return { atom: this.literalBrace(), final: false };
+    }
+    return empty;
+  }
+
+  private anchorExpression(tok: Tok): Atom {
+    if (!"^$`'".includes(tok.c)) this.unsupported = true;
+    // glibc makes a repetition after an anchor literal (BRE) or ignores it (ERE); the DFA,
+    // which decides what matches, repeats the anchor unless the BRE is at its start.
+    let src = this.superset && !"^$`'".includes(tok.c) ? '' : this.anchorSrc(tok.c);
+    this.fetch();
+    if (this.glibc) return { src, single: false, lit: null };
+    while (this.isDup(this.tok.t) && !(!this.ere && this.laststart)) {
+      if (this.ere && this.laststart && (this.tok.t !== T.OPEN_DUP || this.intervalValid())) this.warnStart(this.tok);
+      const q = this.parseDup();
+      if (q === null) break;
+      src = `(?:${src})${q}`;
+    }
+    return { src, single: false, lit: null };
+  }
+
+  /** \w \W \s \S. */
+  private classEscapeAtom(t: T): Atom {
+    this.unsupported = true;
+    this.laststart = false;
+    const E = esc(this.eol);
+    const src =
+      t === T.WORD
+        ? wordClass()
+        : t === T.NOTWORD
+          ? `[^${alpha()}0-9_${E}${BADBYTES}]`
+          : t === T.SPACE
+            ? `[[${SPACE_SET}]--[${E}]]`
+            : `[^${SPACE_SET}${E}${BADBYTES}]`;
+    return this.superset ? this.relaxedAtom() : { src, single: true, lit: null };
+  }
+
+  /** The atom with the repetitions that follow it. */
+  private repeated(atom: Atom): Atom {
     if (atom.relaxed && (this.tok.t === T.STAR || this.tok.t === T.PLUS || this.tok.t === T.QMARK)) this.fetch();
     while (this.isDup(this.tok.t)) {
       const q = this.parseDup();

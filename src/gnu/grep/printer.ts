@@ -127,15 +127,17 @@ export class GrepPrinter extends GrepState {
     this.lastout = nl + 1;
   }
 
-  /** print_line_middle for -o: each non-empty leftmost(-longest) match on its own line. */
-  protected printMatches(beg: number, nl: number, sep: string): boolean {
-    const line = this.text.slice(beg, nl);
+  /**
+   * print_line_middle's loop, which -o and --color share: each non-empty leftmost(-longest)
+   * match in the line, as [start, end); an empty match moves the search on one character.
+   */
+  protected *matches(line: string): Generator<[number, number]> {
     const re = this.eng.oRe;
     let cur = 0;
     while (cur < line.length) {
       re.lastIndex = cur;
       const r = re.exec(line);
-      if (r === null) break;
+      if (r === null) return;
       const b = r.index;
       let e = b + r[0].length;
       if (this.m.longest) e = this.extend(line, b, e);
@@ -144,35 +146,30 @@ export class GrepPrinter extends GrepState {
         cur = b + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
         continue;
       }
+      yield [b, e];
+      cur = e;
+    }
+  }
+
+  /** print_line_middle for -o: each match on its own line. */
+  protected printMatches(beg: number, nl: number, sep: string): boolean {
+    const line = this.text.slice(beg, nl);
+    for (const [b, e] of this.matches(line)) {
       const h = this.head(beg + b, e - b, beg, sep);
       if (h === null) return false;
       this.write(h + this.sgr(MATCH_COLOR, line.slice(b, e)) + this.eol);
-      cur = e;
     }
     return true;
   }
 
-  /** print_line_middle with --color: the line with each non-empty match highlighted. */
+  /** print_line_middle with --color: the line with each match highlighted. */
   protected colorMatches(beg: number, nl: number): string {
     const line = this.text.slice(beg, nl);
-    const re = this.eng.oRe;
     let out = '';
     let done = 0;
-    let cur = 0;
-    while (cur < line.length) {
-      re.lastIndex = cur;
-      const r = re.exec(line);
-      if (r === null) break;
-      const b = r.index;
-      let e = b + r[0].length;
-      if (this.m.longest) e = this.extend(line, b, e);
-      if (e === b) {
-        const c = line.charCodeAt(b);
-        cur = b + (c >= 0xd800 && c <= 0xdbff ? 2 : 1);
-        continue;
-      }
+    for (const [b, e] of this.matches(line)) {
       out += line.slice(done, b) + this.sgr(MATCH_COLOR, line.slice(b, e));
-      done = cur = e;
+      done = e;
     }
     return out + line.slice(done);
   }

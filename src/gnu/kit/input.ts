@@ -52,3 +52,34 @@ export class Inputs {
     }
   }
 }
+
+export type InputFailure = Extract<Input, { ok: false }>;
+
+/** What a filter has to say after its inputs: its error messages and its exit status. */
+export interface InputsReport {
+  stderr: string;
+  exitCode: number;
+}
+
+/**
+ * A filter's loop over its inputs, in order: `each` is given the bytes of each readable one,
+ * `failed` words the message for one that is not (and the exit status becomes 1), and the loop
+ * goes on to the next, as coreutils' filters do.
+ */
+export async function eachInput(
+  io: Inputs,
+  names: readonly string[],
+  failed: (name: string, inp: InputFailure) => string,
+  each: (bytes: string, name: string) => void,
+): Promise<InputsReport> {
+  const report: InputsReport = { stderr: '', exitCode: 0 };
+  for (const name of names) {
+    const inp = await io.read(name);
+    if (inp.ok) each(inp.bytes, name);
+    else {
+      report.stderr += failed(name, inp);
+      report.exitCode = 1;
+    }
+  }
+  return report;
+}

@@ -20,7 +20,7 @@ import { errnoMessage } from '../kit/errno.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { shellQuote } from '../kit/quote.js';
 import { humanSize, kib } from '../kit/file-info.js';
-import { parseLs, type Ent } from './options.js';
+import { parseLs, type Ent, type LsExit } from './options.js';
 import { formatEnts, sortEnts } from './format.js';
 
 async function tryStat(fs: IFileSystem, path: string): Promise<FsStat | null> {
@@ -35,104 +35,116 @@ function joinName(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : dir + '/' + name;
 }
 
+type Parsed = Exclude<ReturnType<typeof parseLs>, LsExit>;
+
+/** One listing: its output chunks, errors, and whether a directory block is the first printed. */
+class LsRun {
+  readonly chunks: string[] = [];
+  stderr = '';
+  exitCode = 0;
+  first = true;
+  printDirName = true;
+  private readonly now = Date.now();
+  constructor(
+    private readonly fs: IFileSystem,
+    private readonly o: Parsed,
+  ) {}
+
+  private visible(name: string): boolean {
+    const o = this.o;
+    if (!o.all && !o.almostAll && name.startsWith('.')) return false;
+    if (o.ignoreBackups && name.endsWith('~')) return false;
+    if (o.ignore.some((g) => fnmatch(g, name))) return false;
+    if (!o.all && !o.almostAll && o.hide.some((g) => fnmatch(g, name))) return false;
+    return true;
+  }
+
+  /** The content of a directory as entries (with . and .. under -a). */
+  private async listDir(path: string): Promise<Ent[]> {
+    const fs = this.fs;
+    const kids = await fs.readdirWithFileTypes!(path);
+    const ents: Ent[] = [];
+    if (this.o.all) {
+      const self = await fs.stat(path);
+      const parentPath = path === '/' ? '/' : path.replace(/\/[^/]+\/?$/, '') || '/';
+      const parent = (await tryStat(fs, parentPath)) ?? self;
+      ents.push({ name: '.', path, st: self }, { name: '..', path: parentPath, st: parent });
+    }
+    const shown = kids.filter((k) => this.visible(k.name));
+    const stats = await Promise.all(shown.map((k) => tryStat(fs, joinName(path, k.name))));
+    shown.forEach((k, i) => {
+      const st = stats[i];
+      if (st) ents.push({ name: k.name, path: joinName(path, k.name), st });
+    });
+    return ents;
+  }
+
+  format(ents: Ent[]): Promise<string> {
+    return formatEnts(ents, this.o, this.fs, this.now);
+  }
+
+  /** GNU print_dir: header, total, entries; then (with -R) the subdirectories, depth first. */
+  async printDir(name: string, path: string): Promise<void> {
+    const o = this.o;
+    let ents: Ent[];
+    try {
+      ents = sortEnts(await this.listDir(path), o);
+    } catch (err) {
+      this.stderr += `ls: cannot open directory ${shellQuote(name)}: ${errnoMessage(err)}\n`;
+      this.exitCode = 2;
+      return;
+    }
+    let out = '';
+    if (o.recursive || this.printDirName) {
+      if (!this.first) out += '\n';
+      out += `${name}:\n`;
+    }
+    this.first = false;
+    if (o.format === 'long' || o.size) {
+      const total = ents.reduce((s, e) => s + kib(e.st), 0);
+      out += `total ${o.human ? humanSize(total * 1024) : total}\n`;
+    }
+    out += await this.format(ents);
+    this.chunks.push(out);
+    if (!o.recursive) return;
+    for (const e of ents) {
+      if (!e.st.isDirectory || e.name === '.' || e.name === '..') continue;
+      await this.printDir(joinName(name, e.name), e.path);
+    }
+  }
+
+  /** The operands that exist, split into files and directories to list; the others reported. */
+  async operands(cwd: string, targets: string[]): Promise<{ files: Ent[]; dirs: Ent[] }> {
+    const files: Ent[] = [];
+    const dirs: Ent[] = [];
+    for (const op of targets) {
+      const path = this.fs.resolvePath(cwd, op);
+      const st = await tryStat(this.fs, path);
+      if (!st || (op.endsWith('/') && !st.isDirectory)) {
+        this.stderr += `ls: cannot access ${shellQuote(op)}: ${st ? 'Not a directory' : 'No such file or directory'}\n`;
+        this.exitCode = 2;
+        continue;
+      }
+      const e = { name: op, path, st };
+      if (st.isDirectory && !this.o.directory) dirs.push(e);
+      else files.push(e);
+    }
+    return { files: sortEnts(files, this.o), dirs: sortEnts(dirs, this.o) };
+  }
+}
+
 export function lsCommand(): CustomCommand {
   return defineCommand('ls', async (args, ctx: Ctx): Promise<Result> => {
     const parsed = parseLs(args);
     if ('error' in parsed) return { stdout: parsed.stdout ?? '', stderr: parsed.error, exitCode: parsed.code };
-    const o = parsed;
-    const operands = o.operands;
-    const fs = ctx.fs;
-    const now = Date.now();
-    let stderr = '';
-    let exitCode = 0;
-    const chunks: string[] = [];
-
-    const visible = (name: string) => {
-      if (!o.all && !o.almostAll && name.startsWith('.')) return false;
-      if (o.ignoreBackups && name.endsWith('~')) return false;
-      if (o.ignore.some((g) => fnmatch(g, name))) return false;
-      if (!o.all && !o.almostAll && o.hide.some((g) => fnmatch(g, name))) return false;
-      return true;
-    };
-
-    /** The content of a directory as entries (with . and .. under -a). */
-    const listDir = async (path: string): Promise<Ent[]> => {
-      const kids = await fs.readdirWithFileTypes!(path);
-      const ents: Ent[] = [];
-      if (o.all) {
-        const self = await fs.stat(path);
-        const parentPath = path === '/' ? '/' : path.replace(/\/[^/]+\/?$/, '') || '/';
-        const parent = (await tryStat(fs, parentPath)) ?? self;
-        ents.push({ name: '.', path, st: self }, { name: '..', path: parentPath, st: parent });
-      }
-      const shown = kids.filter((k) => visible(k.name));
-      const stats = await Promise.all(shown.map((k) => tryStat(fs, joinName(path, k.name))));
-      shown.forEach((k, i) => {
-        const st = stats[i];
-        if (st) ents.push({ name: k.name, path: joinName(path, k.name), st });
-      });
-      return ents;
-    };
-
-    /** GNU print_dir: header, total, entries; then (with -R) the subdirectories, depth first. */
-    let first = true;
-    let printDirName = true;
-    const printDir = async (name: string, path: string): Promise<void> => {
-      let ents: Ent[];
-      try {
-        ents = sortEnts(await listDir(path), o);
-      } catch (err) {
-        stderr += `ls: cannot open directory ${shellQuote(name)}: ${errnoMessage(err)}\n`;
-        exitCode = 2;
-        return;
-      }
-      let out = '';
-      if (o.recursive || printDirName) {
-        if (!first) out += '\n';
-        out += `${name}:\n`;
-      }
-      first = false;
-      if (o.format === 'long' || o.size) {
-        const total = ents.reduce((s, e) => s + kib(e.st), 0);
-        out += `total ${o.human ? humanSize(total * 1024) : total}\n`;
-      }
-      out += await formatEnts(ents, o, fs, now);
-      chunks.push(out);
-      if (o.recursive) {
-        for (const e of ents) {
-          if (!e.st.isDirectory || e.name === '.' || e.name === '..') continue;
-          await printDir(joinName(name, e.name), e.path);
-        }
-      }
-    };
-
-    const targets = operands.length ? operands : ['.'];
-    const files: Ent[] = [];
-    const dirs: Ent[] = [];
-    for (const op of targets) {
-      const path = fs.resolvePath(ctx.cwd, op);
-      const st = await tryStat(fs, path);
-      if (!st) {
-        stderr += `ls: cannot access ${shellQuote(op)}: No such file or directory\n`;
-        exitCode = 2;
-        continue;
-      }
-      if (op.endsWith('/') && !st.isDirectory) {
-        stderr += `ls: cannot access ${shellQuote(op)}: Not a directory\n`;
-        exitCode = 2;
-        continue;
-      }
-      const e = { name: op, path, st };
-      if (st.isDirectory && !o.directory) dirs.push(e);
-      else files.push(e);
-    }
-    const sortedFiles = sortEnts(files, o);
-    const sortedDirs = sortEnts(dirs, o);
-    if (sortedFiles.length) {
-      chunks.push(await formatEnts(sortedFiles, o, fs, now));
-      first = false;
-    } else if (targets.length <= 1 && sortedDirs.length === 1) printDirName = false;
-    for (const d of sortedDirs) await printDir(d.name, d.path);
-    return { stdout: chunks.join(''), stderr, exitCode };
+    const run = new LsRun(ctx.fs, parsed);
+    const targets = parsed.operands.length ? parsed.operands : ['.'];
+    const { files, dirs } = await run.operands(ctx.cwd, targets);
+    if (files.length) {
+      run.chunks.push(await run.format(files));
+      run.first = false;
+    } else if (targets.length <= 1 && dirs.length === 1) run.printDirName = false;
+    for (const d of dirs) await run.printDir(d.name, d.path);
+    return { stdout: run.chunks.join(''), stderr: run.stderr, exitCode: run.exitCode };
   });
 }

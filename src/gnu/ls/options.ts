@@ -89,10 +89,15 @@ export interface LsOpts {
   quoting: 'literal' | 'c' | 'escape' | 'shell' | 'shell-always';
 }
 
-export function parseLs(args: string[]): (LsOpts & { operands: string[] }) | { error: string; code: number; stdout?: string } {
-  const p = getopt('ls', args, 'aAbBcCdDfFgGhHiI:klLmnNopqQrRsStT:uUvw:xXZ1', LS_LONGS);
-  if ('error' in p) return { error: p.error + LS_TRY, code: 2 };
-  const o: LsOpts = {
+/** What parseLs answers instead of options: a usage error, or the text of --help / --version. */
+export interface LsExit {
+  error: string;
+  code: number;
+  stdout?: string;
+}
+
+function defaultOptions(): LsOpts {
+  return {
     all: false,
     almostAll: false,
     directory: false,
@@ -116,203 +121,157 @@ export function parseLs(args: string[]): (LsOpts & { operands: string[] }) | { e
     zero: false,
     quoting: 'literal',
   };
-  const bad = (what: string, v: string, valid: string[]) => ({
-    error: `ls: invalid argument '${v}' for '--${what}'\nValid arguments are:\n${valid
-      .map(
-        (x) =>
-          `  - ${x
-            .split('|')
-            .map((y) => `'${y}'`)
-            .join(', ')}`,
-      )
-      .join('\n')}\n${LS_TRY}`,
-    code: 1,
-  });
-  for (const [k, v] of p.opts) {
-    switch (k) {
-      case 'a':
-        o.all = true;
-        o.almostAll = false;
-        break;
-      case 'A':
-        o.almostAll = true;
-        o.all = false;
-        break;
-      case 'B':
-        o.ignoreBackups = true;
-        break;
-      case 'c':
-      case 'u':
-        break; // ctime/atime: the store has only mtime
-      case 'C':
-        o.format = 'columns';
-        break;
-      case 'x':
-        o.format = 'across';
-        break;
-      case 'm':
-        o.format = 'commas';
-        break;
-      case '1':
-        if (o.format !== 'long') o.format = 'one';
-        break;
-      case 'd':
-        o.directory = true;
-        break;
-      case 'f':
-        o.all = true;
-        o.sort = 'none';
-        break;
-      case 'F': {
-        if (v !== undefined && !['always', 'yes', 'force', 'auto', 'tty', 'if-tty', 'never', 'no', 'none'].includes(v))
-          return bad('classify', v, ['always|yes|force', 'never|no|none', 'auto|tty|if-tty']);
-        if (v === undefined || ['always', 'yes', 'force'].includes(v)) o.indicator = 'classify';
-        else if (['never', 'no', 'none'].includes(v)) o.indicator = 'none';
-        break;
-      }
-      case 'file-type':
-        o.indicator = 'file-type';
-        break;
-      case 'p':
-        o.indicator = 'slash';
-        break;
-      case 'indicator-style': {
-        const valid = ['none', 'slash', 'file-type', 'classify'];
-        if (!valid.includes(v!)) return bad('indicator-style', v!, valid);
-        o.indicator = v as LsOpts['indicator'];
-        break;
-      }
-      case 'l':
-        o.format = 'long';
-        break;
-      case 'g':
-        o.format = 'long';
-        o.showOwner = false;
-        break;
-      case 'o':
-        o.format = 'long';
-        o.showGroup = false;
-        break;
-      case 'G':
-        o.showGroup = false;
-        break;
-      case 'n':
-        o.format = 'long';
-        o.numeric = true;
-        break;
-      case 'h':
-        o.human = true;
-        break;
-      case 'i':
-        o.inode = true;
-        break;
-      case 's':
-        o.size = true;
-        break;
-      case 'I':
-        o.ignore.push(v!);
-        break;
-      case 'hide':
-        o.hide.push(v!);
-        break;
-      case 'r':
-        o.reverse = true;
-        break;
-      case 'R':
-        o.recursive = true;
-        break;
-      case 't':
-        o.sort = 'time';
-        break;
-      case 'S':
-        o.sort = 'size';
-        break;
-      case 'U':
-        o.sort = 'none';
-        break;
-      case 'v':
-        o.sort = 'version';
-        break;
-      case 'X':
-        o.sort = 'extension';
-        break;
-      case 'Q':
-        o.quoting = 'c';
-        break;
-      case 'b':
-        o.quoting = 'escape';
-        break;
-      case 'N':
-        o.quoting = 'literal';
-        break;
-      case 'quoting-style': {
-        const map: Record<string, LsOpts['quoting']> = {
-          literal: 'literal',
-          shell: 'shell',
-          'shell-always': 'shell-always',
-          'shell-escape': 'shell',
-          'shell-escape-always': 'shell-always',
-          c: 'c',
-          escape: 'escape',
-        };
-        if (!Object.hasOwn(map, v!)) return bad('quoting-style', v!, Object.keys(map).concat(['locale', 'clocale']));
-        o.quoting = map[v!] ?? 'literal';
-        break;
-      }
-      case 'sort': {
-        const valid = ['none', 'time', 'size', 'extension', 'version', 'width'];
-        if (!valid.includes(v!)) return bad('sort', v!, valid);
-        o.sort = v === 'none' ? 'none' : (v as SortKey);
-        break;
-      }
-      case 'format': {
-        const map: Record<string, Format> = {
-          verbose: 'long',
-          long: 'long',
-          commas: 'commas',
-          horizontal: 'across',
-          across: 'across',
-          vertical: 'columns',
-          'single-column': 'one',
-        };
-        if (!Object.hasOwn(map, v!)) return bad('format', v!, ['verbose|long', 'commas', 'horizontal|across', 'vertical', 'single-column']);
-        o.format = map[v!]!;
+}
 
-        break;
-      }
-      case 'full-time':
-        o.format = 'long';
-        o.timeStyle = 'full-iso';
-        break;
-      case 'time-style': {
-        const s = v!.replace(/^posix-/, '');
-        o.timeStyle = ['full-iso', 'long-iso', 'iso'].includes(s) ? s : 'locale';
-        break;
-      }
-      case 'gdf':
-        o.groupDirs = true;
-        break;
-      case 'w': {
-        const n = Number(v);
-        if (!/^\d+$/.test(v!)) return { error: `ls: invalid line width: '${v}'\n`, code: 2 };
-        o.width = n === 0 ? Infinity : n;
-        break;
-      }
-      case 'zero':
-        o.zero = true;
-        break;
-      case 'help':
-        return {
-          error: '',
-          code: 0,
-          stdout:
-            'Usage: ls [OPTION]... [FILE]...\nList information about the FILEs (the current directory by default).\nSort entries alphabetically if none of -cftuvSUX nor --sort is specified.\n',
-        };
-      case 'version':
-        return { error: '', code: 0, stdout: 'ls (GNU coreutils) 9.1\n' };
-      default:
-        break; // accepted and without effect here: -b -D -H -k -L -N -q -T -Z --color --si --author ...
-    }
+/** argmatch's message; `a|b` in `valid` lists synonyms on one line. */
+function bad(what: string, v: string, valid: string[]): LsExit {
+  const lines = valid.map(
+    (x) =>
+      `  - ${x
+        .split('|')
+        .map((y) => `'${y}'`)
+        .join(', ')}`,
+  );
+  return { error: `ls: invalid argument '${v}' for '--${what}'\nValid arguments are:\n${lines.join('\n')}\n${LS_TRY}`, code: 1 };
+}
+
+function classifyArg(o: LsOpts, v: string | undefined): LsExit | undefined {
+  if (v !== undefined && !['always', 'yes', 'force', 'auto', 'tty', 'if-tty', 'never', 'no', 'none'].includes(v))
+    return bad('classify', v, ['always|yes|force', 'never|no|none', 'auto|tty|if-tty']);
+  if (v === undefined || ['always', 'yes', 'force'].includes(v)) o.indicator = 'classify';
+  else if (['never', 'no', 'none'].includes(v)) o.indicator = 'none';
+  return undefined;
+}
+
+function indicatorStyleArg(o: LsOpts, v: string): LsExit | undefined {
+  const valid = ['none', 'slash', 'file-type', 'classify'];
+  if (!valid.includes(v)) return bad('indicator-style', v, valid);
+  o.indicator = v as LsOpts['indicator'];
+  return undefined;
+}
+
+const QUOTING_STYLES: Record<string, LsOpts['quoting']> = {
+  literal: 'literal',
+  shell: 'shell',
+  'shell-always': 'shell-always',
+  'shell-escape': 'shell',
+  'shell-escape-always': 'shell-always',
+  c: 'c',
+  escape: 'escape',
+};
+
+function quotingStyleArg(o: LsOpts, v: string): LsExit | undefined {
+  if (!Object.hasOwn(QUOTING_STYLES, v)) return bad('quoting-style', v, Object.keys(QUOTING_STYLES).concat(['locale', 'clocale']));
+  o.quoting = QUOTING_STYLES[v] ?? 'literal';
+  return undefined;
+}
+
+function sortArg(o: LsOpts, v: string): LsExit | undefined {
+  const valid = ['none', 'time', 'size', 'extension', 'version', 'width'];
+  if (!valid.includes(v)) return bad('sort', v, valid);
+  o.sort = v === 'none' ? 'none' : (v as SortKey);
+  return undefined;
+}
+
+const FORMATS: Record<string, Format> = {
+  verbose: 'long',
+  long: 'long',
+  commas: 'commas',
+  horizontal: 'across',
+  across: 'across',
+  vertical: 'columns',
+  'single-column': 'one',
+};
+
+function formatArg(o: LsOpts, v: string): LsExit | undefined {
+  if (!Object.hasOwn(FORMATS, v)) return bad('format', v, ['verbose|long', 'commas', 'horizontal|across', 'vertical', 'single-column']);
+  o.format = FORMATS[v]!;
+  return undefined;
+}
+
+function widthArg(o: LsOpts, v: string): LsExit | undefined {
+  const n = Number(v);
+  if (!/^\d+$/.test(v)) return { error: `ls: invalid line width: '${v}'\n`, code: 2 };
+  o.width = n === 0 ? Infinity : n;
+  return undefined;
+}
+
+const HELP =
+  'Usage: ls [OPTION]... [FILE]...\nList information about the FILEs (the current directory by default).\nSort entries alphabetically if none of -cftuvSUX nor --sort is specified.\n';
+
+type Handler = (o: LsOpts, v: string | undefined) => LsExit | undefined;
+
+/** A handler for an option that only sets fields. */
+const set =
+  (fields: Partial<LsOpts>): Handler =>
+  (o) =>
+    void Object.assign(o, fields);
+
+/**
+ * What each option sets, by getopt key, in command-line order (a later option overrides).
+ * Accepted and without effect here, so not listed: -D -H -k -L -q -T -Z --color --si --author …,
+ * and -c / -u (ctime, atime: the store has only mtime).
+ */
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  a: set({ all: true, almostAll: false }),
+  A: set({ almostAll: true, all: false }),
+  B: set({ ignoreBackups: true }),
+  C: set({ format: 'columns' }),
+  x: set({ format: 'across' }),
+  m: set({ format: 'commas' }),
+  '1': (o) => {
+    if (o.format !== 'long') o.format = 'one';
+    return undefined;
+  },
+  d: set({ directory: true }),
+  f: set({ all: true, sort: 'none' }),
+  F: classifyArg,
+  'file-type': set({ indicator: 'file-type' }),
+  p: set({ indicator: 'slash' }),
+  'indicator-style': (o, v) => indicatorStyleArg(o, v!),
+  l: set({ format: 'long' }),
+  g: set({ format: 'long', showOwner: false }),
+  o: set({ format: 'long', showGroup: false }),
+  G: set({ showGroup: false }),
+  n: set({ format: 'long', numeric: true }),
+  h: set({ human: true }),
+  i: set({ inode: true }),
+  s: set({ size: true }),
+  I: (o, v) => void o.ignore.push(v!),
+  hide: (o, v) => void o.hide.push(v!),
+  r: set({ reverse: true }),
+  R: set({ recursive: true }),
+  t: set({ sort: 'time' }),
+  S: set({ sort: 'size' }),
+  U: set({ sort: 'none' }),
+  v: set({ sort: 'version' }),
+  X: set({ sort: 'extension' }),
+  Q: set({ quoting: 'c' }),
+  b: set({ quoting: 'escape' }),
+  N: set({ quoting: 'literal' }),
+  'quoting-style': (o, v) => quotingStyleArg(o, v!),
+  sort: (o, v) => sortArg(o, v!),
+  format: (o, v) => formatArg(o, v!),
+  'full-time': set({ format: 'long', timeStyle: 'full-iso' }),
+  'time-style': (o, v) => {
+    const s = v!.replace(/^posix-/, '');
+    o.timeStyle = ['full-iso', 'long-iso', 'iso'].includes(s) ? s : 'locale';
+    return undefined;
+  },
+  gdf: set({ groupDirs: true }),
+  w: (o, v) => widthArg(o, v!),
+  zero: set({ zero: true }),
+  help: () => ({ error: '', code: 0, stdout: HELP }),
+  version: () => ({ error: '', code: 0, stdout: 'ls (GNU coreutils) 9.1\n' }),
+};
+
+export function parseLs(args: string[]): (LsOpts & { operands: string[] }) | LsExit {
+  const p = getopt('ls', args, 'aAbBcCdDfFgGhHiI:klLmnNopqQrRsStT:uUvw:xXZ1', LS_LONGS);
+  if ('error' in p) return { error: p.error + LS_TRY, code: 2 };
+  const o = defaultOptions();
+  for (const [k, v] of p.opts) {
+    const exit = Object.hasOwn(HANDLERS, k) ? HANDLERS[k]!(o, v) : undefined;
+    if (exit) return exit;
   }
   return { ...o, operands: p.operands };
 }

@@ -95,108 +95,103 @@ interface Info {
   ino: number;
 }
 
+/** One directive's flags, width, precision and H/L modifier, and the ways a value is printed under them. */
+class Spec {
+  constructor(
+    readonly flags: string,
+    readonly width: string,
+    readonly prec: string | undefined,
+    readonly hl: string,
+  ) {}
+
+  num(n: number | string): string {
+    const { flags, prec } = this;
+    let s = String(n);
+    if (prec !== undefined && prec !== '') s = s.padStart(Number(prec), '0');
+    if (flags.includes('+') && !s.startsWith('-')) s = '+' + s;
+    else if (flags.includes(' ') && !s.startsWith('-')) s = ' ' + s;
+    return pad(s, flags, this.width, true);
+  }
+
+  str(s: string): string {
+    return pad(this.prec !== undefined ? s.slice(0, Number(this.prec || 0)) : s, this.flags, this.width, false);
+  }
+
+  /** A time with nanoseconds; the precision cuts them. */
+  time(t: Date | null): string {
+    if (!t) return this.str('-');
+    let s = fullTime(t);
+    if (this.prec !== undefined) {
+      const digits = this.prec === '' ? 0 : Math.min(9, Number(this.prec));
+      s = s.replace(/\.(\d{9})/, (_, ns: string) => (digits ? '.' + ns.slice(0, digits) : ''));
+    }
+    return this.str(s);
+  }
+
+  /** Seconds since the epoch; a precision adds that many digits of fraction. */
+  secs(t: Date | null): string {
+    const prec = this.prec;
+    if (!t) return this.num(0);
+    if (prec === undefined) return this.num(epochSeconds(t));
+    const ms = ((t.getTime() % 1000) + 1000) % 1000;
+    const frac = (String(ms).padStart(3, '0') + '000000').slice(0, prec === '' ? 9 : Math.min(9, Number(prec)));
+    return pad(`${epochSeconds(t)}${frac ? '.' + frac : ''}`, this.flags, this.width, true);
+  }
+
+  /** %H… major, %L… minor, else the whole number. */
+  device(major: number, minor: number, whole: number): string {
+    return this.num(this.hl === 'H' ? major : this.hl === 'L' ? minor : whole);
+  }
+}
+
+type Directive = (s: Spec, f: Info) => string;
+
+/** Each directive letter; one not here prints as given (GNU: '?' for some; rare). */
+const DIRECTIVES: Readonly<Record<string, Directive>> = {
+  '%': () => '%',
+  a: (s, f) => {
+    const o = permBits(f.st).toString(8);
+    return s.flags.includes('#') ? pad('0' + o, s.flags, s.width, true) : s.num(o);
+  },
+  A: (s, f) => s.str(modeString(f.st)),
+  b: (s, f) => s.num(kib(f.st) * 2),
+  B: (s) => s.num(512),
+  C: (s) => s.str('?'),
+  d: (s) => s.device(DEV_MAJOR, DEV_MINOR, DEV_MAJOR * 256 + DEV_MINOR),
+  D: (s) => s.str((DEV_MAJOR * 256 + DEV_MINOR).toString(16)),
+  f: (s, f) => s.str(f.st.mode.toString(16)),
+  F: (s, f) => s.str(fileType(f.st)),
+  g: (s) => s.num(GID),
+  G: (s) => s.str(GROUP),
+  h: (s, f) => s.num(f.links),
+  i: (s, f) => s.num(f.ino),
+  m: (s) => s.str('/'),
+  n: (s, f) => s.str(f.name),
+  N: (s, f) => s.str(shellQuote(f.name)),
+  o: (s) => s.num(4096),
+  r: (s, f) => (isDevice(f.st) ? s.device(1, 3, 259) : s.num(0)),
+  R: (s, f) => s.str(isDevice(f.st) ? '103' : '0'),
+  s: (s, f) => s.num(f.st.size),
+  t: (s, f) => s.str(isDevice(f.st) ? '1' : '0'),
+  T: (s, f) => s.str(isDevice(f.st) ? '3' : '0'),
+  u: (s) => s.num(UID),
+  U: (s) => s.str(OWNER),
+  w: (s) => s.time(null),
+  W: (s) => s.secs(null),
+  x: (s, f) => s.time(f.st.mtime),
+  y: (s, f) => s.time(f.st.mtime),
+  z: (s, f) => s.time(f.st.mtime),
+  X: (s, f) => s.secs(f.st.mtime),
+  Y: (s, f) => s.secs(f.st.mtime),
+  Z: (s, f) => s.secs(f.st.mtime),
+};
+
 function expand(format: string, f: Info): string {
-  const st = f.st;
   return format.replace(
     /%([-#0 +']*)(\d*)(?:\.(\d*))?([HL]?)(.)|%$/g,
     (m, flags: string, width: string, prec: string | undefined, hl: string, d: string) => {
       if (m === '%') return '%';
-      const num = (n: number | string) => {
-        let s = String(n);
-        if (prec !== undefined && prec !== '') s = s.padStart(Number(prec), '0');
-        if (flags.includes('+') && !s.startsWith('-')) s = '+' + s;
-        else if (flags.includes(' ') && !s.startsWith('-')) s = ' ' + s;
-        return pad(s, flags, width, true);
-      };
-      const str = (s: string) => pad(prec !== undefined ? s.slice(0, Number(prec || 0)) : s, flags, width, false);
-      const time = (t: Date | null) => {
-        if (!t) return str('-');
-        let s = fullTime(t);
-        if (prec !== undefined) {
-          const digits = prec === '' ? 0 : Math.min(9, Number(prec));
-          s = s.replace(/\.(\d{9})/, (_, ns: string) => (digits ? '.' + ns.slice(0, digits) : ''));
-        }
-        return str(s);
-      };
-      const secs = (t: Date | null) => {
-        if (!t) return num(0);
-        if (prec === undefined) return num(epochSeconds(t));
-        const ms = ((t.getTime() % 1000) + 1000) % 1000;
-        const frac = (String(ms).padStart(3, '0') + '000000').slice(0, prec === '' ? 9 : Math.min(9, Number(prec)));
-        return pad(`${epochSeconds(t)}${frac ? '.' + frac : ''}`, flags, width, true);
-      };
-      switch (d) {
-        case '%':
-          return '%';
-        case 'a': {
-          const o = permBits(st).toString(8);
-          return flags.includes('#') ? pad('0' + o, flags, width, true) : num(o);
-        }
-        case 'A':
-          return str(modeString(st));
-        case 'b':
-          return num(kib(st) * 2);
-        case 'B':
-          return num(512);
-        case 'C':
-          return str('?');
-        case 'd':
-          if (hl === 'H') return num(DEV_MAJOR);
-          if (hl === 'L') return num(DEV_MINOR);
-          return num(DEV_MAJOR * 256 + DEV_MINOR);
-        case 'D':
-          return str((DEV_MAJOR * 256 + DEV_MINOR).toString(16));
-        case 'f':
-          return str(st.mode.toString(16));
-        case 'F':
-          return str(fileType(st));
-        case 'g':
-          return num(GID);
-        case 'G':
-          return str(GROUP);
-        case 'h':
-          return num(f.links);
-        case 'i':
-          return num(f.ino);
-        case 'm':
-          return str('/');
-        case 'n':
-          return str(f.name);
-        case 'N':
-          return str(shellQuote(f.name));
-        case 'o':
-          return num(4096);
-        case 'r':
-          if (hl === 'H') return num(isDevice(st) ? 1 : 0);
-          if (hl === 'L') return num(isDevice(st) ? 3 : 0);
-          return num(isDevice(st) ? 259 : 0);
-        case 'R':
-          return str(isDevice(st) ? '103' : '0');
-        case 's':
-          return num(st.size);
-        case 't':
-          return str(isDevice(st) ? '1' : '0');
-        case 'T':
-          return str(isDevice(st) ? '3' : '0');
-        case 'u':
-          return num(UID);
-        case 'U':
-          return str(OWNER);
-        case 'w':
-          return time(null);
-        case 'W':
-          return secs(null);
-        case 'x':
-        case 'y':
-        case 'z':
-          return time(st.mtime);
-        case 'X':
-        case 'Y':
-        case 'Z':
-          return secs(st.mtime);
-        default:
-          return m; // unknown directives print as given (GNU: '?' for some); rare
-      }
+      return Object.hasOwn(DIRECTIVES, d) ? DIRECTIVES[d]!(new Spec(flags, width, prec, hl), f) : m;
     },
   );
 }

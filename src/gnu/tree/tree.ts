@@ -6,7 +6,7 @@
  * -F (append / to directories), -L level, -I pattern (exclude; `a|b` alternatives, repeatable),
  * -P pattern (list only matching files), --noreport, --dirsfirst; -n/-N/-C accepted (no colour).
  */
-import { defineCommand, type CustomCommand, type Ctx } from '../kit/command.js';
+import { defineCommand, type CustomCommand, type Ctx, type Result } from '../kit/command.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { getopt, type LongOpt } from '../kit/getopt.js';
 
@@ -33,121 +33,130 @@ interface Options {
 
 const matchesAny = (patterns: string[], name: string) => patterns.some((p) => p.split('|').some((alt) => fnmatch(alt, name)));
 
+/** getopt's message in tree's own words. */
+function optionError(error: string): Result {
+  const missing = /requires an argument -- '(.)'/.exec(error);
+  const short = /invalid option -- '(.)'/.exec(error);
+  const long = /(?:unrecognized|ambiguous|doesn't allow)[^']*'([^']+)'/.exec(error);
+  const text = missing
+    ? `tree: Missing argument to -${missing[1]} option.\n`
+    : `tree: Invalid argument ${short ? `-\`${short[1]}'` : `\`${long?.[1] ?? '?'}'`}.\n${USAGE}`;
+  return { stdout: '', stderr: text, exitCode: 1 };
+}
+
+/** Applies one option; a Result ends the command (--help, a bad -L). -n -N -C: colour and character handling, nothing to do here. */
+function applyOption(o: Options, k: string, v: string | undefined): Result | null {
+  if (k === 'a') o.all = true;
+  else if (k === 'd') o.dirsOnly = true;
+  else if (k === 'f') o.fullPath = true;
+  else if (k === 'i') o.noIndent = true;
+  else if (k === 'F') o.classify = true;
+  else if (k === 'I') o.exclude.push(v!);
+  else if (k === 'P') o.only.push(v!);
+  else if (k === 'noreport') o.report = false;
+  else if (k === 'dirsfirst') o.dirsFirst = true;
+  else if (k === 'help') return { stdout: USAGE, stderr: '', exitCode: 0 };
+  else if (k === 'L') {
+    const n = /^\d+$/.test(v!) ? Number(v) : NaN;
+    if (!(n >= 1)) return { stdout: '', stderr: 'tree: Invalid level, must be greater than 0.\n', exitCode: 1 };
+    o.level = n;
+  }
+  return null;
+}
+
+function parseTree(args: string[]): { o: Options; roots: string[] } | Result {
+  const p = getopt('tree', args, 'adfiFL:I:P:nNC', LONGS);
+  if ('error' in p) return optionError(p.error);
+  const o: Options = {
+    all: false,
+    dirsOnly: false,
+    fullPath: false,
+    noIndent: false,
+    classify: false,
+    level: Infinity,
+    exclude: [],
+    only: [],
+    report: true,
+    dirsFirst: false,
+  };
+  for (const [k, v] of p.opts) {
+    const done = applyOption(o, k, v);
+    if (done) return done;
+  }
+  return { o, roots: p.operands.length ? p.operands : ['.'] };
+}
+
+/** One run's listing and its counts. */
+class TreeWalk {
+  out = '';
+  dirs = 0;
+  files = 0;
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly o: Options,
+  ) {}
+
+  private shows(e: { name: string; isDirectory: boolean }): boolean {
+    const o = this.o;
+    if (!o.all && e.name.startsWith('.')) return false;
+    if (o.exclude.length && matchesAny(o.exclude, e.name)) return false;
+    if (o.dirsOnly && !e.isDirectory) return false;
+    if (o.only.length && !e.isDirectory && !matchesAny(o.only, e.name)) return false;
+    return true;
+  }
+
+  async walk(abs: string, shown: string, prefix: string, depth: number): Promise<void> {
+    const o = this.o;
+    let entries = (await this.ctx.fs.readdirWithFileTypes!(abs)).filter((e) => this.shows(e));
+    if (o.dirsFirst) entries = [...entries.filter((e) => e.isDirectory), ...entries.filter((e) => !e.isDirectory)];
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      const last = i === entries.length - 1;
+      const childAbs = abs === '/' ? `/${e.name}` : `${abs}/${e.name}`;
+      const childShown = shown.endsWith('/') ? shown + e.name : `${shown}/${e.name}`;
+      const label = (o.fullPath ? childShown : e.name) + (o.classify && e.isDirectory ? '/' : '');
+      this.out += (o.noIndent ? '' : prefix + (last ? '`-- ' : '|-- ')) + label + '\n';
+      if (e.isDirectory) {
+        this.dirs++;
+        if (depth < o.level) await this.walk(childAbs, childShown, prefix + (last ? '    ' : '|   '), depth + 1);
+      } else this.files++;
+    }
+  }
+
+  /** A root that is not a directory is an error line; false then. */
+  async root(root: string): Promise<boolean> {
+    const abs = this.ctx.fs.resolvePath(this.ctx.cwd, root);
+    let isDir = false;
+    try {
+      isDir = (await this.ctx.fs.stat(abs)).isDirectory;
+    } catch {
+      isDir = false;
+    }
+    if (!isDir) {
+      this.out += `${root} [error opening dir]\n`;
+      return false;
+    }
+    this.out += (this.o.classify && !root.endsWith('/') ? `${root}/` : root) + '\n';
+    await this.walk(abs, root, '', 1);
+    return true;
+  }
+
+  report(): string {
+    const { dirs, files } = this;
+    const d = `${dirs} ${dirs === 1 ? 'directory' : 'directories'}`;
+    return this.o.dirsOnly ? `\n${d}\n` : `\n${d}, ${files} ${files === 1 ? 'file' : 'files'}\n`;
+  }
+}
+
 export function treeCommand(): CustomCommand {
   return defineCommand('tree', async (args, ctx: Ctx) => {
-    const p = getopt('tree', args, 'adfiFL:I:P:nNC', LONGS);
-    if ('error' in p) {
-      const missing = /requires an argument -- '(.)'/.exec(p.error);
-      const short = /invalid option -- '(.)'/.exec(p.error);
-      const long = /(?:unrecognized|ambiguous|doesn't allow)[^']*'([^']+)'/.exec(p.error);
-      const text = missing
-        ? `tree: Missing argument to -${missing[1]} option.\n`
-        : `tree: Invalid argument ${short ? `-\`${short[1]}'` : `\`${long?.[1] ?? '?'}'`}.\n${USAGE}`;
-      return { stdout: '', stderr: text, exitCode: 1 };
-    }
-    const o: Options = {
-      all: false,
-      dirsOnly: false,
-      fullPath: false,
-      noIndent: false,
-      classify: false,
-      level: Infinity,
-      exclude: [],
-      only: [],
-      report: true,
-      dirsFirst: false,
-    };
-    for (const [k, v] of p.opts) {
-      switch (k) {
-        case 'a':
-          o.all = true;
-          break;
-        case 'd':
-          o.dirsOnly = true;
-          break;
-        case 'f':
-          o.fullPath = true;
-          break;
-        case 'i':
-          o.noIndent = true;
-          break;
-        case 'F':
-          o.classify = true;
-          break;
-        case 'I':
-          o.exclude.push(v!);
-          break;
-        case 'P':
-          o.only.push(v!);
-          break;
-        case 'noreport':
-          o.report = false;
-          break;
-        case 'dirsfirst':
-          o.dirsFirst = true;
-          break;
-        case 'help':
-          return { stdout: USAGE, stderr: '', exitCode: 0 };
-        case 'L': {
-          const n = /^\d+$/.test(v!) ? Number(v) : NaN;
-          if (!(n >= 1)) return { stdout: '', stderr: 'tree: Invalid level, must be greater than 0.\n', exitCode: 1 };
-          o.level = n;
-          break;
-        }
-        default:
-          break; // -n -N -C: colour and character handling, nothing to do here
-      }
-    }
-    const roots = p.operands.length ? p.operands : ['.'];
-    let out = '';
-    let dirs = 0;
-    let files = 0;
+    const parsed = parseTree(args);
+    if (!('o' in parsed)) return parsed;
+    const { o, roots } = parsed;
+    const t = new TreeWalk(ctx, o);
     let errors = 0;
-
-    const walk = async (abs: string, shown: string, prefix: string, depth: number): Promise<void> => {
-      let entries = await ctx.fs.readdirWithFileTypes!(abs);
-      entries = entries.filter((e) => {
-        if (!o.all && e.name.startsWith('.')) return false;
-        if (o.exclude.length && matchesAny(o.exclude, e.name)) return false;
-        if (o.dirsOnly && !e.isDirectory) return false;
-        if (o.only.length && !e.isDirectory && !matchesAny(o.only, e.name)) return false;
-        return true;
-      });
-      if (o.dirsFirst) entries = [...entries.filter((e) => e.isDirectory), ...entries.filter((e) => !e.isDirectory)];
-      for (let i = 0; i < entries.length; i++) {
-        const e = entries[i]!;
-        const last = i === entries.length - 1;
-        const childAbs = abs === '/' ? `/${e.name}` : `${abs}/${e.name}`;
-        const childShown = shown.endsWith('/') ? shown + e.name : `${shown}/${e.name}`;
-        const label = (o.fullPath ? childShown : e.name) + (o.classify && e.isDirectory ? '/' : '');
-        out += (o.noIndent ? '' : prefix + (last ? '`-- ' : '|-- ')) + label + '\n';
-        if (e.isDirectory) {
-          dirs++;
-          if (depth < o.level) await walk(childAbs, childShown, prefix + (last ? '    ' : '|   '), depth + 1);
-        } else files++;
-      }
-    };
-
-    for (const root of roots) {
-      const abs = ctx.fs.resolvePath(ctx.cwd, root);
-      let isDir = false;
-      try {
-        isDir = (await ctx.fs.stat(abs)).isDirectory;
-      } catch {
-        isDir = false;
-      }
-      if (!isDir) {
-        out += `${root} [error opening dir]\n`;
-        errors++;
-        continue;
-      }
-      out += (o.classify && !root.endsWith('/') ? `${root}/` : root) + '\n';
-      await walk(abs, root, '', 1);
-    }
-    if (o.report) {
-      const d = `${dirs} ${dirs === 1 ? 'directory' : 'directories'}`;
-      out += o.dirsOnly ? `\n${d}\n` : `\n${d}, ${files} ${files === 1 ? 'file' : 'files'}\n`;
-    }
-    return { stdout: out, stderr: '', exitCode: errors ? 2 : 0 };
+    for (const root of roots) if (!(await t.root(root))) errors++;
+    if (o.report) t.out += t.report();
+    return { stdout: t.out, stderr: '', exitCode: errors ? 2 : 0 };
   });
 }

@@ -1,7 +1,7 @@
 /** GNU wc (coreutils 9.1): counts, column widths, --total. */
 import { Buffer } from 'node:buffer';
 import { bytesResult, utf8ToLatin1 } from '../kit/bytes.js';
-import { defineCommand, type Command } from '../kit/command.js';
+import { defineCommand, type Command, type Ctx, type Result } from '../kit/command.js';
 import { passHelp, usage } from '../kit/coreutils.js';
 import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
 import { Inputs } from '../kit/input.js';
@@ -81,6 +81,93 @@ function countBytes(b: string, wantChars: boolean, wantMax: boolean): Counts {
   return { lines, words, chars, bytes: b.length, maxLen };
 }
 
+type Want = { l: boolean; w: boolean; m: boolean; c: boolean; L: boolean };
+type Total = 'auto' | 'always' | 'only' | 'never';
+
+/** --total's argument: an unambiguous prefix of a choice counts, as argmatch allows. */
+function totalArg(v: string): Total | Result {
+  const opts = ['auto', 'always', 'only', 'never'] as const;
+  const hit = opts.filter((o) => o.startsWith(v));
+  if (hit.length !== 1 || v === '') {
+    return usage(
+      'wc',
+      `wc: ${hit.length > 1 ? 'ambiguous' : 'invalid'} argument ${quote(v)} for '--total'\nValid arguments are:\n  - 'auto'\n  - 'always'\n  - 'only'\n  - 'never'\n`,
+    );
+  }
+  return hit[0]!;
+}
+
+/** The counts asked for and --total, or the error to answer with. */
+function wcOptions(opts: Parsed['opts']): { want: Want; total: Total } | Result {
+  const want: Want = { l: false, w: false, m: false, c: false, L: false };
+  let total: Total = 'auto';
+  for (const [k, v] of opts) {
+    if (k === 'T') {
+      const t = totalArg(v!);
+      if (typeof t !== 'string') return t;
+      total = t;
+    } else if (k === 'F') return { stdout: '', stderr: 'wc: --files0-from is not supported\n', exitCode: 1 };
+    else want[k as keyof Want] = true;
+  }
+  if (!want.l && !want.w && !want.m && !want.c && !want.L) want.l = want.w = want.c = true;
+  return { want, total };
+}
+
+/** The column width, from a stat of every operand first, as GNU does. */
+async function columnWidth(ctx: Ctx, files: (string | null)[], nprint: number): Promise<number> {
+  if (files.length === 1 && nprint === 1) return 1;
+  type St = { failed: boolean; regular: boolean; size: number };
+  const stats: St[] = [];
+  for (const f of files) {
+    if (f === null || f === '-') {
+      stats.push({ failed: false, regular: false, size: 0 });
+      continue;
+    }
+    try {
+      const st = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, f));
+      stats.push({ failed: false, regular: st.isFile, size: st.isFile ? st.size : 0 });
+    } catch {
+      stats.push({ failed: true, regular: false, size: 0 });
+    }
+  }
+  if (stats[0]!.failed) return 1;
+  let minimum = 1;
+  let regularTotal = 0;
+  for (const s of stats) {
+    if (s.failed) continue;
+    if (s.regular) regularTotal += s.size;
+    else minimum = 7;
+  }
+  return Math.max(String(regularTotal).length, minimum);
+}
+
+function formatCounts(c: Counts, name: string | null, want: Want, width: number): string {
+  const cols: number[] = [];
+  if (want.l) cols.push(c.lines);
+  if (want.w) cols.push(c.words);
+  if (want.m) cols.push(c.chars);
+  if (want.c) cols.push(c.bytes);
+  if (want.L) cols.push(c.maxLen);
+  const s = cols.map((x) => String(x).padStart(width)).join(' ');
+  return (name === null ? s : `${s} ${utf8ToLatin1(name)}`) + '\n';
+}
+
+function addCounts(sum: Counts, c: Counts): void {
+  sum.lines += c.lines;
+  sum.words += c.words;
+  sum.chars += c.chars;
+  sum.bytes += c.bytes;
+  if (c.maxLen > sum.maxLen) sum.maxLen = c.maxLen;
+}
+
+/** A directory is reported and counted as empty; any other failure is reported and skipped. */
+async function readOperand(io: Inputs, f: string | null): Promise<{ bytes: string | null; err: string }> {
+  if (f === null || f === '-') return { bytes: io.stdin(), err: '' };
+  const inp = await io.read(f);
+  if (inp.ok) return { bytes: inp.bytes, err: '' };
+  return { bytes: inp.code === 'EISDIR' ? '' : null, err: `wc: ${quotef(f)}: ${inp.text}\n` };
+}
+
 export function wcCommand(): Command {
   return defineCommand('wc', async (argv, ctx) => {
     const help = await passHelp(argv, ctx);
@@ -99,91 +186,26 @@ export function wcCommand(): Command {
       if (e instanceof GetoptError) return usage('wc', `wc: ${e.message}\n`);
       throw e;
     }
-    const want = { l: false, w: false, m: false, c: false, L: false };
-    let total: 'auto' | 'always' | 'only' | 'never' = 'auto';
-    for (const [k, v] of parsed.opts) {
-      if (k === 'T') {
-        const opts = ['auto', 'always', 'only', 'never'] as const;
-        const hit = opts.filter((o) => o.startsWith(v!));
-        if (hit.length !== 1 || v === '') {
-          return usage(
-            'wc',
-            `wc: ${hit.length > 1 ? 'ambiguous' : 'invalid'} argument ${quote(v!)} for '--total'\nValid arguments are:\n  - 'auto'\n  - 'always'\n  - 'only'\n  - 'never'\n`,
-          );
-        }
-        total = hit[0]!;
-      } else if (k === 'F') return { stdout: '', stderr: 'wc: --files0-from is not supported\n', exitCode: 1 };
-      else want[k as keyof typeof want] = true;
-    }
-    if (!want.l && !want.w && !want.m && !want.c && !want.L) want.l = want.w = want.c = true;
+    const options = wcOptions(parsed.opts);
+    if (!('want' in options)) return options;
+    const { want, total } = options;
     const nprint = Number(want.l) + Number(want.w) + Number(want.m) + Number(want.c) + Number(want.L);
     const files = parsed.operands.length ? parsed.operands : [null];
     const io = new Inputs(ctx);
-    // Stat first, as GNU does, for the column width.
-    type St = { failed: boolean; regular: boolean; size: number };
-    const stats: St[] = [];
-    const skipStat = files.length === 1 && nprint === 1;
-    for (const f of files) {
-      if (skipStat) break;
-      if (f === null || f === '-') {
-        stats.push({ failed: false, regular: false, size: 0 });
-        continue;
-      }
-      try {
-        const st = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, f));
-        stats.push({ failed: false, regular: st.isFile, size: st.isFile ? st.size : 0 });
-      } catch {
-        stats.push({ failed: true, regular: false, size: 0 });
-      }
-    }
-    let width = 1;
-    if (!skipStat && !stats[0]!.failed) {
-      let minimum = 1;
-      let regularTotal = 0;
-      for (const s of stats) {
-        if (s.failed) continue;
-        if (s.regular) regularTotal += s.size;
-        else minimum = 7;
-      }
-      width = String(regularTotal).length;
-      if (width < minimum) width = minimum;
-    }
-    if (total === 'only') width = 1;
-    const fmt = (c: Counts, name: string | null) => {
-      const cols: number[] = [];
-      if (want.l) cols.push(c.lines);
-      if (want.w) cols.push(c.words);
-      if (want.m) cols.push(c.chars);
-      if (want.c) cols.push(c.bytes);
-      if (want.L) cols.push(c.maxLen);
-      const s = cols.map((x) => String(x).padStart(width)).join(' ');
-      return (name === null ? s : `${s} ${utf8ToLatin1(name)}`) + '\n';
-    };
+    const width = total === 'only' ? 1 : await columnWidth(ctx, files, nprint);
     const sum: Counts = { lines: 0, words: 0, chars: 0, bytes: 0, maxLen: 0 };
     let out = '';
     let err = '';
-    let code = 0;
     for (const f of files) {
-      let bytes: string;
-      if (f === null || f === '-') bytes = io.stdin();
-      else {
-        const inp = await io.read(f);
-        if (!inp.ok) {
-          err += `wc: ${quotef(f)}: ${inp.text}\n`;
-          code = 1;
-          if (inp.code !== 'EISDIR') continue;
-          bytes = '';
-        } else bytes = inp.bytes;
-      }
-      const c = countBytes(bytes, want.m, want.L);
-      sum.lines += c.lines;
-      sum.words += c.words;
-      sum.chars += c.chars;
-      sum.bytes += c.bytes;
-      if (c.maxLen > sum.maxLen) sum.maxLen = c.maxLen;
-      if (total !== 'only') out += fmt(c, f);
+      const r = await readOperand(io, f);
+      err += r.err;
+      if (r.bytes === null) continue;
+      const c = countBytes(r.bytes, want.m, want.L);
+      addCounts(sum, c);
+      if (total !== 'only') out += formatCounts(c, f, want, width);
     }
-    if (total === 'always' || total === 'only' || (total === 'auto' && files.length > 1)) out += fmt(sum, total === 'only' ? null : 'total');
-    return bytesResult(out, err, code);
+    if (total === 'always' || total === 'only' || (total === 'auto' && files.length > 1))
+      out += formatCounts(sum, total === 'only' ? null : 'total', want, width);
+    return bytesResult(out, err, err ? 1 : 0);
   });
 }

@@ -60,7 +60,6 @@ function commandStart(args: string[]): number {
   return args.length;
 }
 
-/** Single-quotes a word for the shell (the command line is run by the interpreter). */
 /** GNU's command buffer on Linux (`xargs --show-limits`: "Size of command buffer we are actually using"). */
 const MAX_CHARS = 131_072;
 
@@ -151,175 +150,212 @@ function delimiter(spec: string): string | null {
   return null;
 }
 
+interface XargsOptions {
+  mode: 'quoted' | 'delim' | 'lines';
+  delim: string;
+  maxArgs: number;
+  maxLines: number;
+  replace: string | null;
+  noRunIfEmpty: boolean;
+  verbose: boolean;
+  eof: string | null;
+  argFile: string | null;
+  maxChars: number;
+}
+
+const fail = (stderr: string, exitCode = 1): Result => ({ stdout: '', stderr, exitCode });
+
+function delimiterArg(o: XargsOptions, v: string): Result | undefined {
+  const d = delimiter(v);
+  if (d === null)
+    return fail(
+      `xargs: invalid input delimiter specification ${v}: the delimiter must be either a single character or an escape sequence starting with \\.\n`,
+    );
+  o.mode = 'delim';
+  o.delim = d;
+  return undefined;
+}
+
+function maxLinesArg(o: XargsOptions, v: string | undefined): Result | undefined {
+  const n = v === undefined ? 1 : Number(v);
+  const bad = badCount(v ?? '1', n, 'L');
+  if (bad) return fail(bad + TRY);
+  o.maxLines = n;
+  o.replace = null;
+  return undefined;
+}
+
+function maxArgsArg(o: XargsOptions, v: string): Result | undefined {
+  const n = Number(v);
+  const bad = badCount(v, n, 'n');
+  if (bad) return fail(bad + TRY);
+  o.maxArgs = n;
+  if (o.replace === null) o.maxLines = 0;
+  return undefined;
+}
+
+function maxCharsArg(o: XargsOptions, v: string): Result | undefined {
+  const n = Number(v);
+  if (!/^\s*[+-]?\d+$/.test(v)) return fail(`xargs: invalid number "${v}" for -s option\n` + TRY);
+  if (n < 1) return fail(`xargs: value ${v} for -s option should be >= 1\nxargs: cannot fit single argument within argument list size limit\n`);
+  o.maxChars = Math.min(n, MAX_CHARS);
+  return undefined;
+}
+
+function replaceArg(o: XargsOptions, v: string | undefined): undefined {
+  o.replace = v ?? '{}';
+  o.maxLines = 1;
+  o.maxArgs = Infinity;
+  return undefined;
+}
+
+type Handler = (o: XargsOptions, v: string | undefined) => Result | undefined;
+
+/** What each option does, by getopt key; -x and -P are missing: a limit and parallelism that change nothing for one-at-a-time runs. */
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  '0': (o) => void Object.assign(o, { mode: 'delim', delim: '\0' } satisfies Partial<XargsOptions>),
+  d: (o, v) => delimiterArg(o, v!),
+  a: (o, v) => void (o.argFile = v!),
+  E: (o, v) => void (o.eof = v ?? null),
+  e: (o, v) => void (o.eof = v ?? null),
+  I: replaceArg,
+  i: replaceArg,
+  L: maxLinesArg,
+  l: maxLinesArg,
+  n: (o, v) => maxArgsArg(o, v!),
+  s: (o, v) => maxCharsArg(o, v!),
+  r: (o) => void (o.noRunIfEmpty = true),
+  t: (o) => void (o.verbose = true),
+  p: () => fail('xargs: -p (interactive) is not supported here: there is no terminal to ask.\n'),
+};
+
+/** xargs's options, up to the command (`xargs grep -n x` must not see grep's -n); 'help' for --help / --version. */
+function parseXargs(args: string[], cmdAt: number): XargsOptions | Result | 'help' {
+  // -i, -l and -e take their (optional) value attached only: bare, they mean -I {}, -L 1, no EOF string.
+  const optArgs = args
+    .slice(0, cmdAt)
+    .filter((a, i, all) => !(a === '--' && i === all.length - 1) && a !== '-e')
+    .map((a) => (a === '-i' ? '-I{}' : a === '-l' ? '-L1' : a));
+  const p = getopt('xargs', optArgs, '0a:d:E:e:I:i:L:l:n:P:prs:tx', LONGS);
+  if ('error' in p) return fail(p.error + TRY);
+  if (p.opts.some(([k]) => k === 'help' || k === 'version')) return 'help';
+  const o: XargsOptions = {
+    mode: 'quoted',
+    delim: '\n',
+    maxArgs: Infinity,
+    maxLines: 0,
+    replace: null,
+    noRunIfEmpty: false,
+    verbose: false,
+    eof: null,
+    argFile: null,
+    maxChars: MAX_CHARS,
+  };
+  for (const [k, v] of p.opts) {
+    const done = Object.hasOwn(HANDLERS, k) ? HANDLERS[k]!(o, v) : undefined;
+    if (done) return done;
+  }
+  return o;
+}
+
+async function readInput(ctx: Ctx, argFile: string | null): Promise<string | Result> {
+  if (argFile === null) return decodeBytesToUtf8(ctx.stdin);
+  try {
+    return await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, argFile));
+  } catch {
+    return fail(`xargs: ${argFile}: No such file or directory\n`);
+  }
+}
+
+/** Items, grouped into the lines they came from (-L / -I count lines); an -E string ends them. */
+function itemLines(text: string, o: XargsOptions): string[][] | Result {
+  if (o.mode === 'delim') {
+    const parts = text.split(o.delim);
+    if (parts.length && parts[parts.length - 1] === '') parts.pop();
+    return parts.map((x) => [x]);
+  }
+  let lines: string[][] = [];
+  if (o.replace !== null) {
+    lines = text
+      .split('\n')
+      .map((l) => l.replace(/^[ \t]+/, ''))
+      .filter((l) => l !== '')
+      .map((l) => [l]);
+  } else {
+    for (const raw of text.split('\n')) {
+      const s = splitQuoted(raw);
+      if ('error' in s) return fail(s.error);
+      if (s.items.length) lines.push(s.items);
+    }
+  }
+  return o.eof === null ? lines : cutAtEof(lines, o.eof);
+}
+
+function cutAtEof(lines: string[][], eof: string): string[][] {
+  const cut: string[][] = [];
+  for (const l of lines) {
+    const at = l.indexOf(eof);
+    if (at === -1) cut.push(l);
+    else {
+      if (at > 0) cut.push(l.slice(0, at));
+      break;
+    }
+  }
+  return cut;
+}
+
+/** Invocations: -I one per line; -L N lines each; -n N items each; else all items at once, in command lines that fit. */
+function batchesOf(lines: string[][], command: string[], o: XargsOptions): string[][] | Result {
+  const batches: string[][] = [];
+  if (o.replace !== null) for (const l of lines) batches.push(l);
+  else if (o.maxLines > 0) for (let i = 0; i < lines.length; i += o.maxLines) batches.push(lines.slice(i, i + o.maxLines).flat());
+  else {
+    const sized = bySize(command, lines.flat(), o.maxArgs, o.maxChars);
+    if (sized === null) return fail('xargs: argument line too long\n');
+    batches.push(...sized);
+  }
+  return batches;
+}
+
+/** Runs each invocation in turn; GNU's statuses: 123 for 1–125, stop at 255 (124), 126 or not found (127). */
+async function run(ctx: Ctx, command: string[], batches: string[][], o: XargsOptions): Promise<Result> {
+  let stdout = '';
+  let stderr = '';
+  let status = 0;
+  for (const batch of batches) {
+    const argv = o.replace !== null ? command.map((w) => w.split(o.replace!).join(batch[0] ?? '')) : [...command, ...batch];
+    if (o.verbose) stderr += argv.join(' ') + '\n';
+    const r = await ctx.exec!(argv.map(q).join(' '), { cwd: ctx.cwd, stdin: '' });
+    stdout += r.stdout;
+    if (r.exitCode === 127 && /command not found/.test(r.stderr)) {
+      return { stdout, stderr: stderr + `xargs: ${command[0]}: No such file or directory\n`, exitCode: 127 };
+    }
+    stderr += r.stderr;
+    if (r.exitCode === 255) return { stdout, stderr: stderr + `xargs: ${command[0]}: exited with status 255; aborting\n`, exitCode: 124 };
+    if (r.exitCode === 126) return { stdout, stderr, exitCode: 126 };
+    if (r.exitCode >= 1 && r.exitCode <= 125) status = 123;
+  }
+  return { stdout, stderr, exitCode: status };
+}
+
 export function xargsCommand(): CustomCommand {
   return defineCommand('xargs', async (args, ctx: Ctx): Promise<Result> => {
-    // Options stop at the first operand (the command): `xargs grep -n x` must not see grep's -n.
     const cmdAt = commandStart(args);
-    // -i, -l and -e take their (optional) value attached only: bare, they mean -I {}, -L 1, no EOF string.
-    const optArgs = args
-      .slice(0, cmdAt)
-      .filter((a, i, all) => !(a === '--' && i === all.length - 1) && a !== '-e')
-      .map((a) => (a === '-i' ? '-I{}' : a === '-l' ? '-L1' : a));
-    const p = getopt('xargs', optArgs, '0a:d:E:e:I:i:L:l:n:P:prs:tx', LONGS);
-    if ('error' in p) return { stdout: '', stderr: p.error + TRY, exitCode: 1 };
-    if (p.opts.some(([k]) => k === 'help' || k === 'version')) return ctx.origCommand!(args);
-    let mode: 'quoted' | 'delim' | 'lines' = 'quoted';
-    let delim = '\n';
-    let maxArgs = Infinity;
-    let maxLines = 0;
-    let replace: string | null = null;
-    let noRunIfEmpty = false;
-    let verbose = false;
-    let eof: string | null = null;
-    let argFile: string | null = null;
-    let maxChars = MAX_CHARS;
-    for (const [k, v] of p.opts) {
-      switch (k) {
-        case '0':
-          mode = 'delim';
-          delim = '\0';
-          break;
-        case 'd': {
-          const d = delimiter(v!);
-          if (d === null)
-            return {
-              stdout: '',
-              stderr: `xargs: invalid input delimiter specification ${v}: the delimiter must be either a single character or an escape sequence starting with \\.\n`,
-              exitCode: 1,
-            };
-          mode = 'delim';
-          delim = d;
-          break;
-        }
-        case 'a':
-          argFile = v!;
-          break;
-        case 'E':
-        case 'e':
-          eof = v ?? null;
-          break;
-        case 'I':
-        case 'i':
-          replace = v ?? '{}';
-          maxLines = 1;
-          maxArgs = Infinity;
-          break;
-        case 'L':
-        case 'l': {
-          const n = v === undefined ? 1 : Number(v);
-          const bad = badCount(v ?? '1', n, 'L');
-          if (bad) return { stdout: '', stderr: bad + TRY, exitCode: 1 };
-          maxLines = n;
-          replace = null;
-          break;
-        }
-        case 'n': {
-          const n = Number(v);
-          const bad = badCount(v!, n, 'n');
-          if (bad) return { stdout: '', stderr: bad + TRY, exitCode: 1 };
-          maxArgs = n;
-          if (replace === null) maxLines = 0;
-          break;
-        }
-        case 's': {
-          const n = Number(v);
-          if (!/^\s*[+-]?\d+$/.test(v!)) return { stdout: '', stderr: `xargs: invalid number "${v}" for -s option\n` + TRY, exitCode: 1 };
-          if (n < 1)
-            return {
-              stdout: '',
-              stderr: `xargs: value ${v} for -s option should be >= 1\nxargs: cannot fit single argument within argument list size limit\n`,
-              exitCode: 1,
-            };
-          maxChars = Math.min(n, MAX_CHARS);
-          break;
-        }
-        case 'r':
-          noRunIfEmpty = true;
-          break;
-        case 't':
-          verbose = true;
-          break;
-        case 'p':
-          return { stdout: '', stderr: 'xargs: -p (interactive) is not supported here: there is no terminal to ask.\n', exitCode: 1 };
-        default:
-          break; // -x, -P: a limit and parallelism that change nothing for one-at-a-time runs
-      }
-    }
+    const o = parseXargs(args, cmdAt);
+    if (o === 'help') return ctx.origCommand!(args);
+    if (!('mode' in o)) return o;
     const command = cmdAt >= args.length ? ['echo'] : args.slice(cmdAt);
-
-    let text: string;
-    if (argFile !== null) {
-      try {
-        text = await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, argFile));
-      } catch {
-        return { stdout: '', stderr: `xargs: ${argFile}: No such file or directory\n`, exitCode: 1 };
-      }
-    } else text = decodeBytesToUtf8(ctx.stdin);
-
-    // Items, grouped into the lines they came from when -L / -I count lines.
-    let lines: string[][];
-    if (mode === 'delim') {
-      const parts = text.split(delim);
-      if (parts.length && parts[parts.length - 1] === '') parts.pop();
-      lines = parts.map((x) => [x]);
-    } else if (replace !== null) {
-      lines = text
-        .split('\n')
-        .map((l) => l.replace(/^[ \t]+/, ''))
-        .filter((l) => l !== '')
-        .map((l) => [l]);
-    } else {
-      lines = [];
-      for (const raw of text.split('\n')) {
-        const s = splitQuoted(raw);
-        if ('error' in s) return { stdout: '', stderr: s.error, exitCode: 1 };
-        if (s.items.length) lines.push(s.items);
-      }
-    }
-    if (eof !== null && mode !== 'delim') {
-      const cut: string[][] = [];
-      for (const l of lines) {
-        const at = l.indexOf(eof);
-        if (at === -1) cut.push(l);
-        else {
-          if (at > 0) cut.push(l.slice(0, at));
-          break;
-        }
-      }
-      lines = cut;
-    }
-
-    // Invocations: -I one per line; -L N lines each; -n N items each; else all items at once.
-    const batches: string[][] = [];
-    if (replace !== null) for (const l of lines) batches.push(l);
-    else if (maxLines > 0) for (let i = 0; i < lines.length; i += maxLines) batches.push(lines.slice(i, i + maxLines).flat());
-    else {
-      const sized = bySize(command, lines.flat(), maxArgs, maxChars);
-      if (sized === null) return { stdout: '', stderr: 'xargs: argument line too long\n', exitCode: 1 };
-      batches.push(...sized);
-    }
+    const text = await readInput(ctx, o.argFile);
+    if (typeof text !== 'string') return text;
+    const lines = itemLines(text, o);
+    if (!Array.isArray(lines)) return lines;
+    const batches = batchesOf(lines, command, o);
+    if (!Array.isArray(batches)) return batches;
     if (batches.length === 0 || (batches.length === 1 && batches[0]!.length === 0)) {
-      if (noRunIfEmpty || replace !== null) return { stdout: '', stderr: '', exitCode: 0 };
+      if (o.noRunIfEmpty || o.replace !== null) return { stdout: '', stderr: '', exitCode: 0 };
       batches.length = 0;
       batches.push([]);
     }
-
-    let stdout = '';
-    let stderr = '';
-    let status = 0;
-    for (const batch of batches) {
-      const argv = replace !== null ? command.map((w) => w.split(replace!).join(batch[0] ?? '')) : [...command, ...batch];
-      if (verbose) stderr += argv.join(' ') + '\n';
-      const r = await ctx.exec!(argv.map(q).join(' '), { cwd: ctx.cwd, stdin: '' });
-      stdout += r.stdout;
-      if (r.exitCode === 127 && /command not found/.test(r.stderr)) {
-        return { stdout, stderr: stderr + `xargs: ${command[0]}: No such file or directory\n`, exitCode: 127 };
-      }
-      stderr += r.stderr;
-      if (r.exitCode === 255) return { stdout, stderr: stderr + `xargs: ${command[0]}: exited with status 255; aborting\n`, exitCode: 124 };
-      if (r.exitCode === 126) return { stdout, stderr, exitCode: 126 };
-      if (r.exitCode >= 1 && r.exitCode <= 125) status = 123;
-    }
-    return { stdout, stderr, exitCode: status };
+    return run(ctx, command, batches, o);
   });
 }
