@@ -22,9 +22,10 @@ import type {
 
 type Row = unknown[];
 
-const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
-const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
-const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
+/** A column's value as the stores read it (SQLite numbers, PostgreSQL BIGINT strings). */
+export const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+export const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
+export const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
 const bool = (v: unknown): boolean => v === true || v === 1;
 
 /** `cols` qualified with a table alias, for joins. */

@@ -10,9 +10,20 @@
  * no key, slug or listing reaches rows without it) is inserted last, in one transaction with the
  * new key: an import that fails half-way leaves nothing reachable, and discardAgentRows cleans up.
  */
-import { CHANGESET_COLUMNS, KEY_INSERT_COLUMNS, VERSION_COLUMNS, keyParams, qualified, splitPath, versionFromRow } from './rows.js';
+import {
+  CHANGESET_COLUMNS,
+  KEY_INSERT_COLUMNS,
+  VERSION_COLUMNS,
+  keyParams,
+  num,
+  numOrNull,
+  qualified,
+  splitPath,
+  strOrNull,
+  versionFromRow,
+} from './rows.js';
 import { all, isUniqueViolation, run, sql, type Db, type Program } from './sql.js';
-import { StoreSlugTaken, type ChangesetEntry, type ChangesetRecord, type KeyRecord, type VersionRecord } from './types.js';
+import { StoreSlugTaken, type ChangesetEntry, type ChangesetRecord, type KeyRecord, type NodeRecord, type VersionRecord } from './types.js';
 
 export interface CopiedFrom {
   slug: string;
@@ -65,22 +76,8 @@ export interface ExportComment {
   deletedAtMs: number | null;
 }
 
-/** A node row as import writes it (the head of a path, derived from its versions). */
-export interface ImportNode {
-  path: string;
-  kind: 'file' | 'dir';
-  deleted: boolean;
-  version: number;
-  fileId: string;
-  blobHash: string | null;
-  size: number;
-  lines: number | null;
-  createdAtMs: number;
-  updatedAtMs: number;
-  updatedByKeyId: string | null;
-  updatedByLabel: string | null;
-  purgedAtMs: number | null;
-}
+/** A node row as import writes it (the head of a path, derived from its versions), with when it was purged. */
+export type ImportNode = Omit<NodeRecord, 'purged'> & { purgedAtMs: number | null };
 
 export interface ImportChangeset {
   record: Omit<ChangesetRecord, 'entries'>;
@@ -194,9 +191,6 @@ const DISCARD = ['blobs', 'versions', 'nodes', 'changesets', 'changeset_entry_ch
   (table) => sql`DELETE FROM ${table} WHERE agent_id = ?`,
 );
 
-const num = (v: unknown) => Number(v);
-const numOrNull = (v: unknown) => (v == null ? null : Number(v));
-const strOrNull = (v: unknown) => (v == null ? null : String(v));
 const VERSION_WIDTH = VERSION_COLUMNS.split(', ').length;
 
 function exportVersionFromRow(r: unknown[]): ExportVersion {
