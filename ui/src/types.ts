@@ -1,3 +1,7 @@
+// The tools' results are the generated client's types (src/client/tools.generated.ts, from the
+// registry's output schemas): the console cannot drift from what the server answers.
+import type { GetKeyInfoOutput, ListChangesOutput, ListKeysOutput, ListVersionsOutput } from '../../src/client/tools.generated';
+
 /** The tool results the UI reads (the fields it uses; /skill.md has them all). */
 export interface Who {
   slug: string;
@@ -133,26 +137,9 @@ export interface By {
   slug?: string;
 }
 
-export interface Version {
-  path: string;
-  version: number;
-  updatedAt: string;
-  type: 'file' | 'directory';
-  deleted: boolean;
-  size: number;
-  contentHash: string | null;
-  op: string;
-  changesetId: string;
-  by: By;
-}
+export type Version = VersionsResult['versions'][number];
 
-export interface VersionsResult {
-  path: string;
-  currentVersion: number;
-  deleted: boolean;
-  versions: Version[];
-  nextBefore: string | null;
-}
+export type VersionsResult = Omit<ListVersionsOutput, 'success'>;
 
 export interface DiffResult {
   from: number;
@@ -164,50 +151,13 @@ export interface DiffResult {
   diffStats?: { hunks: number; added: number; removed: number };
 }
 
-export interface ChangeEntry {
-  path: string;
-  op: string;
-  type: string;
-  fromVersion: number | null;
-  toVersion: number;
-}
+export type ChangeEntry = Changeset['entries'][number];
 
-export interface Changeset {
-  changesetId: string;
-  seq: number;
-  createdAt: string;
-  tool: string;
-  by: By;
-  entries: ChangeEntry[];
-  entryCount: number;
-  partial?: true;
-}
+export type Changeset = NonNullable<ListChangesOutput['changesets']>[number];
 
-export interface KeyInfo {
-  keyId: string;
-  label: string;
-  agent: { id: string; slug: string; name: string };
-  scopes: string[];
-  fullAccess: boolean;
-  readOnly: boolean;
-  folder: string | null;
-  expiresAt: string | null;
-  usage: { storageBytes: number; storageRemainingBytes: number; files: number; filesRemaining: number };
-}
+export type KeyInfo = Omit<GetKeyInfoOutput, 'success'>;
 
-export interface KeyRow {
-  keyId: string;
-  label: string;
-  preview: string;
-  scopes: string[];
-  readOnly: boolean;
-  folder: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  current: boolean;
-}
+export type KeyRow = ListKeysOutput['keys'][number];
 
 export interface Share {
   shareId: string;
