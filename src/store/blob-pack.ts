@@ -37,6 +37,11 @@ import { dialect, get, run, sql, type Db, type Row } from './sql.js';
 export const PACK_DEPTH = 32;
 /** Smaller contents stay raw: a row costs ~100 bytes of keys anyway, and a delta saves little. */
 export const PACK_MIN_BYTES = 512;
+/**
+ * The packer's writes only change how a content is stored, and its queue rows go in a later
+ * commit: one lost in a crash is done again (sql.ts WriteOptions.durable).
+ */
+const REDONE = { durable: false } as const;
 /** Queue rows taken per batch. */
 const QUEUE_BATCH = 32;
 /** Version rows read per page of a path's walk. */
@@ -105,7 +110,7 @@ export function packStore(db: Db): PackStore {
         packed += await packPath(db, String(r[1]), String(r[2]));
       }
       const ids = rows.map((r) => Number(r[0]));
-      if (ids.length) await db.write(() => (db.dialect === 'postgres' ? run(DONE_PG, [ids]) : run(DONE_BELOW, [Math.max(...ids)])));
+      if (ids.length) await db.write(() => (db.dialect === 'postgres' ? run(DONE_PG, [ids]) : run(DONE_BELOW, [Math.max(...ids)])), REDONE);
       return { paths: seen.size, packed, more: rows.length === QUEUE_BATCH };
     },
   };
@@ -168,7 +173,7 @@ async function packPath(db: Db, agentId: string, path: string): Promise<number> 
 }
 
 async function packOne(db: Db, agentId: string, m: Meta, prev: Prev | null): Promise<{ written: number; bytes: Buffer | null }> {
-  const keepRaw = () => db.write(() => run(KEEP_RAW, [agentId, m.hash, agentId, m.hash]));
+  const keepRaw = () => db.write(() => run(KEEP_RAW, [agentId, m.hash, agentId, m.hash]), REDONE);
   if (m.size < PACK_MIN_BYTES) return { written: await keepRaw(), bytes: null };
   const bytes = await readDecoded(db, agentId, m.hash);
   if (!bytes) return { written: 0, bytes: null };
@@ -199,14 +204,14 @@ async function packOne(db: Db, agentId: string, m: Meta, prev: Prev | null): Pro
       yield* get(PACK_LOCK, []);
       return yield* run(PACK_WRITE, params);
     },
-    { agentLock: { agentId, exclusive: false } },
+    { agentLock: { agentId, exclusive: false }, ...REDONE },
   );
   return { written, bytes };
 }
 
 async function rematerialize(db: Db, agentId: string, hash: string): Promise<number> {
   const bytes = await readDecoded(db, agentId, hash);
-  return bytes ? db.write(() => run(REMATERIALIZE, [bytes, agentId, hash])) : 0;
+  return bytes ? db.write(() => run(REMATERIALIZE, [bytes, agentId, hash]), REDONE) : 0;
 }
 
 /**

@@ -345,7 +345,8 @@ const RESEED = SEED_OUTBOX_STATEMENTS.map((q) => sql(Object.assign([q], { raw: [
 export function searchIndexStore(db: Db): SearchIndexStore {
   return {
     indexPending({ maxItems, maxBytes, maxFileBytes }) {
-      return db.write(() => indexBatch(db, maxItems, maxBytes, maxFileBytes), { atomic: true });
+      // An index batch lost in a crash is redone: its outbox rows go with it (sql.ts WriteOptions.durable).
+      return db.write(() => indexBatch(db, maxItems, maxBytes, maxFileBytes), { atomic: true, durable: false });
     },
     async pendingSearchCount() {
       const r = (await db.get(COUNT_PENDING, [])) as Row;

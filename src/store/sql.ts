@@ -82,6 +82,14 @@ export interface WriteOptions {
   agentLock?: { agentId: string; exclusive: boolean };
   /** PostgreSQL: several statements that must apply together run in a transaction. */
   atomic?: boolean;
+  /**
+   * false: a write whose loss in a crash is harmless on its own (it is redone: the packer, the
+   * search indexer). PostgreSQL then commits it without waiting for its WAL flush (synchronous_commit
+   * off, for this transaction only): ~190 µs of PostgreSQL CPU per commit here, the fsync. WAL order
+   * keeps it safe: a crash loses only a suffix of such commits, and any durable commit after one
+   * flushes it too. SQLite: no change (WAL mode syncs at checkpoints).
+   */
+  durable?: boolean;
 }
 
 /** A backend's executor; the store families (accounts, tree, history …) are written against it. */
