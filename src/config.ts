@@ -116,6 +116,7 @@ const EnvSchema = z.object({
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
   IDEMPOTENCY_PRUNE_INTERVAL_MS: int('IDEMPOTENCY_PRUNE_INTERVAL_MS', 600_000, 1000, 86_400_000),
   PACK_INTERVAL_MS: int('PACK_INTERVAL_MS', 1000, 0, 86_400_000),
+  PLANNER_STATS_INTERVAL_MS: int('PLANNER_STATS_INTERVAL_MS', 5000, 0, 86_400_000),
   TRUST_PROXY: bool('TRUST_PROXY', false),
   STRICT_HOST: bool('STRICT_HOST', false),
   SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
@@ -202,6 +203,8 @@ export interface Config {
   idempotencyPruneIntervalMs: number;
   /** How often a serving process drains the pack queue (store/blob-pack.ts); 0: never (tests drive it). */
   packIntervalMs: number;
+  /** PostgreSQL: how often a serving process checks its planner statistics (store/planner-stats.ts); 0: never. */
+  plannerStatsIntervalMs: number;
   trustProxy: boolean;
   strictHost: boolean;
   shutdownTimeoutMs: number;
@@ -260,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgPoolSize: e.PG_POOL_SIZE,
     idempotencyPruneIntervalMs: e.IDEMPOTENCY_PRUNE_INTERVAL_MS,
     packIntervalMs: e.PACK_INTERVAL_MS,
+    plannerStatsIntervalMs: e.PLANNER_STATS_INTERVAL_MS,
     trustProxy: e.TRUST_PROXY,
     strictHost: e.STRICT_HOST,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

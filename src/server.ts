@@ -7,7 +7,7 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { SERVICE_VERSION } from './version.js';
 import { buildApp } from './http/app.js';
-import { startIdempotencyPruning, startPacking } from './store/maintenance.js';
+import { startIdempotencyPruning, startPacking, startPlannerStats } from './store/maintenance.js';
 import { banner, chooseLogFormat, dataLocation, prettyStream } from './http/log-format.js';
 import { openStore } from './store/open.js';
 import { buildRegistry } from './tools/index.js';
@@ -68,6 +68,14 @@ async function main(): Promise<void> {
           onError: (err) => app.log.warn({ err }, 'packing old versions failed; retrying at the next interval'),
         })
       : null;
+  const stats =
+    store.kind === 'postgres' && config.plannerStatsIntervalMs > 0
+      ? startPlannerStats(store, {
+          intervalMs: config.plannerStatsIntervalMs,
+          onAnalyzed: (tables) => app.log.debug({ tables }, 'analyzed for the planner'),
+          onError: (err) => app.log.warn({ err }, 'refreshing planner statistics failed; retrying at the next interval'),
+        })
+      : null;
   // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
   app.warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
 
@@ -89,6 +97,7 @@ async function main(): Promise<void> {
       await app.close();
       await pruning.stop();
       await packing?.stop();
+      await stats?.stop();
       await store.close();
       process.exit(0);
     } catch (err) {

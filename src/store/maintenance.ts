@@ -70,3 +70,34 @@ export function startPacking(store: PackStore, opts: { intervalMs: number; onErr
     },
   };
 }
+
+/**
+ * Keeps PostgreSQL's planner statistics up with a young database (store/planner-stats.ts) every
+ * `intervalMs`, one check at a time. `onAnalyzed` hears which tables were analyzed.
+ */
+export function startPlannerStats(
+  store: { refreshPlannerStats(): Promise<string[]> },
+  opts: { intervalMs: number; onAnalyzed?: (tables: string[]) => void; onError?: (err: unknown) => void },
+): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (running) return;
+    running = store
+      .refreshPlannerStats()
+      .then((tables) => {
+        if (tables.length) opts.onAnalyzed?.(tables);
+      })
+      .catch((err) => opts.onError?.(err))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, opts.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,4 +1,5 @@
 /** PostgreSQL implementation (`pg`): the families' shared queries on PgDb, and the commit program in a transaction. */
+import { refreshPlannerStats } from './planner-stats.js';
 import pg from 'pg';
 import { commitProgram, runAsync } from './commit-program.js';
 import { sqlFamilies, type Families } from './families.js';
@@ -90,6 +91,10 @@ export class PostgresStore implements Store {
 
   observe(observer: StoreObserver | null): void {
     this.db.observer = observer;
+  }
+
+  refreshPlannerStats(): Promise<string[]> {
+    return refreshPlannerStats(this.pool);
   }
 
   poolStats(): { total: number; idle: number; waiting: number } {

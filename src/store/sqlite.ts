@@ -301,6 +301,10 @@ export class SqliteStore implements Store {
     this.observer = observer;
   }
 
+  async refreshPlannerStats(): Promise<string[]> {
+    return [];
+  }
+
   poolStats(): null {
     return null;
   }

@@ -250,6 +250,11 @@ export interface StoreCore {
   /** Runs commit-program.ts: compare-and-swap on every head, one changeset, all or nothing. */
   commit(input: CommitInput): Promise<ChangesetRecord>;
   observe(observer: StoreObserver | null): void;
+  /**
+   * PostgreSQL: analyzes the hot tables that doubled since their last analysis (planner-stats.ts)
+   * and returns them; SQLite: nothing (its plans are pinned where it matters: INDEXED BY).
+   */
+  refreshPlannerStats(): Promise<string[]>;
   /** The PostgreSQL pool's connections (null on SQLite, which has one connection per thread). */
   poolStats(): { total: number; idle: number; waiting: number } | null;
 }
