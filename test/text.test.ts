@@ -420,6 +420,7 @@ describe('config: loadConfig', () => {
       pgPoolSize: 10,
       idempotencyPruneIntervalMs: 600_000,
       packIntervalMs: 1000,
+      plannerStatsIntervalMs: 5000,
       logFormat: 'auto',
       trustProxy: false,
       strictHost: false,

@@ -1,10 +1,11 @@
 /** PostgreSQL implementation (`pg`): the families' shared queries on PgDb, and the commit program in a transaction. */
-import { refreshPlannerStats } from './planner-stats.js';
 import pg from 'pg';
 import { commitProgram, runAsync } from './commit-program.js';
+import { GroupCommit } from './pg-group-commit.js';
 import { sqlFamilies, type Families } from './families.js';
 import { MIGRATIONS } from './migrations.js';
 import { PgDb, pgTypes, withClient, type Queryable } from './postgres-db.js';
+import { refreshPlannerStats } from './planner-stats.js';
 import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
 import { StoreConflict, type ChangesetRecord, type CommitInput, type Store, type StoreObserver } from './types.js';
 
@@ -31,6 +32,8 @@ export class PostgresStore implements Store {
   private readonly db: PgDb;
   private readonly names = new Map<string, string>();
   private readonly steps: PostgresSteps;
+  /** An agent's concurrent commits share one transaction (pg-group-commit.ts). */
+  private readonly group: GroupCommit;
   private closed = false;
 
   constructor(opts: PostgresOptions) {
@@ -40,6 +43,7 @@ export class PostgresStore implements Store {
     this.pool.on('error', () => {});
     this.db = new PgDb(this.pool);
     this.steps = new PostgresSteps((c, sql, params) => this.q(c, sql, params), this.db);
+    this.group = new GroupCommit(this.db);
     Object.assign(this, sqlFamilies(this.db));
   }
 
@@ -103,13 +107,12 @@ export class PostgresStore implements Store {
 
   async commit(input: CommitInput): Promise<ChangesetRecord> {
     try {
-      return await this.db.tx(
-        async (c) => {
-          if (input.changes.length > ROW_AT_A_TIME) await c.query(BIG_COMMIT_SETUP);
-          return runAsync(commitProgram(input, Date.now(), PG_BATCH), (step) => this.steps.exec(c, step), SLICE_MS);
-        },
-        { agentId: input.agentId, exclusive: false },
-      );
+      return await this.group.run(input.agentId, async (c) => {
+        // SET LOCAL lasts to the batch's COMMIT: harmless for the commits after it (all index lookups).
+        if (input.changes.length > ROW_AT_A_TIME) await c.query(BIG_COMMIT_SETUP);
+        // The time is taken when the commit runs, not when it queued: changes stay in time order.
+        return runAsync(commitProgram(input, Date.now(), PG_BATCH), (step) => this.steps.exec(c, step), SLICE_MS);
+      });
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code && RETRYABLE.has(code)) {
