@@ -20,7 +20,10 @@ for (const backend of heavyBackends())
     let ctx: BrowserContext;
     let w: UiWorld;
     before(async () => {
-      [s, browser] = await Promise.all([startUiServer(backend), launchBrowser()]);
+      // One after the other: with both in Promise.all, a browser that fails to launch left the
+      // server unassigned, so after() could not close it and the file never exited.
+      s = await startUiServer(backend);
+      browser = await launchBrowser();
       w = await seedUiWorld(s);
       ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       // What a person sees arrives in well under a second here: a missing element fails fast.

@@ -21,7 +21,8 @@ describe('web UI at scale (sqlite)', () => {
   let browser: Browser;
   let key: string;
   before(async () => {
-    [s, browser] = await Promise.all([startUiServer('sqlite'), launchBrowser()]);
+    s = await startUiServer('sqlite');
+    browser = await launchBrowser();
     key = (await s.register('Big Tree')).apiKey;
     for (let i = 0; i < N; i += 1000) {
       const files = Array.from({ length: 1000 }, (_, j) => ({ path: `/big/f${String(i + j).padStart(5, '0')}.txt`, content: `file ${i + j}\n` }));
