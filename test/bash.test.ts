@@ -202,6 +202,84 @@ for (const backend of heavyBackends()) {
       },
     );
 
+    it('mv records a move: history follows the file, as with the move tool', async () => {
+      // Before: mv was a copy and a delete, so the file at the new path started a new history.
+      const { key } = await fresh(s);
+      await write(s, key, { '/a.txt': 'one\n', '/d/x.md': 'x1\n' });
+      await s.ok(key, 'write', { path: '/a.txt', content: 'two\n' });
+      let r = await bash(s, key, 'mv /a.txt /b.txt');
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op, c.version]),
+        [
+          ['/a.txt', 'move', 3],
+          ['/b.txt', 'move', 1],
+        ],
+      );
+      const v = await s.ok(key, 'list_versions', { path: '/b.txt' });
+      assert.deepEqual(
+        v.versions.map((x: any) => [x.path, x.version, x.op]),
+        [
+          ['/b.txt', 1, 'move'],
+          ['/a.txt', 3, 'move'],
+          ['/a.txt', 2, 'update'],
+          ['/a.txt', 1, 'create'],
+        ],
+      );
+      // A directory, then an edit in the same command: still the same files.
+      r = await bash(s, key, 'mv /d /e && echo x2 >> /e/x.md');
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op]),
+        [
+          ['/d', 'move'],
+          ['/d/x.md', 'move'],
+          ['/e', 'move'],
+          ['/e/x.md', 'move'],
+        ],
+      );
+      assert.deepEqual(
+        (await s.ok(key, 'list_versions', { path: '/e/x.md' })).versions.map((x: any) => [x.path, x.op]),
+        [
+          ['/e/x.md', 'move'],
+          ['/d/x.md', 'move'],
+          ['/d/x.md', 'create'],
+        ],
+      );
+      assert.equal((await s.ok(key, 'read', { path: '/e/x.md' })).content, 'x1\nx2\n');
+      // Moved twice, or moved away and replaced: one move; the new file at the old path has its own history.
+      r = await bash(s, key, 'mv /b.txt /c.txt && mv /c.txt /f.txt && echo new > /b.txt');
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op]),
+        [
+          ['/b.txt', 'update'],
+          ['/f.txt', 'move'],
+        ],
+      );
+      assert.deepEqual(
+        (await s.ok(key, 'list_versions', { path: '/f.txt' })).versions.map((x: any) => [x.path, x.version]),
+        [
+          ['/f.txt', 1],
+          ['/b.txt', 1],
+          ['/a.txt', 3],
+          ['/a.txt', 2],
+          ['/a.txt', 1],
+        ],
+      );
+      assert.deepEqual(
+        (await s.ok(key, 'list_versions', { path: '/b.txt' })).versions.map((x: any) => [x.path, x.version, x.op]),
+        [
+          ['/b.txt', 2, 'update'],
+          ['/b.txt', 1, 'move'],
+        ],
+      );
+      // mv there and back is no change at all; cp is still a new file.
+      r = await bash(s, key, 'mv /f.txt /g.txt && mv /g.txt /f.txt && cp /f.txt /h.txt');
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op]),
+        [['/h.txt', 'create']],
+      );
+    });
+
     it('cwd: relative paths and pwd; a cwd that is missing or a file → INVALID_INPUT', async () => {
       const { key } = await fresh(s);
       await write(s, key, { '/docs/guide.md': '# Guide\n', '/docs/sub/x.txt': 'x\n', '/top.txt': 't\n' });

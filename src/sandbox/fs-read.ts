@@ -12,8 +12,12 @@ import type { NodeKind, NodeRecord, NodeSummary, Store } from '../store/types.js
 import type { BlobCache } from './blob-cache.js';
 import { fsError, type FsAccess } from './fs-access.js';
 
-/** A change of this command: a file's new bytes, a directory, or a deletion. */
-export type Entry = { kind: 'file'; bytes: Buffer; mtimeMs: number } | { kind: 'dir'; mtimeMs: number } | { kind: 'deleted' };
+/**
+ * A change of this command: a file's new bytes, a directory, or a deletion. `origin` is the path
+ * whose file (its identity, and so its history) a live entry carries after an `mv` (fs-plan.ts).
+ */
+export type Entry =
+  { kind: 'file'; bytes: Buffer; mtimeMs: number; origin?: string } | { kind: 'dir'; mtimeMs: number; origin?: string } | { kind: 'deleted' };
 export type LiveEntry = Exclude<Entry, { kind: 'deleted' }>;
 /** A directory listing entry: from the store's children (full records) or a prefetched walk (summaries, all live). */
 type Listed = { path: string; kind: NodeKind; deleted?: boolean };
@@ -187,47 +191,15 @@ export abstract class StoreFsReader {
 
   async stat(path: string): Promise<FsStat> {
     const p = this.norm(path);
-    if (DEVICES.has(p))
-      return {
-        isFile: true,
-        isDirectory: false,
-        isSymbolicLink: false,
-        mode: 0o20666,
-        size: 0,
-        mtime: new Date(0),
-      };
-    if (p === '/dev')
-      return {
-        isFile: false,
-        isDirectory: true,
-        isSymbolicLink: false,
-        mode: 0o40755,
-        size: 0,
-        mtime: new Date(0),
-      };
+    if (DEVICES.has(p)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o20666, size: 0, mtime: new Date(0) };
+    if (p === '/dev') return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 0, mtime: new Date(0) };
     const e = await this.lookup(p);
     if (!e) throw fsError('ENOENT', 'stat', p);
     if (e.kind === 'dir')
-      return {
-        isFile: false,
-        isDirectory: true,
-        isSymbolicLink: false,
-        mode: 0o40755,
-        size: 4096,
-        mtime: new Date(e.mtimeMs),
-        identity: p,
-      };
+      return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 4096, mtime: new Date(e.mtimeMs), identity: p };
     const o = this.overlay.get(p);
     const size = o?.kind === 'file' ? o.bytes.length : (this.base.get(p)?.size ?? this.summaries.get(p)?.size ?? 0);
-    return {
-      isFile: true,
-      isDirectory: false,
-      isSymbolicLink: false,
-      mode: 0o100644,
-      size,
-      mtime: new Date(e.mtimeMs),
-      identity: p,
-    };
+    return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o100644, size, mtime: new Date(e.mtimeMs), identity: p };
   }
 
   lstat(path: string): Promise<FsStat> {
@@ -251,22 +223,9 @@ export abstract class StoreFsReader {
     return list;
   }
 
-  async readdirWithFileTypes(path: string): Promise<
-    Array<{
-      name: string;
-      isFile: boolean;
-      isDirectory: boolean;
-      isSymbolicLink: boolean;
-    }>
-  > {
+  async readdirWithFileTypes(path: string): Promise<Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }>> {
     const p = this.norm(path);
-    if (p === '/dev')
-      return [...DEVICES].map((d) => ({
-        name: d.slice(5),
-        isFile: true,
-        isDirectory: false,
-        isSymbolicLink: false,
-      }));
+    if (p === '/dev') return [...DEVICES].map((d) => ({ name: d.slice(5), isFile: true, isDirectory: false, isSymbolicLink: false }));
     const e = await this.lookup(p);
     if (!e) throw fsError('ENOENT', 'scandir', p);
     if (e.kind !== 'dir') throw fsError('ENOTDIR', 'scandir', p);
@@ -278,21 +237,11 @@ export abstract class StoreFsReader {
       if (o.kind === 'deleted') kinds.delete(q);
       else kinds.set(q, o.kind);
     }
-    const out: Array<{
-      name: string;
-      isFile: boolean;
-      isDirectory: boolean;
-      isSymbolicLink: boolean;
-    }> = [];
+    const out: Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }> = [];
     for (const [q, kind] of kinds) {
       const vis = this.visibility(q);
       if (vis === 'hidden' || (vis === 'ancestor' && kind !== 'dir')) continue;
-      out.push({
-        name: q.slice(prefix.length),
-        isFile: kind === 'file',
-        isDirectory: kind === 'dir',
-        isSymbolicLink: false,
-      });
+      out.push({ name: q.slice(prefix.length), isFile: kind === 'file', isDirectory: kind === 'dir', isSymbolicLink: false });
     }
     // Byte order, like the store and like `LC_ALL=C` listings.
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -340,10 +289,9 @@ export abstract class StoreFsReader {
     // Mostly new to this worker: one range scan over the subtree beats a lookup per hash.
     let loaded = 0;
     for (let after: string | null = null; loaded < maxBytes;) {
-      const page: {
-        nodes: Array<NodeRecord & { content: Buffer | null }>;
-        nextAfter: string | null;
-      } = await this.io(() => this.store.readSubtree(agentId, p, 500, after));
+      const page: { nodes: Array<NodeRecord & { content: Buffer | null }>; nextAfter: string | null } = await this.io(() =>
+        this.store.readSubtree(agentId, p, 500, after),
+      );
       for (const n of page.nodes) {
         if (!this.base.has(n.path)) this.base.set(n.path, n);
         if (!this.contents.has(n.path) && n.content) {

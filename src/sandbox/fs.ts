@@ -77,11 +77,7 @@ export class StoreFs extends StoreFsReader implements IFileSystem {
     const e = await this.lookup(p);
     if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
     if (!e) await this.requireParentDir(p, 'open');
-    this.put(p, {
-      kind: 'file',
-      bytes: this.toBuffer(content, options),
-      mtimeMs: Date.now(),
-    });
+    this.putFile(p, this.toBuffer(content, options));
   }
 
   async appendFile(path: string, content: string | Uint8Array, options?: string | { encoding?: string | null } | null): Promise<void> {
@@ -91,11 +87,14 @@ export class StoreFs extends StoreFsReader implements IFileSystem {
     const e = await this.lookup(p);
     if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
     const before = e ? await this.bytesOf(p, 'open') : (await this.requireParentDir(p, 'open'), Buffer.alloc(0));
-    this.put(p, {
-      kind: 'file',
-      bytes: Buffer.concat([before, this.toBuffer(content, options)]),
-      mtimeMs: Date.now(),
-    });
+    this.putFile(p, Buffer.concat([before, this.toBuffer(content, options)]));
+  }
+
+  /** New bytes for the file at p; a file moved there (mv) stays the file it was (its origin). */
+  private putFile(p: string, bytes: Buffer): void {
+    const prev = this.overlay.get(p);
+    const origin = prev?.kind === 'file' ? prev.origin : undefined;
+    this.put(p, { kind: 'file', bytes, mtimeMs: Date.now(), ...(origin ? { origin } : {}) });
   }
 
   async mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {
@@ -175,8 +174,19 @@ export class StoreFs extends StoreFsReader implements IFileSystem {
     this.checkWritable(s, 'rename', 'delete');
     if (isWithin(d, s) && d !== s) throw fsError('EINVAL', 'rename', d);
     if (d === s) return;
+    // What moves keeps its identity (fs-plan.ts): its history follows it, as with the move tool.
+    const moving = [s, ...(e.kind === 'dir' ? (await this.descendants(s)).map((x) => x.path) : [])];
     await this.cp(s, d, { recursive: true });
+    for (const from of moving) this.carryIdentity(from, d + from.slice(s.length));
     await this.rm(s, { recursive: true });
+  }
+
+  /** The entry just copied to `to` is the file (or directory) at `from`, moved: it takes its origin. */
+  private carryIdentity(from: string, to: string): void {
+    const e = this.overlay.get(to);
+    if (!e || e.kind === 'deleted') return;
+    const o = this.overlay.get(from);
+    this.put(to, { ...e, origin: (o && o.kind !== 'deleted' ? o.origin : undefined) ?? from });
   }
 
   async utimes(path: string): Promise<void> {
