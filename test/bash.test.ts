@@ -189,18 +189,37 @@ for (const backend of heavyBackends()) {
       assert.equal(r.changesetId, null);
     });
 
-    it(
-      '2>&1 keeps the order in which a command wrote to stdout and stderr',
-      {
-        todo: 'BUG: stdout and stderr are collected separately and concatenated, so `cat /missing /r.txt 2>&1` prints the content before the error (GNU: error first)',
-      },
-      async () => {
-        const { key } = await fresh(s);
-        await write(s, key, { '/r.txt': 'three\n' });
-        const r = await bash(s, key, 'cat /missing.txt /r.txt 2>&1');
-        assert.equal(r.stdout, 'cat: /missing.txt: No such file or directory\nthree\n');
-      },
-    );
+    it('2>&1 keeps the order in which stdout and stderr were written (GNU bash, coreutils 9.1, grep 3.8 write these bytes)', async () => {
+      // Before: stdout and stderr were collected apart and joined stdout first, so the error of
+      // `cat /missing.txt /r.txt 2>&1` came after the content.
+      const { key } = await fresh(s);
+      await write(s, key, { '/r.txt': 'three\n', '/d/a.txt': 'needle a\n', '/d/b.txt': 'needle b\n' });
+      const E = (f: string) => `cat: ${f}: No such file or directory\n`;
+      const cases: Array<[string, string]> = [
+        ['cat /missing.txt /r.txt 2>&1', `${E('/missing.txt')}three\n`],
+        ['cat /r.txt /missing.txt /r.txt 2>&1', `three\n${E('/missing.txt')}three\n`],
+        ['cat /r.txt /missing.txt /r.txt 2>&1 | cat -n', `     1\tthree\n     2\t${E('/missing.txt')}     3\tthree\n`],
+        ['{ echo a; echo b >&2; echo c; } 2>&1', 'a\nb\nc\n'],
+        ['(echo a; cat /missing.txt; echo c) 2>&1', `a\n${E('/missing.txt')}c\n`],
+        ['for f in /r.txt /nope /r.txt; do cat $f; done 2>&1', `three\n${E('/nope')}three\n`],
+        ['if cat /r.txt /nope; then :; fi 2>&1', `three\n${E('/nope')}`],
+        ['{ echo a; echo b >&2; echo c; } > /o.txt 2>&1; cat /o.txt', 'a\nb\nc\n'],
+        ['{ echo a; echo b >&2; echo c; } &> /o2.txt; cat /o2.txt', 'a\nb\nc\n'],
+        // GNU tools report through error(), which flushes stdout first: true order there too.
+        ['grep needle /d/a.txt /nope /d/b.txt 2>&1', '/d/a.txt:needle a\ngrep: /nope: No such file or directory\n/d/b.txt:needle b\n'],
+        ['head -n 1 /r.txt /nope 2>&1', "==> /r.txt <==\nthree\nhead: cannot open '/nope' for reading: No such file or directory\n"],
+        ['ls /d /nope 2>&1', "ls: cannot access '/nope': No such file or directory\n/d:\na.txt\nb.txt\n"],
+        ['wc -l /r.txt /nope /d/a.txt 2>&1', ' 1 /r.txt\nwc: /nope: No such file or directory\n 1 /d/a.txt\n 2 total\n'],
+        ['cat /r.txt /nope |& cat', `three\n${E('/nope')}`],
+      ];
+      for (const [cmd, out] of cases) {
+        const r = await bash(s, key, cmd);
+        assert.deepEqual([r.stdout, r.stderr], [out, ''], cmd);
+      }
+      // Without 2>&1 the streams stay apart.
+      const r = await bash(s, key, 'cat /r.txt /missing.txt /r.txt');
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['three\nthree\n', E('/missing.txt'), 1]);
+    });
 
     it('mv records a move: history follows the file, as with the move tool', async () => {
       // Before: mv was a copy and a delete, so the file at the new path started a new history.
