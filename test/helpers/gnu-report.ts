@@ -90,6 +90,8 @@ export interface Row {
   seed?: number;
   /** normalized: how (the declared normalizer, or the two stderrs when only their shape matched). */
   how?: string;
+  /** Compared against an optional GNU program (tree): the suite's floors leave it aside. */
+  optional?: boolean;
 }
 
 export interface Report {
@@ -141,6 +143,14 @@ export function rates(rows: Row[]): { commands: number; match: number; identical
 export function summary(r: Report): string {
   const { rows } = r;
   const lines: string[] = [`${r.title}; ${r.versions}`, '', table(rows), ''];
+  if (rows.some((o) => o.optional)) {
+    const core = rates(rows.filter((o) => !o.optional));
+    const pc = (x: number) => `${(100 * x).toFixed(1)}%`;
+    lines.push(
+      `Without the optional programs (${[...new Set(rows.filter((o) => o.optional).map((o) => o.family))].join(', ')}): ${core.commands} commands, ${pc(core.match)} match, ${pc(core.identical)} byte-identical.`,
+      '',
+    );
+  }
   const byCause = new Map<string, Row[]>();
   for (const o of rows.filter((x) => x.klass === 'different')) {
     const cause = o.cause ?? 'NOT IN KNOWN_MISMATCHES';
