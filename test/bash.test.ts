@@ -481,6 +481,18 @@ for (const backend of heavyBackends()) {
         ],
       );
       await s.fail(key, 'stat', { path: '/nodir' }, 'NOT_FOUND');
+      // cp and mv name the destination, as GNU's do (before: "mv: cannot move '/e.txt': …", "cp: cannot copy '/e.txt': …").
+      const W = 'Permission denied (this key lacks files:write)';
+      for (const [cmd, err] of [
+        ['mv /e.txt /g.txt', `mv: cannot move '/e.txt' to '/g.txt': ${W}\n`],
+        ['mv /e.txt /d/', `mv: cannot move '/e.txt' to '/d/e.txt': ${W}\n`],
+        ['cp /e.txt /c.txt', `cp: cannot create regular file '/c.txt': ${W}\n`],
+        ['cp /e.txt /d', `cp: cannot create regular file '/d/e.txt': ${W}\n`],
+        ['cp -r /d /d2', `cp: cannot create directory '/d2': ${W}\n`],
+      ]) {
+        r = await bash(s, ro, cmd!);
+        assert.deepEqual([r.stderr, r.exitCode], [err, 1], cmd);
+      }
       r = await bash(s, key, 'echo x | tee /d');
       assert.deepEqual([r.stderr, r.exitCode], ['tee: /d: Is a directory\n', 1]);
     });
