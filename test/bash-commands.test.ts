@@ -5,7 +5,6 @@
  * or a temporary file; the per-agent bash concurrency limit reports itself, not the request budget.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { Bash, InMemoryFs } from '../src/sandbox/just-bash.js';
 import { BASH_COMMANDS } from '../src/sandbox/commands.js';
 import { backends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
+import { gnu, requireGnu } from './helpers/gnu-oracle.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 async function bash(
@@ -217,7 +217,8 @@ for (const backend of backends()) {
       );
     });
 
-    it('od: -A {d,o,x,n} with -t x1/o1/d1/c/a/x2/d4 (alone and together), -c -b -x, -j -N -w -v and "*", byte for byte as /usr/bin/od', async () => {
+    it('od: -A {d,o,x,n} with -t x1/o1/d1/c/a/x2/d4 (alone and together), -c -b -x, -j -N -w -v and "*", byte for byte as GNU od', async () => {
+      requireGnu(['bash', 'od']);
       const { apiKey } = await s.register('Od');
       const bytes = Buffer.concat([Buffer.from('hello world, this is od\x00\x01\xff\n', 'latin1'), Buffer.alloc(48), Buffer.from('tail')]);
       await s.ok(apiKey, 'write', { path: '/b', content: bytes.toString('base64'), encoding: 'base64' });
@@ -245,10 +246,10 @@ for (const backend of backends()) {
           '-A n -t u2',
         ];
         for (const opts of cases) {
-          const args = opts ? opts.split(' ') : [];
-          const gnu = execFileSync('/usr/bin/od', [...args, join(dir, 'b')], { encoding: 'latin1' });
+          const g = gnu(`od ${opts} b`, dir);
+          const expected = g.raw.toString('latin1');
           const r = await bash(s, apiKey, `od ${opts} /b`);
-          assert.deepEqual([r.stdout, r.stderr, r.exitCode], [gnu, '', 0], `od ${opts}`);
+          assert.deepEqual([r.stdout, r.stderr, r.exitCode], [expected, g.stderr, g.exitCode], `od ${opts}`);
         }
         const empty = await bash(s, apiKey, 'printf "" | od -t x1; printf "" | od -A n -t x1; echo hi | od -A x -t x1');
         assert.equal(empty.stdout, '0000000\n000000 68 69 0a\n000003\n');
@@ -290,11 +291,11 @@ for (const backend of backends()) {
       const expect: Array<[string, string, string, number]> = [
         [writer, 'rm f', `rm: cannot remove 'f': ${D}\n`, 1],
         [writer, 'rm -r /d', `rm: cannot remove '/d': ${D}\n`, 1],
-        [writer, 'mv f g', `mv: cannot move 'f': ${D}\n`, 1],
+        [writer, 'mv f g', `mv: cannot move 'f' to 'g': ${D}\n`, 1],
         [reader, 'mkdir /newdir', `mkdir: cannot create directory '/newdir': ${W}\n`, 1],
         [reader, 'touch f', `touch: cannot touch 'f': ${W}\n`, 1],
-        [reader, 'cp f g', `cp: cannot copy 'f': ${W}\n`, 1],
-        [reader, 'mv f g', `mv: cannot move 'f': ${W}\n`, 1],
+        [reader, 'cp f g', `cp: cannot create regular file 'g': ${W}\n`, 1],
+        [reader, 'mv f g', `mv: cannot move 'f' to 'g': ${W}\n`, 1],
         [reader, 'sed -i s/h/j/ f', `sed: couldn't edit f: ${W}\n`, 4],
         [reader, 'echo x > f', `bash: f: ${W}\n`, 1],
         [reader, 'echo x | tee -a f >/dev/null', `tee: f: ${W}\n`, 1],

@@ -189,18 +189,115 @@ for (const backend of heavyBackends()) {
       assert.equal(r.changesetId, null);
     });
 
-    it(
-      '2>&1 keeps the order in which a command wrote to stdout and stderr',
-      {
-        todo: 'BUG: stdout and stderr are collected separately and concatenated, so `cat /missing /r.txt 2>&1` prints the content before the error (GNU: error first)',
-      },
-      async () => {
-        const { key } = await fresh(s);
-        await write(s, key, { '/r.txt': 'three\n' });
-        const r = await bash(s, key, 'cat /missing.txt /r.txt 2>&1');
-        assert.equal(r.stdout, 'cat: /missing.txt: No such file or directory\nthree\n');
-      },
-    );
+    it('2>&1 keeps the order in which stdout and stderr were written (GNU bash, coreutils 9.1, grep 3.8 write these bytes)', async () => {
+      // Before: stdout and stderr were collected apart and joined stdout first, so the error of
+      // `cat /missing.txt /r.txt 2>&1` came after the content.
+      const { key } = await fresh(s);
+      await write(s, key, { '/r.txt': 'three\n', '/d/a.txt': 'needle a\n', '/d/b.txt': 'needle b\n' });
+      const E = (f: string) => `cat: ${f}: No such file or directory\n`;
+      const cases: Array<[string, string]> = [
+        ['cat /missing.txt /r.txt 2>&1', `${E('/missing.txt')}three\n`],
+        ['cat /r.txt /missing.txt /r.txt 2>&1', `three\n${E('/missing.txt')}three\n`],
+        ['cat /r.txt /missing.txt /r.txt 2>&1 | cat -n', `     1\tthree\n     2\t${E('/missing.txt')}     3\tthree\n`],
+        ['{ echo a; echo b >&2; echo c; } 2>&1', 'a\nb\nc\n'],
+        ['(echo a; cat /missing.txt; echo c) 2>&1', `a\n${E('/missing.txt')}c\n`],
+        ['for f in /r.txt /nope /r.txt; do cat $f; done 2>&1', `three\n${E('/nope')}three\n`],
+        ['if cat /r.txt /nope; then :; fi 2>&1', `three\n${E('/nope')}`],
+        ['{ echo a; echo b >&2; echo c; } > /o.txt 2>&1; cat /o.txt', 'a\nb\nc\n'],
+        ['{ echo a; echo b >&2; echo c; } &> /o2.txt; cat /o2.txt', 'a\nb\nc\n'],
+        // GNU tools report through error(), which flushes stdout first: true order there too.
+        ['grep needle /d/a.txt /nope /d/b.txt 2>&1', '/d/a.txt:needle a\ngrep: /nope: No such file or directory\n/d/b.txt:needle b\n'],
+        ['head -n 1 /r.txt /nope 2>&1', "==> /r.txt <==\nthree\nhead: cannot open '/nope' for reading: No such file or directory\n"],
+        ['ls /d /nope 2>&1', "ls: cannot access '/nope': No such file or directory\n/d:\na.txt\nb.txt\n"],
+        ['wc -l /r.txt /nope /d/a.txt 2>&1', ' 1 /r.txt\nwc: /nope: No such file or directory\n 1 /d/a.txt\n 2 total\n'],
+        ['cat /r.txt /nope |& cat', `three\n${E('/nope')}`],
+      ];
+      for (const [cmd, out] of cases) {
+        const r = await bash(s, key, cmd);
+        assert.deepEqual([r.stdout, r.stderr], [out, ''], cmd);
+      }
+      // Without 2>&1 the streams stay apart.
+      const r = await bash(s, key, 'cat /r.txt /missing.txt /r.txt');
+      assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['three\nthree\n', E('/missing.txt'), 1]);
+    });
+
+    it('mv records a move: history follows the file, as with the move tool', async () => {
+      // Before: mv was a copy and a delete, so the file at the new path started a new history.
+      const { key } = await fresh(s);
+      await write(s, key, { '/a.txt': 'one\n', '/d/x.md': 'x1\n' });
+      await s.ok(key, 'write', { path: '/a.txt', content: 'two\n' });
+      let r = await bash(s, key, 'mv /a.txt /b.txt');
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op, c.version]),
+        [
+          ['/a.txt', 'move', 3],
+          ['/b.txt', 'move', 1],
+        ],
+      );
+      const v = await s.ok(key, 'list_versions', { path: '/b.txt' });
+      assert.deepEqual(
+        v.versions.map((x: any) => [x.path, x.version, x.op]),
+        [
+          ['/b.txt', 1, 'move'],
+          ['/a.txt', 3, 'move'],
+          ['/a.txt', 2, 'update'],
+          ['/a.txt', 1, 'create'],
+        ],
+      );
+      // A directory, then an edit in the same command: still the same files.
+      r = await bash(s, key, 'mv /d /e && echo x2 >> /e/x.md');
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op]),
+        [
+          ['/d', 'move'],
+          ['/d/x.md', 'move'],
+          ['/e', 'move'],
+          ['/e/x.md', 'move'],
+        ],
+      );
+      assert.deepEqual(
+        (await s.ok(key, 'list_versions', { path: '/e/x.md' })).versions.map((x: any) => [x.path, x.op]),
+        [
+          ['/e/x.md', 'move'],
+          ['/d/x.md', 'move'],
+          ['/d/x.md', 'create'],
+        ],
+      );
+      assert.equal((await s.ok(key, 'read', { path: '/e/x.md' })).content, 'x1\nx2\n');
+      // Moved twice, or moved away and replaced: one move; the new file at the old path has its own history.
+      r = await bash(s, key, 'mv /b.txt /c.txt && mv /c.txt /f.txt && echo new > /b.txt');
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op]),
+        [
+          ['/b.txt', 'update'],
+          ['/f.txt', 'move'],
+        ],
+      );
+      assert.deepEqual(
+        (await s.ok(key, 'list_versions', { path: '/f.txt' })).versions.map((x: any) => [x.path, x.version]),
+        [
+          ['/f.txt', 1],
+          ['/b.txt', 1],
+          ['/a.txt', 3],
+          ['/a.txt', 2],
+          ['/a.txt', 1],
+        ],
+      );
+      assert.deepEqual(
+        (await s.ok(key, 'list_versions', { path: '/b.txt' })).versions.map((x: any) => [x.path, x.version, x.op]),
+        [
+          ['/b.txt', 2, 'update'],
+          ['/b.txt', 1, 'move'],
+        ],
+      );
+      // mv there and back is no change at all; cp is still a new file.
+      r = await bash(s, key, 'mv /f.txt /g.txt && mv /g.txt /f.txt && cp /f.txt /h.txt');
+      assert.deepEqual(
+        r.changed.map((c) => [c.path, c.op]),
+        [['/h.txt', 'create']],
+      );
+    });
 
     it('cwd: relative paths and pwd; a cwd that is missing or a file → INVALID_INPUT', async () => {
       const { key } = await fresh(s);
@@ -384,6 +481,18 @@ for (const backend of heavyBackends()) {
         ],
       );
       await s.fail(key, 'stat', { path: '/nodir' }, 'NOT_FOUND');
+      // cp and mv name the destination, as GNU's do (before: "mv: cannot move '/e.txt': …", "cp: cannot copy '/e.txt': …").
+      const W = 'Permission denied (this key lacks files:write)';
+      for (const [cmd, err] of [
+        ['mv /e.txt /g.txt', `mv: cannot move '/e.txt' to '/g.txt': ${W}\n`],
+        ['mv /e.txt /d/', `mv: cannot move '/e.txt' to '/d/e.txt': ${W}\n`],
+        ['cp /e.txt /c.txt', `cp: cannot create regular file '/c.txt': ${W}\n`],
+        ['cp /e.txt /d', `cp: cannot create regular file '/d/e.txt': ${W}\n`],
+        ['cp -r /d /d2', `cp: cannot create directory '/d2': ${W}\n`],
+      ]) {
+        r = await bash(s, ro, cmd!);
+        assert.deepEqual([r.stderr, r.exitCode], [err, 1], cmd);
+      }
       r = await bash(s, key, 'echo x | tee /d');
       assert.deepEqual([r.stderr, r.exitCode], ['tee: /d: Is a directory\n', 1]);
     });

@@ -20,6 +20,13 @@ describe('just-bash bundle patch', () => {
     // Brace ranges: no silent cap, the result limit throws.
     assert.equal(patched.match(/brace expansion result limit exceeded \(\$\{\w+\.maxResults\}\)/g)?.length, 1);
     assert.ok(!/\.maxResults\)return!1;/.test(patched));
+    // Fix 6, the order of stdout and stderr (just-bash-order.ts): the redirection step merges in
+    // writing order (one file, the live streams), keeps the order it passes on, |& too; the loops'
+    // accumulator is handed every result.
+    assert.equal(patched.match(/var __afsK=/g)?.length, 1);
+    assert.equal(patched.match(/=__afsMerge\(/g)?.length, 4);
+    assert.equal(patched.match(/=__afsPipe\(/g)?.length, 1);
+    assert.ok((patched.match(/\.append\((\w+)\.stdout,\1\.stderr,\1\)/g)?.length ?? 0) >= 9);
     assert.ok(!patched.includes('"./chunks/'), 'relative chunk imports are absolute');
     assert.ok(!patched.includes('import.meta.url'));
     assert.ok(patched.includes(`"${url.slice(0, url.lastIndexOf('/') + 1)}chunks/`));

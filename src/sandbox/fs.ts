@@ -6,24 +6,14 @@
  * /dev/null, /dev/stdout and /dev/stderr behave as on Linux and are never stored.
  */
 import { posix } from 'node:path';
-import type { FsStat, IFileSystem } from './just-bash.js';
+import type { IFileSystem } from './just-bash.js';
 import { checkCreatable, isReservedPath, isWithin, normalizePath } from '../core/paths.js';
-import { contentHash, countLines, decodeText } from '../core/text.js';
-import { newId } from '../core/keys.js';
-import type { NodeKind, NodeRecord, NodeSummary, PlannedChange, Store } from '../store/types.js';
-import type { BlobCache } from './blob-cache.js';
-import { fsError, type FsAccess } from './fs-access.js';
+import type { PlannedChange } from '../store/types.js';
+import { fsError } from './fs-access.js';
+import { planChanges } from './fs-plan.js';
+import { DEVICES, StoreFsReader } from './fs-read.js';
 
 export type { FsAccess } from './fs-access.js';
-
-type Entry = { kind: 'file'; bytes: Buffer; mtimeMs: number } | { kind: 'dir'; mtimeMs: number } | { kind: 'deleted' };
-type LiveEntry = Exclude<Entry, { kind: 'deleted' }>;
-/** A directory listing entry: from the store's children (full records) or a prefetched walk (summaries, all live). */
-type Listed = { path: string; kind: NodeKind; deleted?: boolean };
-
-const DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
-/** Above this many contents missing from the worker's cache, a subtree prefetch scans the range instead. */
-const MAX_MISSES_BY_HASH = 256;
 
 /**
  * The filesystem of one job, which dies with it: after `end()` every call on it throws, and so
@@ -33,317 +23,7 @@ const MAX_MISSES_BY_HASH = 256;
  * `find -delete` deleted the next agent's file). A flag rather than a revocable Proxy: the proxy
  * cost ~5% of a recursive grep's filesystem work (stat + read of 10,000 files: 250 vs 238 ms).
  */
-export class StoreFs implements IFileSystem {
-  // Everything below is one command's state: a worker opens a new StoreFs for every job
-  // (openJobFs), so nothing one command read, planned or left running reaches the next.
-  private readonly access: FsAccess;
-  private readonly overlay = new Map<string, Entry>();
-  /** Heads as first seen by this command: the versions its changes are based on. */
-  private readonly base = new Map<string, NodeRecord | null>();
-  private readonly contents = new Map<string, Buffer>();
-  private readonly listed = new Map<string, Listed[]>();
-  /** Heads known only in summary (from a prefetched walk); `head` fetches the full record when needed. */
-  private readonly summaries = new Map<string, NodeSummary>();
-  private readonly prefetched = new Set<string>();
-  /** The visible subtrees (null: everything), from folder or folders. */
-  private readonly folders: string[] | null;
-  private ended = false;
-
-  constructor(
-    private readonly store: Store,
-    access: FsAccess,
-    private readonly trusted: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn(),
-    /** Contents kept across commands (a worker's); none for one-off instances. */
-    private readonly cache: BlobCache | null = null,
-  ) {
-    this.access = access;
-    this.folders = access.folders ?? (access.folder ? [access.folder] : null);
-  }
-
-  /** Ends this filesystem's job: from now on every call throws (see openJobFs). */
-  end(): void {
-    this.ended = true;
-  }
-
-  private live(): void {
-    if (this.ended) throw Object.assign(new Error('EIO: the bash command that used this filesystem has ended'), { code: 'EIO' });
-  }
-
-  /** Store access: never once the job ended, and a result arriving after the end is dropped. */
-  private async io<T>(fn: () => Promise<T>): Promise<T> {
-    this.live();
-    const result = await this.trusted(fn);
-    this.live();
-    return result;
-  }
-
-  /** Store access for a filesystem built on this one (mounted-fs.ts): trusted, and never once the job ended. */
-  runTrusted<T>(fn: () => Promise<T>): Promise<T> {
-    return this.io(fn);
-  }
-
-  /** Records a change of this command (never once its job ended). */
-  private put(p: string, e: Entry): void {
-    this.live();
-    this.overlay.set(p, e);
-  }
-
-  // ---- visibility -------------------------------------------------------------------------
-
-  /** Lexical normalization plus NFC, so `cat café` finds the file whatever form the name came in. */
-  private norm(p: string): string {
-    this.live(); // every call with a path starts here
-    const n = posix.normalize((p.startsWith('/') ? p : '/' + p).normalize('NFC'));
-    return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
-  }
-
-  /** 'full' inside the folder (a folder), 'ancestor' on the way to one, 'hidden' elsewhere. */
-  private visibility(p: string): 'full' | 'ancestor' | 'hidden' {
-    const folders = this.folders;
-    if (!folders) return 'full';
-    if (folders.length === 1) {
-      const folder = folders[0]!;
-      if (isWithin(p, folder)) return 'full';
-      return isWithin(folder, p) ? 'ancestor' : 'hidden';
-    }
-    if (folders.some((f) => isWithin(p, f))) return 'full';
-    return folders.some((f) => isWithin(f, p)) ? 'ancestor' : 'hidden';
-  }
-
-  // ---- reading ----------------------------------------------------------------------------
-
-  private async head(p: string): Promise<NodeRecord | null> {
-    if (!this.base.has(p)) this.base.set(p, await this.io(() => this.headOf(p)));
-    return this.base.get(p)!;
-  }
-
-  private pinOf(p: string): number | undefined {
-    const below = this.access.pinnedBelow;
-    return this.access.pinned?.[p] ?? (below && p.startsWith(below.prefix + '/') ? below.version : undefined);
-  }
-
-  /** The node at p, or for a pinned file its pinned version in the node's shape. */
-  private async headOf(p: string): Promise<NodeRecord | null> {
-    const node = await this.store.getNode(this.access.agentId, p);
-    const pin = this.pinOf(p);
-    if (pin === undefined || !node) return node;
-    const v = await this.store.getVersion(this.access.agentId, p, pin);
-    if (!v) return null;
-    return {
-      ...node,
-      kind: v.kind,
-      deleted: v.deleted,
-      version: v.version,
-      blobHash: v.blobHash,
-      size: v.size,
-      lines: v.lines,
-      updatedAtMs: v.updatedAtMs,
-    };
-  }
-
-  /** The entry at p as this command sees it, or null. */
-  private async lookup(p: string): Promise<LiveEntry | null> {
-    if (p === '/') return { kind: 'dir', mtimeMs: 0 };
-    const vis = this.visibility(p);
-    if (vis === 'hidden') return null;
-    const o = this.overlay.get(p);
-    if (o) return o.kind === 'deleted' ? null : o;
-    const n = this.base.get(p) ?? (this.pinOf(p) === undefined ? this.summaries.get(p) : undefined) ?? (await this.head(p));
-    if (!n || ('deleted' in n && n.deleted)) return null; // summaries are live nodes
-    if (vis === 'ancestor' && n.kind !== 'dir') return null;
-    return n.kind === 'dir' ? { kind: 'dir', mtimeMs: n.updatedAtMs } : { kind: 'file', bytes: Buffer.alloc(0), mtimeMs: n.updatedAtMs };
-  }
-
-  private async bytesOf(p: string, syscall: string): Promise<Buffer> {
-    const e = await this.lookup(p);
-    if (!e) throw fsError('ENOENT', syscall, p);
-    if (e.kind === 'dir') throw fsError('EISDIR', syscall, p);
-    const o = this.overlay.get(p);
-    if (o?.kind === 'file') return o.bytes;
-    const pinned = this.pinOf(p) !== undefined;
-    let b = pinned ? undefined : this.contents.get(p);
-    if (!b) {
-      if (pinned) {
-        const hash = (await this.head(p))?.blobHash;
-        b = (hash ? await this.io(() => this.store.getBlob(this.access.agentId, hash)) : null) ?? Buffer.alloc(0);
-      } else {
-        const node = await this.io(() => this.store.readNode(this.access.agentId, p));
-        b = node?.content ?? Buffer.alloc(0);
-        this.contents.set(p, b);
-      }
-    }
-    return b;
-  }
-
-  async readFile(path: string): Promise<string> {
-    const p = this.norm(path);
-    if (DEVICES.has(p)) return '';
-    return (await this.bytesOf(p, 'open')).toString('utf8');
-  }
-
-  async readFileBuffer(path: string): Promise<Uint8Array> {
-    const p = this.norm(path);
-    if (DEVICES.has(p)) return new Uint8Array();
-    return this.bytesOf(p, 'open');
-  }
-
-  async exists(path: string): Promise<boolean> {
-    const p = this.norm(path);
-    // Command lookup probes /bin and /usr/bin: commands are built in, never files.
-    if (p === '/bin' || p === '/usr/bin' || p.startsWith('/bin/') || p.startsWith('/usr/bin/')) return false;
-    if (DEVICES.has(p) || p === '/dev') return true;
-    return (await this.lookup(p)) !== null;
-  }
-
-  async stat(path: string): Promise<FsStat> {
-    const p = this.norm(path);
-    if (DEVICES.has(p)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o20666, size: 0, mtime: new Date(0) };
-    if (p === '/dev') return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 0, mtime: new Date(0) };
-    const e = await this.lookup(p);
-    if (!e) throw fsError('ENOENT', 'stat', p);
-    if (e.kind === 'dir')
-      return { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o40755, size: 4096, mtime: new Date(e.mtimeMs), identity: p };
-    const o = this.overlay.get(p);
-    const size = o?.kind === 'file' ? o.bytes.length : (this.base.get(p)?.size ?? this.summaries.get(p)?.size ?? 0);
-    return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o100644, size, mtime: new Date(e.mtimeMs), identity: p };
-  }
-
-  lstat(path: string): Promise<FsStat> {
-    return this.stat(path);
-  }
-
-  private async storeChildren(dir: string): Promise<Listed[]> {
-    let list = this.listed.get(dir);
-    if (!list) {
-      const nodes: NodeRecord[] = [];
-      for (let after: string | null = null; ;) {
-        const page = await this.io(() => this.store.listChildren(this.access.agentId, dir, 1000, after));
-        nodes.push(...page.nodes);
-        if (!page.nextAfter) break;
-        after = page.nextAfter;
-      }
-      for (const n of nodes) if (!this.base.has(n.path)) this.base.set(n.path, n);
-      list = nodes;
-      this.listed.set(dir, list);
-    }
-    return list;
-  }
-
-  async readdirWithFileTypes(path: string): Promise<Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }>> {
-    const p = this.norm(path);
-    if (p === '/dev') return [...DEVICES].map((d) => ({ name: d.slice(5), isFile: true, isDirectory: false, isSymbolicLink: false }));
-    const e = await this.lookup(p);
-    if (!e) throw fsError('ENOENT', 'scandir', p);
-    if (e.kind !== 'dir') throw fsError('ENOTDIR', 'scandir', p);
-    const kinds = new Map<string, 'file' | 'dir'>();
-    for (const n of await this.storeChildren(p)) if (!n.deleted) kinds.set(n.path, n.kind);
-    const prefix = p === '/' ? '/' : p + '/';
-    for (const [q, o] of this.overlay) {
-      if (!q.startsWith(prefix) || q.slice(prefix.length).includes('/')) continue;
-      if (o.kind === 'deleted') kinds.delete(q);
-      else kinds.set(q, o.kind);
-    }
-    const out: Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }> = [];
-    for (const [q, kind] of kinds) {
-      const vis = this.visibility(q);
-      if (vis === 'hidden' || (vis === 'ancestor' && kind !== 'dir')) continue;
-      out.push({ name: q.slice(prefix.length), isFile: kind === 'file', isDirectory: kind === 'dir', isSymbolicLink: false });
-    }
-    // Byte order, like the store and like `LC_ALL=C` listings.
-    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  }
-
-  async readdir(path: string): Promise<string[]> {
-    return (await this.readdirWithFileTypes(path)).map((d) => d.name);
-  }
-
-  /**
-   * Loads the content of every file below `dir` in a few bulk queries, so a recursive grep
-   * costs O(files / 500) round trips instead of one per file, and nothing at all for contents
-   * this worker still holds from an earlier command (by content hash). Bounded by `maxBytes`.
-   */
-  async prefetchSubtree(dir: string, maxBytes = 64 * 1024 * 1024): Promise<void> {
-    const p = this.norm(dir);
-    const agentId = this.access.agentId;
-    // The walk lists every directory too: one range scan instead of a query per directory.
-    await this.prefetchMetadata(p);
-    const missing: Array<{ path: string; hash: string }> = [];
-    let wanted = 0;
-    if (this.prefetched.has(p)) {
-      for (const [path, n] of this.summaries) {
-        if (n.kind !== 'file' || !n.blobHash || this.contents.has(path) || path === p || !isWithin(path, p)) continue;
-        if (wanted >= maxBytes) break;
-        wanted += n.size;
-        const hit = this.cache?.get(agentId, n.blobHash);
-        if (hit) this.contents.set(path, hit);
-        else missing.push({ path, hash: n.blobHash });
-      }
-      if (missing.length <= MAX_MISSES_BY_HASH) {
-        for (let i = 0; i < missing.length; i += 500) {
-          const batch = missing.slice(i, i + 500);
-          const blobs = await this.io(() => this.store.getBlobs(agentId, [...new Set(batch.map((m) => m.hash))]));
-          for (const m of batch) {
-            const b = blobs.get(m.hash);
-            if (!b) continue; // purged meanwhile: read through the head later
-            this.contents.set(m.path, b);
-            this.cache?.set(agentId, m.hash, b);
-          }
-        }
-        return;
-      }
-    }
-    // Mostly new to this worker: one range scan over the subtree beats a lookup per hash.
-    let loaded = 0;
-    for (let after: string | null = null; loaded < maxBytes;) {
-      const page: { nodes: Array<NodeRecord & { content: Buffer | null }>; nextAfter: string | null } = await this.io(() =>
-        this.store.readSubtree(agentId, p, 500, after),
-      );
-      for (const n of page.nodes) {
-        if (!this.base.has(n.path)) this.base.set(n.path, n);
-        if (!this.contents.has(n.path) && n.content) {
-          this.contents.set(n.path, n.content);
-          if (n.blobHash) this.cache?.set(agentId, n.blobHash, n.content);
-        }
-        loaded += n.size;
-      }
-      if (!page.nextAfter) break;
-      after = page.nextAfter;
-    }
-  }
-
-  /**
-   * Loads the metadata of everything below `dir` in a few range scans, so a recursive walk
-   * (find, ls -R, du, tree) lists directories from memory. Bounded by `maxEntries`.
-   */
-  async prefetchMetadata(dir: string, maxEntries = 200_000): Promise<void> {
-    const p = this.norm(dir);
-    if (this.listed.has(p) && this.prefetched.has(p)) return;
-    const byParent = new Map<string, Listed[]>();
-    const dirs: string[] = [p];
-    let count = 0;
-    for (let after: string | null = null; count < maxEntries;) {
-      const page: { nodes: NodeSummary[]; nextAfter: string | null } = await this.io(() =>
-        this.store.listSubtreeSummary(this.access.agentId, p, 2000, after),
-      );
-      for (const n of page.nodes) {
-        if (!this.base.has(n.path) && !this.summaries.has(n.path)) this.summaries.set(n.path, n);
-        const parent = posix.dirname(n.path);
-        let list = byParent.get(parent);
-        if (!list) byParent.set(parent, (list = []));
-        list.push(n);
-        if (n.kind === 'dir') dirs.push(n.path);
-      }
-      count += page.nodes.length;
-      if (!page.nextAfter) {
-        // Complete: every directory's listing is known (empty ones included).
-        for (const d of dirs) if (!this.listed.has(d)) this.listed.set(d, byParent.get(d) ?? []);
-        this.prefetched.add(p);
-        return;
-      }
-      after = page.nextAfter;
-    }
-  }
-
+export class StoreFs extends StoreFsReader implements IFileSystem {
   // ---- writing ----------------------------------------------------------------------------
 
   private checkWritable(p: string, syscall: string, need: 'write' | 'delete' = 'write'): void {
@@ -397,7 +77,7 @@ export class StoreFs implements IFileSystem {
     const e = await this.lookup(p);
     if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
     if (!e) await this.requireParentDir(p, 'open');
-    this.put(p, { kind: 'file', bytes: this.toBuffer(content, options), mtimeMs: Date.now() });
+    this.putFile(p, this.toBuffer(content, options));
   }
 
   async appendFile(path: string, content: string | Uint8Array, options?: string | { encoding?: string | null } | null): Promise<void> {
@@ -407,7 +87,14 @@ export class StoreFs implements IFileSystem {
     const e = await this.lookup(p);
     if (e?.kind === 'dir') throw fsError('EISDIR', 'open', p);
     const before = e ? await this.bytesOf(p, 'open') : (await this.requireParentDir(p, 'open'), Buffer.alloc(0));
-    this.put(p, { kind: 'file', bytes: Buffer.concat([before, this.toBuffer(content, options)]), mtimeMs: Date.now() });
+    this.putFile(p, Buffer.concat([before, this.toBuffer(content, options)]));
+  }
+
+  /** New bytes for the file at p; a file moved there (mv) stays the file it was (its origin). */
+  private putFile(p: string, bytes: Buffer): void {
+    const prev = this.overlay.get(p);
+    const origin = prev?.kind === 'file' ? prev.origin : undefined;
+    this.put(p, { kind: 'file', bytes, mtimeMs: Date.now(), ...(origin ? { origin } : {}) });
   }
 
   async mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {
@@ -487,39 +174,19 @@ export class StoreFs implements IFileSystem {
     this.checkWritable(s, 'rename', 'delete');
     if (isWithin(d, s) && d !== s) throw fsError('EINVAL', 'rename', d);
     if (d === s) return;
+    // What moves keeps its identity (fs-plan.ts): its history follows it, as with the move tool.
+    const moving = [s, ...(e.kind === 'dir' ? (await this.descendants(s)).map((x) => x.path) : [])];
     await this.cp(s, d, { recursive: true });
+    for (const from of moving) this.carryIdentity(from, d + from.slice(s.length));
     await this.rm(s, { recursive: true });
   }
 
-  resolvePath(base: string, path: string): string {
-    return this.norm(path.startsWith('/') ? path : posix.join(base, path));
-  }
-
-  getAllPaths(): string[] {
-    this.live();
-    return [];
-  }
-
-  async chmod(path: string): Promise<void> {
-    if (!(await this.lookup(this.norm(path)))) throw fsError('ENOENT', 'chmod', this.norm(path));
-  }
-
-  async symlink(_target: string, linkPath: string): Promise<void> {
-    throw fsError('EPERM', 'symlink', this.norm(linkPath));
-  }
-
-  async link(_existing: string, newPath: string): Promise<void> {
-    throw fsError('EPERM', 'link', this.norm(newPath));
-  }
-
-  async readlink(path: string): Promise<string> {
-    throw fsError('EINVAL', 'readlink', this.norm(path));
-  }
-
-  async realpath(path: string): Promise<string> {
-    const p = this.norm(path);
-    if (!(await this.exists(p))) throw fsError('ENOENT', 'realpath', p);
-    return p;
+  /** The entry just copied to `to` is the file (or directory) at `from`, moved: it takes its origin. */
+  private carryIdentity(from: string, to: string): void {
+    const e = this.overlay.get(to);
+    if (!e || e.kind === 'deleted') return;
+    const o = this.overlay.get(from);
+    this.put(to, { ...e, origin: (o && o.kind !== 'deleted' ? o.origin : undefined) ?? from });
   }
 
   async utimes(path: string): Promise<void> {
@@ -535,34 +202,6 @@ export class StoreFs implements IFileSystem {
   /** The planned changes this command made, against the heads it saw; unchanged content is skipped. */
   async plannedChanges(): Promise<PlannedChange[]> {
     this.live();
-    const changes: PlannedChange[] = [];
-    const paths = [...this.overlay.keys()].sort();
-    for (const p of paths) {
-      const o = this.overlay.get(p)!;
-      const n = await this.head(p);
-      const live = n && !n.deleted ? n : null;
-      const expectVersion = n?.version ?? 0;
-      if (o.kind === 'deleted') {
-        if (live) changes.push({ path: p, expectVersion, op: 'delete', state: { kind: 'deleted', was: live.kind } });
-      } else if (o.kind === 'dir') {
-        if (!live || live.kind !== 'dir') changes.push({ path: p, expectVersion, op: 'create', state: { kind: 'dir', fileId: newId('f') } });
-      } else {
-        const hash = contentHash(o.bytes);
-        if (live?.kind === 'file' && live.blobHash === hash) continue;
-        const text = decodeText(o.bytes);
-        changes.push({
-          path: p,
-          expectVersion,
-          op: live ? 'update' : 'create',
-          state: {
-            kind: 'file',
-            blob: { hash, size: o.bytes.length, bytes: o.bytes },
-            lines: text === null ? null : countLines(text),
-            fileId: live?.kind === 'file' ? live.fileId : newId('f'),
-          },
-        });
-      }
-    }
-    return changes;
+    return planChanges(this.overlay, (p) => this.head(p));
   }
 }

@@ -2,9 +2,14 @@
  * The textual fix applied to just-bash's ESM bundle (see just-bash.ts for why). Pure: the build
  * writes the patched bundle into dist (scripts/patch-just-bash.mjs), and just-bash.ts patches in
  * memory when that file is missing or was made from another version of the bundle.
+ *
+ * Every fix is a just-bash bug: docs/upstream/ holds each one's issue text for
+ * https://github.com/vercel-labs/just-bash, with the link once filed (none is yet: written where
+ * there was no network); fix 6 is a comment for the open upstream PR #318.
  */
 import { createHash } from 'node:crypto';
 import { ERRNO_TEXT } from '../gnu/kit/errno.js';
+import { patchOutputOrder } from './just-bash-order.js';
 
 const EXPAND = /async expand\((\w+)\)\{if\(this\.globstar\)\{/;
 // Opening a redirection target: `catch(a){if(!s)throw a;return{error:L("",`bash: ${t}: cannot open redirect target\n`,1)}}`
@@ -60,7 +65,9 @@ export const sourceTag = (source: string): string =>
  *    Node.js bundle.", advice about its own configuration that no agent can follow;
  * 5. `help` lists the builtins that run, under GNU bash's heading (the version $BASH_VERSION
  *    reports): it listed alias, jobs, trap, umask… which answer "command not found", under the
- *    heading "just-bash shell builtins".
+ *    heading "just-bash shell builtins";
+ * 6. `2>&1` (and `&>`, `> f 2>&1`) keeps the order in which stdout and stderr were written
+ *    (just-bash-order.ts): it wrote all of stdout, then all of stderr.
  */
 export function patchBundle(source: string, bundleUrl: string): string | null {
   const brace = BRACE_LIMITS.exec(source);
@@ -85,7 +92,9 @@ export function patchBundle(source: string, bundleUrl: string): string | null {
   );
   const ranges = braceRanges(withRedirect, brace);
   if (ranges === null) return null;
-  const withRanges = ranges
+  const ordered = patchOutputOrder(ranges);
+  if (ordered === null) return null;
+  const withRanges = ordered
     .replace(UNAVAILABLE, ': command not found')
     .replace(
       HELP_LIST,

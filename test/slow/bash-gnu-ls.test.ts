@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
+import { gnu, listTree, mirrorTimes, requireGnu } from '../helpers/gnu-oracle.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { generateTree } from '../helpers/trees.js';
 
@@ -208,8 +209,6 @@ const CASES: Case[] = [
 
 const SIZES = [0, 1, 1023, 1024, 1025, 2049, 4096, 4097, 10239, 10240, 10241, 102400, 123456, 200000];
 
-const GNU_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', LANG: 'C', TZ: 'UTC' };
-
 interface Run {
   stdout: string;
   stderr: string;
@@ -266,6 +265,7 @@ describe('ls / stat / du vs GNU coreutils', () => {
   let skip: string | false = false;
 
   before(async () => {
+    requireGnu(['bash', 'ls']);
     base = mkdtempSync(join(tmpdir(), 'gnu-ls-'));
     root = join(base, 'root');
     mkdirSync(root);
@@ -274,8 +274,6 @@ describe('ls / stat / du vs GNU coreutils', () => {
     mkdirSync(probe);
     if (statSync(probe).size !== 4096) skip = `directories in ${tmpdir()} are not 4096 bytes (tmpfs?)`;
     rmSync(probe, { recursive: true });
-    const version = spawnSync('ls', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? '';
-    if (!/GNU coreutils/.test(version)) skip = `ls is not GNU coreutils (${version || 'missing'})`;
     if (skip) return;
 
     s = await startServer(backends()[0]!);
@@ -292,21 +290,7 @@ describe('ls / stat / du vs GNU coreutils', () => {
       await s.ok(key, 'mkdir', { path: '/' + d });
       mkdirSync(join(root, d), { recursive: true });
     }
-    const q = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
-    const touches: string[] = [];
-    for (let cursor: string | null = null; ;) {
-      const page: any = await s.ok(key, 'list', { path: '/', recursive: true, ...(cursor ? { cursor } : {}) });
-      for (const e of page.entries) {
-        const ms = Date.parse(e.updatedAt);
-        touches.push(`touch -m -d @${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')} -- ${q(e.path.slice(1))}`);
-      }
-      cursor = page.nextCursor;
-      if (!cursor) break;
-    }
-    const rootSec = Number.parseInt((await s.ok(key, 'bash', { command: "stat -c '%Y' /" })).stdout.trim(), 10) || 0;
-    touches.push(`touch -m -d @${rootSec} . ..`);
-    const t = spawnSync('bash', ['-c', touches.join('\n')], { cwd: root, env: GNU_ENV, encoding: 'utf8' });
-    assert.equal(t.status, 0, `touch: ${t.stderr}`);
+    mirrorTimes(root, await listTree(s, key));
   });
 
   after(async () => {
@@ -322,22 +306,12 @@ describe('ls / stat / du vs GNU coreutils', () => {
   for (const c of CASES) {
     it(c.cmd, async (t) => {
       if (skip) return t.skip(skip);
-      const g = spawnSync('bash', ['-c', c.cmd.replace(/(^| )\/(?=docs|\s|$)/g, `$1${root}/`)], {
-        cwd: root,
-        env: { ...GNU_ENV, HOME: root },
-        encoding: 'utf8',
-      });
-      const unroot = (x: string) =>
-        x
-          .split(root + '/')
-          .join('/')
-          .split(root)
-          .join('/');
-      const gnu: Run = { stdout: unroot(g.stdout), stderr: unroot(g.stderr), exitCode: g.status ?? -1 };
+      const g = gnu(c.cmd.replace(/(^| )\/(?=docs|\s|$)/g, '$1{R}/'), root);
+      const gnuRun: Run = { stdout: g.stdout, stderr: g.stderr, exitCode: g.exitCode };
       const r = await s.call(key, 'bash', { command: c.cmd, cwd: '/' });
       assert.equal(r.inner?.success, true, JSON.stringify(r.body).slice(0, 300));
       const svc: Run = { stdout: r.inner.stdout, stderr: r.inner.stderr, exitCode: r.inner.exitCode };
-      assert.deepEqual(normalize(c, svc, false), normalize(c, gnu, true));
+      assert.deepEqual(normalize(c, svc, false), normalize(c, gnuRun, true));
     });
   }
 });

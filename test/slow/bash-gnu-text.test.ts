@@ -6,9 +6,10 @@
  * with signs, decimals and unit suffixes, version strings, duplicate runs, files without a final
  * newline, CRLF, UTF-8 names and contents, empty files and directories, sizes around the -size
  * unit boundaries) is written into the service (the `write` and `mkdir` tools) and into a temp
- * directory; the temp tree gets the service's mtimes (utimesSync from `list`'s updatedAt, the
+ * directory; the temp tree gets the service's mtimes (`touch -d` from `list`'s updatedAt, the
  * root gets the service's root time) so -mmin/-mtime/-newer compare. Every command then runs in
- * the service (`cwd: '/'`) and as `bash -c CMD` in the temp directory with LC_ALL=C TZ=UTC.
+ * the service (`cwd: '/'`) and as `bash -c CMD` in the temp directory with LC_ALL=C TZ=UTC
+ * (test/helpers/gnu-oracle.ts: how GNU runs, and the versions it must be).
  *
  * The only normalization: `{R}` in a command is the root (empty in the service, the temp dir for
  * GNU, whose outputs map it back to `/`); find commands whose order is readdir order (`set`)
@@ -16,12 +17,12 @@
  * last, in order, on both sides.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
+import { gnu, listTree, mirrorTimes, requireGnu } from '../helpers/gnu-oracle.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join('');
@@ -300,25 +301,10 @@ const MUTATING: Case[] = C([
   'find docs -delete',
 ]);
 
-const GNU_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', LANG: 'C', TZ: 'UTC' };
-
 interface Run {
   stdout: string;
   stderr: string;
   exitCode: number;
-}
-
-function mapRoot(s: string, root: string): string {
-  return s
-    .split(root + '/')
-    .join('/')
-    .split(root)
-    .join('/');
-}
-
-function gnu(root: string, cmd: string): Run {
-  const r = spawnSync('bash', ['-c', cmd.replaceAll('{R}', root)], { cwd: root, env: { ...GNU_ENV, HOME: root }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return { stdout: mapRoot(r.stdout.toString('utf8'), root), stderr: mapRoot(r.stderr.toString('utf8'), root), exitCode: r.status ?? -1 };
 }
 
 const sorted = (s: string) =>
@@ -336,6 +322,7 @@ for (const backend of backends()) {
     let root: string;
 
     before(async () => {
+      requireGnu(['bash', 'find', 'xargs', 'ls']);
       s = await startServer(backend);
       key = (await s.register('GNU Text')).apiKey;
       base = mkdtempSync(join(tmpdir(), 'bash-gnu-text-'));
@@ -350,21 +337,8 @@ for (const backend of backends()) {
         await s.ok(key, 'mkdir', { path: '/' + d });
         mkdirSync(join(root, d), { recursive: true });
       }
-      // The service's times onto the GNU tree (files and directories), the root last.
-      const entries: Array<{ path: string; updatedAt: string }> = [];
-      for (let cursor: string | null = null; ;) {
-        const page: any = await s.ok(key, 'list', { path: '/', recursive: true, ...(cursor ? { cursor } : {}) });
-        entries.push(...page.entries);
-        cursor = page.nextCursor;
-        if (!cursor) break;
-      }
-      entries.sort((a, b) => b.path.length - a.path.length);
-      for (const e of entries) {
-        const t = Date.parse(e.updatedAt) / 1000;
-        utimesSync(join(root, e.path.slice(1)), t, t);
-      }
-      const rootSec = Number.parseInt((await s.ok(key, 'bash', { command: "stat -c '%Y' /" })).stdout.trim(), 10) || 0;
-      utimesSync(root, rootSec, rootSec);
+      // The service's times onto the GNU tree (files and directories), the root's too.
+      mirrorTimes(root, await listTree(s, key));
     });
 
     after(async () => {
@@ -379,7 +353,8 @@ for (const backend of backends()) {
 
     for (const c of [...CASES, ...MUTATING]) {
       it(c.cmd, async () => {
-        const g = gnu(root, c.cmd);
+        const { stdout, stderr, exitCode } = gnu(c.cmd, root);
+        const g: Run = { stdout, stderr, exitCode };
         const r = await s.call(key, 'bash', { command: c.cmd.replaceAll('{R}', ''), cwd: '/' });
         assert.equal(r.inner?.success, true, JSON.stringify(r.body).slice(0, 300));
         const svc: Run = { stdout: r.inner.stdout, stderr: r.inner.stderr, exitCode: r.inner.exitCode };

@@ -12,14 +12,14 @@
  * tree is created in reverse byte order and GNU walks it in byte order, like our filesystem.
  * Elsewhere, recursive commands are compared as sorted sets of lines.
  *
- * Requires GNU grep 3.8 at /usr/bin/grep (the suite fails, loudly, without it).
+ * Requires GNU grep 3.8 (test/helpers/gnu-oracle.ts: how GNU runs, the versions, the rule when they differ).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gnu, requireGnu } from '../helpers/gnu-oracle.js';
 import { Bash, InMemoryFs } from '../../src/sandbox/just-bash.js';
 import { installGnuCommands } from '../../src/gnu/index.js';
 import { grepCommands } from '../../src/gnu/grep/grep.js';
@@ -376,13 +376,9 @@ function writeTree(dir: string): void {
   create('');
 }
 
-function gnu(cmd: string): { stdout: Buffer; stderr: string; exitCode: number | null } {
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', cmd], {
-    cwd: root,
-    env: { PATH: '/usr/bin:/bin', LC_ALL: 'C.UTF-8', HOME: root },
-    input: '',
-  });
-  return { stdout: r.stdout, stderr: r.stderr.toString('utf8'), exitCode: r.status };
+function gnuGrep(cmd: string): { stdout: Buffer; stderr: string; exitCode: number | null } {
+  const r = gnu(cmd, root, 'C.UTF-8');
+  return { stdout: r.raw, stderr: r.stderr, exitCode: r.exitCode };
 }
 
 async function ours(bash: Bash, cmd: string): Promise<{ stdout: Buffer; stderr: string; exitCode: number }> {
@@ -393,7 +389,7 @@ async function ours(bash: Bash, cmd: string): Promise<{ stdout: Buffer; stderr: 
 const lines = (b: Buffer) => b.toString('latin1').split('\n').sort().join('\n');
 
 async function compare(bash: Bash, cmd: string): Promise<void> {
-  const g = gnu(cmd);
+  const g = gnuGrep(cmd);
   const o = await ours(bash, cmd);
   const set = sorted && RECURSIVE.test(cmd);
   assert.equal(o.exitCode, g.exitCode, `${cmd}: exit code`);
@@ -404,11 +400,7 @@ async function compare(bash: Bash, cmd: string): Promise<void> {
 
 describe('grep against GNU grep 3.8', () => {
   before(async () => {
-    const version = spawnSync('/usr/bin/grep', ['--version']).stdout?.toString() ?? '';
-    assert.ok(
-      version.startsWith('grep (GNU grep) 3.8'),
-      `this suite needs GNU grep 3.8 at /usr/bin/grep, found: ${version.split('\n')[0] || 'nothing'}`,
-    );
+    requireGnu(['bash', 'grep']);
     const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
     try {
       root = mkdtempSync(join(base, 'afs-grep-'));

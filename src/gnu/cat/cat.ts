@@ -4,6 +4,7 @@ import { defineCommand, type Command } from '../kit/command.js';
 import { passHelp, usage } from '../kit/coreutils.js';
 import { GetoptError, parseOptions, type LongOpt, type Parsed } from '../kit/getopt.js';
 import { eachInput, Inputs } from '../kit/input.js';
+import { inOrder } from '../kit/order.js';
 import { quotef } from '../kit/quote.js';
 
 // ---------------------------------------------------------------------------------------
@@ -118,7 +119,10 @@ export function catCommand(): Command {
       files,
       (f, inp) => `cat: ${quotef(f)}: ${inp.text}\n`,
       (b) => (plain ? out.push(b) : filter.write(b)),
+      out,
     );
-    return bytesResult(out.join(''), report.stderr, report.exitCode);
+    // For `2>&1`: each message after the output written before it (kit/order.ts).
+    const r = bytesResult(out.join(''), report.stderr, report.exitCode);
+    return inOrder(r, () => report.errors.chunks(r.stdout));
   });
 }

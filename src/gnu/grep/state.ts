@@ -5,11 +5,13 @@ import { GrepExit, USAGE_TAIL } from './texts.js';
 import { type Engine, type Matcher } from './matcher.js';
 import { type Options } from './options.js';
 import { toRawBytes } from './decode.js';
+import { inOrder, OrderedErrors } from '../kit/order.js';
 
 export class GrepState {
   protected readonly out: string[] = [];
   protected outBytes = 0;
-  readonly err: string[] = [];
+  /** Messages, each with its place in the output (for `2>&1`). */
+  readonly err = new OrderedErrors(this.out);
   protected errseen = false;
   protected rawOutput = false;
   protected used = false;
@@ -77,7 +79,8 @@ export class GrepState {
    */
   result(code: number): Result {
     const text = this.out.join('');
-    const stdout = this.rawOutput ? toRawBytes(text) : Buffer.from(text, 'utf8').toString('latin1');
-    return { stdout, stderr: this.err.join(''), exitCode: code, stdoutKind: 'bytes', stdoutEncoding: 'binary' } as Result;
+    const bytes = (s: string) => (this.rawOutput ? toRawBytes(s) : Buffer.from(s, 'utf8').toString('latin1'));
+    const r = { stdout: bytes(text), stderr: this.err.join(''), exitCode: code, stdoutKind: 'bytes', stdoutEncoding: 'binary' } as Result;
+    return inOrder(r, () => this.err.chunks(r.stdout, (s) => bytes(s).length));
   }
 }

@@ -2,6 +2,7 @@
 import { bytesResult, cutResult, utf8ToLatin1 } from './bytes.js';
 import type { Ctx, Result } from './command.js';
 import { eachInput, Inputs, type InputsReport } from './input.js';
+import { inOrder } from './order.js';
 import { quote } from './quote.js';
 
 export type HeaderMode = 'auto' | 'never' | 'always';
@@ -69,11 +70,13 @@ export async function eachHeadedInput(
       writeHeader(name);
       each(bytes);
     },
+    out,
   );
 }
 
 /** Lines pass as bytes; a byte count may cut a UTF-8 character, which cutResult shows as GNU's output would look. */
 export function headTailResult(countLines: boolean, out: string[], report: InputsReport): Result {
   const { stderr, exitCode } = report;
-  return countLines ? bytesResult(out.join(''), stderr, exitCode) : cutResult(out.join(''), stderr, exitCode);
+  const r = countLines ? bytesResult(out.join(''), stderr, exitCode) : cutResult(out.join(''), stderr, exitCode);
+  return inOrder(r, () => report.errors.chunks(r.stdout));
 }

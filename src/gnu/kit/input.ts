@@ -5,6 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { latin1FromBytes, type Ctx } from './command.js';
 import { ERRNO_TEXT, errnoCode } from './errno.js';
+import { OrderedErrors } from './order.js';
 
 export type InputError = 'ENOENT' | 'EISDIR' | 'EACCES' | 'ENOTDIR';
 export type Input = { ok: true; bytes: string } | { ok: false; code: InputError; text: string };
@@ -59,25 +60,31 @@ export type InputFailure = Extract<Input, { ok: false }>;
 export interface InputsReport {
   stderr: string;
   exitCode: number;
+  /** The messages with their places in the output (kit/order.ts), for `2>&1`. */
+  errors: OrderedErrors;
 }
 
 /**
  * A filter's loop over its inputs, in order: `each` is given the bytes of each readable one,
  * `failed` words the message for one that is not (and the exit status becomes 1), and the loop
- * goes on to the next, as coreutils' filters do.
+ * goes on to the next, as coreutils' filters do. `out` is the array the filter writes its output
+ * into: each message's place in it is kept (report.errors).
  */
 export async function eachInput(
   io: Inputs,
   names: readonly string[],
   failed: (name: string, inp: InputFailure) => string,
   each: (bytes: string, name: string) => void,
+  out: readonly string[] = [],
 ): Promise<InputsReport> {
-  const report: InputsReport = { stderr: '', exitCode: 0 };
+  const report: InputsReport = { stderr: '', exitCode: 0, errors: new OrderedErrors(out) };
   for (const name of names) {
     const inp = await io.read(name);
     if (inp.ok) each(inp.bytes, name);
     else {
-      report.stderr += failed(name, inp);
+      const message = failed(name, inp);
+      report.errors.push(message);
+      report.stderr += message;
       report.exitCode = 1;
     }
   }

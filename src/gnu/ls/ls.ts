@@ -17,6 +17,7 @@
 
 import { defineCommand, type Ctx, type CustomCommand, type FsStat, type IFileSystem, type Result } from '../kit/command.js';
 import { errnoMessage } from '../kit/errno.js';
+import { errorsFirst } from '../kit/order.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { shellQuote } from '../kit/quote.js';
 import { humanSize, kib } from '../kit/file-info.js';
@@ -41,6 +42,8 @@ type Parsed = Exclude<ReturnType<typeof parseLs>, LsExit>;
 class LsRun {
   readonly chunks: string[] = [];
   stderr = '';
+  /** An error while listing (not an operand's): its place among the output is stdio's to decide. */
+  listingErrors = false;
   exitCode = 0;
   first = true;
   printDirName = true;
@@ -92,6 +95,7 @@ class LsRun {
     } catch (err) {
       this.stderr += `ls: cannot open directory ${shellQuote(name)}: ${errnoMessage(err)}\n`;
       this.exitCode = 2;
+      this.listingErrors = true;
       return;
     }
     let out = '';
@@ -145,6 +149,8 @@ export function lsCommand(): CustomCommand {
       run.first = false;
     } else if (targets.length <= 1 && dirs.length === 1) run.printDirName = false;
     for (const d of dirs) await run.printDir(d.name, d.path);
-    return { stdout: run.chunks.join(''), stderr: run.stderr, exitCode: run.exitCode };
+    const r: Result = { stdout: run.chunks.join(''), stderr: run.stderr, exitCode: run.exitCode };
+    // GNU ls reports the operands it cannot access before it lists anything (`ls nosuch docs 2>&1`).
+    return run.listingErrors ? r : errorsFirst(r);
   });
 }

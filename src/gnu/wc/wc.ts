@@ -5,6 +5,7 @@ import { defineCommand, type Command, type Ctx, type Result } from '../kit/comma
 import { passHelp, usage } from '../kit/coreutils.js';
 import { GetoptError, parseOptions, type Parsed } from '../kit/getopt.js';
 import { Inputs } from '../kit/input.js';
+import { inOrder, OrderedErrors } from '../kit/order.js';
 import { quote, quotef } from '../kit/quote.js';
 
 // ---------------------------------------------------------------------------------------
@@ -194,18 +195,21 @@ export function wcCommand(): Command {
     const io = new Inputs(ctx);
     const width = total === 'only' ? 1 : await columnWidth(ctx, files, nprint);
     const sum: Counts = { lines: 0, words: 0, chars: 0, bytes: 0, maxLen: 0 };
-    let out = '';
-    let err = '';
+    const out: string[] = [];
+    const errors = new OrderedErrors(out);
     for (const f of files) {
       const r = await readOperand(io, f);
-      err += r.err;
+      if (r.err) errors.push(r.err);
       if (r.bytes === null) continue;
       const c = countBytes(r.bytes, want.m, want.L);
       addCounts(sum, c);
-      if (total !== 'only') out += formatCounts(c, f, want, width);
+      if (total !== 'only') out.push(formatCounts(c, f, want, width));
     }
     if (total === 'always' || total === 'only' || (total === 'auto' && files.length > 1))
-      out += formatCounts(sum, total === 'only' ? null : 'total', want, width);
-    return bytesResult(out, err, err ? 1 : 0);
+      out.push(formatCounts(sum, total === 'only' ? null : 'total', want, width));
+    const err = errors.join();
+    // For `2>&1`: each message after the lines printed before it (kit/order.ts).
+    const result = bytesResult(out.join(''), err, err ? 1 : 0);
+    return inOrder(result, () => errors.chunks(result.stdout));
   });
 }

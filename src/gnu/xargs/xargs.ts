@@ -161,6 +161,13 @@ interface XargsOptions {
   eof: string | null;
   argFile: string | null;
   maxChars: number;
+  /** GNU's warnings for options that exclude each other (-I, -L, -n), printed before anything runs. */
+  warnings: string;
+}
+
+/** GNU xargs 4.9: the later of two exclusive options wins, and says which one it ignored. */
+function exclusive(o: XargsOptions, previous: string, now: string): void {
+  o.warnings += `xargs: warning: options ${previous} and ${now} are mutually exclusive, ignoring previous ${previous} value\n`;
 }
 
 const fail = (stderr: string, exitCode = 1): Result => ({ stdout: '', stderr, exitCode });
@@ -176,10 +183,13 @@ function delimiterArg(o: XargsOptions, v: string): Result | undefined {
   return undefined;
 }
 
-function maxLinesArg(o: XargsOptions, v: string | undefined): Result | undefined {
+function maxLinesArg(o: XargsOptions, v: string | undefined, name: string): Result | undefined {
   const n = v === undefined ? 1 : Number(v);
   const bad = badCount(v ?? '1', n, 'L');
   if (bad) return fail(bad + TRY);
+  if (o.maxArgs !== Infinity) exclusive(o, '--max-args', name);
+  if (o.replace !== null) exclusive(o, '--replace', name);
+  o.maxArgs = Infinity;
   o.maxLines = n;
   o.replace = null;
   return undefined;
@@ -189,8 +199,13 @@ function maxArgsArg(o: XargsOptions, v: string): Result | undefined {
   const n = Number(v);
   const bad = badCount(v, n, 'n');
   if (bad) return fail(bad + TRY);
+  if (o.replace !== null) {
+    if (n === 1) return undefined; // -I already runs one line (one item) at a time: `-I{} -n1` changes nothing
+    exclusive(o, '--replace', '--max-args/-n');
+    o.replace = null;
+  } else if (o.maxLines > 0) exclusive(o, '--max-lines', '--max-args/-n');
   o.maxArgs = n;
-  if (o.replace === null) o.maxLines = 0;
+  o.maxLines = 0;
   return undefined;
 }
 
@@ -203,6 +218,8 @@ function maxCharsArg(o: XargsOptions, v: string): Result | undefined {
 }
 
 function replaceArg(o: XargsOptions, v: string | undefined): undefined {
+  if (o.maxArgs !== Infinity) exclusive(o, '--max-args', '--replace/-I/-i');
+  if (o.replace === null && o.maxLines > 0) exclusive(o, '--max-lines', '--replace/-I/-i');
   o.replace = v ?? '{}';
   o.maxLines = 1;
   o.maxArgs = Infinity;
@@ -220,8 +237,8 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   e: (o, v) => void (o.eof = v ?? null),
   I: replaceArg,
   i: replaceArg,
-  L: maxLinesArg,
-  l: maxLinesArg,
+  L: (o, v) => maxLinesArg(o, v, '-L'),
+  l: (o, v) => maxLinesArg(o, v, '--max-lines/-l'),
   n: (o, v) => maxArgsArg(o, v!),
   s: (o, v) => maxCharsArg(o, v!),
   r: (o) => void (o.noRunIfEmpty = true),
@@ -235,7 +252,7 @@ function parseXargs(args: string[], cmdAt: number): XargsOptions | Result | 'hel
   const optArgs = args
     .slice(0, cmdAt)
     .filter((a, i, all) => !(a === '--' && i === all.length - 1) && a !== '-e')
-    .map((a) => (a === '-i' ? '-I{}' : a === '-l' ? '-L1' : a));
+    .map((a) => (a === '-i' ? '-I{}' : a === '-l' ? '-l1' : a));
   const p = getopt('xargs', optArgs, '0a:d:E:e:I:i:L:l:n:P:prs:tx', LONGS);
   if ('error' in p) return fail(p.error + TRY);
   if (p.opts.some(([k]) => k === 'help' || k === 'version')) return 'help';
@@ -250,6 +267,7 @@ function parseXargs(args: string[], cmdAt: number): XargsOptions | Result | 'hel
     eof: null,
     argFile: null,
     maxChars: MAX_CHARS,
+    warnings: '',
   };
   for (const [k, v] of p.opts) {
     const done = Object.hasOwn(HANDLERS, k) ? HANDLERS[k]!(o, v) : undefined;
@@ -344,18 +362,24 @@ export function xargsCommand(): CustomCommand {
     const o = parseXargs(args, cmdAt);
     if (o === 'help') return ctx.origCommand!(args);
     if (!('mode' in o)) return o;
-    const command = cmdAt >= args.length ? ['echo'] : args.slice(cmdAt);
-    const text = await readInput(ctx, o.argFile);
-    if (typeof text !== 'string') return text;
-    const lines = itemLines(text, o);
-    if (!Array.isArray(lines)) return lines;
-    const batches = batchesOf(lines, command, o);
-    if (!Array.isArray(batches)) return batches;
-    if (batches.length === 0 || (batches.length === 1 && batches[0]!.length === 0)) {
-      if (o.noRunIfEmpty || o.replace !== null) return { stdout: '', stderr: '', exitCode: 0 };
-      batches.length = 0;
-      batches.push([]);
-    }
-    return run(ctx, command, batches, o);
+    const r = await xargsRun(ctx, args, cmdAt, o);
+    return o.warnings ? { ...r, stderr: o.warnings + r.stderr } : r;
   });
+}
+
+/** What xargs does once its options are read: the input's items, the invocations, their run. */
+async function xargsRun(ctx: Ctx, args: string[], cmdAt: number, o: XargsOptions): Promise<Result> {
+  const command = cmdAt >= args.length ? ['echo'] : args.slice(cmdAt);
+  const text = await readInput(ctx, o.argFile);
+  if (typeof text !== 'string') return text;
+  const lines = itemLines(text, o);
+  if (!Array.isArray(lines)) return lines;
+  const batches = batchesOf(lines, command, o);
+  if (!Array.isArray(batches)) return batches;
+  if (batches.length === 0 || (batches.length === 1 && batches[0]!.length === 0)) {
+    if (o.noRunIfEmpty || o.replace !== null) return { stdout: '', stderr: '', exitCode: 0 };
+    batches.length = 0;
+    batches.push([]);
+  }
+  return run(ctx, command, batches, o);
 }
