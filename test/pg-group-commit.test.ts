@@ -137,13 +137,11 @@ describe('group commit: each commit answers for itself (a stand-in connection)',
       '-- a',
       'SAVEPOINT g',
       '-- b',
-      'RELEASE SAVEPOINT g',
-      'SAVEPOINT g',
+      'RELEASE SAVEPOINT g; SAVEPOINT g',
       '-- c',
       'ROLLBACK TO SAVEPOINT g',
-      'SAVEPOINT g',
+      'RELEASE SAVEPOINT g; SAVEPOINT g',
       '-- d',
-      'RELEASE SAVEPOINT g',
       'COMMIT',
     ]);
   });
@@ -156,7 +154,7 @@ describe('group commit: each commit answers for itself (a stand-in connection)',
       ['rejected', 'fulfilled', 'fulfilled'],
     );
     assert.equal(transactions(), 2);
-    assert.deepEqual(log, ['BEGIN', '-- a', 'ROLLBACK', 'BEGIN', '-- b', 'SAVEPOINT g', '-- c', 'RELEASE SAVEPOINT g', 'COMMIT']);
+    assert.deepEqual(log, ['BEGIN', '-- a', 'ROLLBACK', 'BEGIN', '-- b', 'SAVEPOINT g', '-- c', 'COMMIT']);
   });
 
   it('a failed COMMIT fails every commit of the transaction; a connection lost at a savepoint fails the commits of that transaction, and the next one starts anew', async () => {

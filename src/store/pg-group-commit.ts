@@ -81,7 +81,7 @@ export class GroupCommit {
           }
           while (joined.length + 1 < GROUP_MAX && queue.length) {
             joining = queue.shift()!;
-            joined.push(await this.join(c, joining));
+            joined.push(await this.join(c, joining, joined.length > 0));
             joining = null;
           }
         },
@@ -104,13 +104,15 @@ export class GroupCommit {
     }
   }
 
-  /** A commit joining the open transaction, in a savepoint: its failure undoes only its statements. */
-  private async join(c: pg.PoolClient, w: Waiter): Promise<Outcome> {
-    await c.query('SAVEPOINT g');
+  /**
+   * A commit joining the open transaction, in a savepoint: its failure undoes only its statements.
+   * The previous joiner's savepoint is released in the same round trip as this one's is taken
+   * (one subtransaction at a time; the last is released by COMMIT).
+   */
+  private async join(c: pg.PoolClient, w: Waiter, afterAnother: boolean): Promise<Outcome> {
+    await c.query(afterAnother ? 'RELEASE SAVEPOINT g; SAVEPOINT g' : 'SAVEPOINT g');
     try {
-      const value = await w.run(c);
-      await c.query('RELEASE SAVEPOINT g');
-      return { w, ok: true, value };
+      return { w, ok: true, value: await w.run(c) };
     } catch (err) {
       // A failed ROLLBACK TO (the connection is gone) fails the transaction, and with it every commit.
       await c.query('ROLLBACK TO SAVEPOINT g');
