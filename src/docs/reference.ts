@@ -102,11 +102,22 @@ function verbs(registry: ToolRegistry): string {
 const scopeFamilies = (inUse: readonly Scope[]) => FAMILY_NAMES.filter((f) => inUse.some((s) => s === f || s.startsWith(`${f}:`)));
 
 function skillMd(registry: ToolRegistry, config: Config, examples: Map<string, ExampleRun[]>, version: string): string {
+  return (
+    skillIntro(registry, config, version) +
+    ENVELOPE_SECTION +
+    scopesSection(registry) +
+    PATHS_SECTION +
+    `${registry.get('get_home') ? socialSection(config) : ''}${sharesSection(registry, config, examples, normalizeExample)}` +
+    toolsSection(registry, examples, config.baseUrl) +
+    limitsSection(registry, config) +
+    heartbeatSection(config.baseUrl)
+  );
+}
+
+/** skill.md's front matter, then what the service is, where to call it, how to register and authenticate. */
+function skillIntro(registry: ToolRegistry, config: Config, version: string): string {
   const base = config.baseUrl;
-  const inUse = registry.scopesInUse();
-  const tools = registry.all();
-  const families = [...new Set(tools.map((t) => t.family))];
-  const meta = JSON.stringify({ api_base: `${base}/api`, tools: tools.length, mcp: `${base}/mcp` });
+  const meta = JSON.stringify({ api_base: `${base}/api`, tools: registry.all().length, mcp: `${base}/mcp` });
   return `---
 name: ${SERVICE_NAME}
 version: ${version}
@@ -145,7 +156,11 @@ Send \`Authorization: Bearer mk_…\` and \`Content-Type: application/json\` wit
 \`WWW-Authenticate: Bearer\` and \`details.reason\`), and no part of what you sent is echoed back.
 \`GET ${base}/\` lists every route (markdown, or JSON with \`Accept: application/json\`).
 
-## The response envelope — always check \`error\`
+`;
+}
+
+/** The response envelope, how errors come back, and the fields that recur in results. */
+const ENVELOPE_SECTION = `## The response envelope — always check \`error\`
 
 Every tool response is \`{"content": [{"type": "text", "text": "<JSON>"}]}\`. Parse \`content[0].text\`:
 on success it is \`{"success": true, …}\`; on a tool error it is \`{"error": {"code", "message", "details"?}}\`
@@ -167,7 +182,12 @@ was left out because it lies outside what this call covers (the key's folder, or
 gave). \`replayed: true\` marks the stored first result of a repeated \`idempotencyKey\` (nothing ran again). \`stat\` of a directory has \`entries\`: the number of
 its direct children this key can see (a file has no \`entries\`).
 
-## Scopes, read-only keys, folder keys
+`;
+
+/** The scopes this server's tools use, presets, read-only and folder keys, idempotency keys. */
+function scopesSection(registry: ToolRegistry): string {
+  const inUse = registry.scopesInUse();
+  return `## Scopes, read-only keys, folder keys
 
 Scopes: ${inUse.map((s) => `\`${s}\``).join(', ')}; a family name (${scopeFamilies(inUse)
     .map((f) => `\`${f}\``)
@@ -185,7 +205,11 @@ key only reads until it stops working. An \`idempotencyKey\` belongs to the key 
 change files accept it, and a repeat with the same value and input within 24 h returns the first
 result with \`replayed: true\`; the same value with another input is \`INVALID_INPUT\`.
 
-## Paths and versions
+`;
+}
+
+/** Paths, versions and changesets. */
+const PATHS_SECTION = `## Paths and versions
 
 Paths are absolute (\`/notes/todo.md\`), \`/\`-separated, UTF-8 (NFC), case-sensitive; \`.\` and \`//\`
 collapse, \`..\` may not rise above \`/\`. New names may not hold invisible characters or bidi
@@ -196,7 +220,13 @@ millisecond ISO, strictly increasing per path). Pass either back as \`expectedVe
 you read it. Deletes are recoverable until purged. Each changing call is one changeset (see
 \`list_changes\`, \`revert_changeset\`).
 
-${registry.get('get_home') ? socialSection(config) : ''}${sharesSection(registry, config, examples, normalizeExample)}## Tools
+`;
+
+/** Every tool, by family, then each with its reference; the error catalogue. */
+function toolsSection(registry: ToolRegistry, examples: Map<string, ExampleRun[]>, base: string): string {
+  const tools = registry.all();
+  const families = [...new Set(tools.map((t) => t.family))];
+  return `## Tools
 
 ${families
   .map(
@@ -218,7 +248,12 @@ ${catalogueRows()
   .map((e) => `| \`${e.code}\` | ${e.status} | ${e.meaning} | ${e.action} |`)
   .join('\n')}
 
-## Limits
+`;
+}
+
+/** This server's limits, from its configuration. */
+function limitsSection(registry: ToolRegistry, config: Config): string {
+  return `## Limits
 
 - File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes.
 - Storage per agent: ${config.storageQuotaBytes} bytes (every distinct content, history included, until purged).
@@ -235,7 +270,12 @@ ${catalogueRows()
       : ''
   }
 
-## Heartbeat
+`;
+}
+
+/** What to do every few hours (heartbeat.md has the routine). */
+function heartbeatSection(base: string): string {
+  return `## Heartbeat
 
 Every ${MIN_HEARTBEAT_INTERVAL_HOURS} hours or more (\`minHeartbeatIntervalHours\` in \`${base}/skill.json\`), fetch \`${base}/heartbeat.md\` and
 follow it: check \`${base}/skill.json\` (when its \`version\` or a file's \`sha256\` changed, fetch that file again), \`get_home\`,

@@ -47,88 +47,11 @@ export function createMetrics(deps: { registry: ToolRegistry; store: Store; bash
   const registry = new client.Registry();
   const known = new Set(deps.registry.names());
   const toolLabel = (name: string) => (known.has(name) ? name : 'unknown');
-
-  const calls = new client.Counter({
-    name: 'afs_tool_calls_total',
-    help: 'Tool calls by tool, outcome (ok or the error code) and transport (rest, mcp).',
-    labelNames: ['tool', 'outcome', 'transport'],
-    registers: [registry],
-  });
-  const callSeconds = new client.Histogram({
-    name: 'afs_tool_call_duration_seconds',
-    help: 'Tool call latency inside the server (dispatch to result), by tool and outcome.',
-    labelNames: ['tool', 'outcome'],
-    buckets: CALL_BUCKETS,
-    registers: [registry],
-  });
-  const inFlight = new client.Gauge({ name: 'afs_tool_calls_in_flight', help: 'Tool calls running now.', registers: [registry] });
-  const requests = new client.Counter({
-    name: 'afs_http_requests_total',
-    help: 'HTTP requests by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-  });
-  const requestSeconds = new client.Histogram({
-    name: 'afs_http_request_duration_seconds',
-    help: 'HTTP request latency by route pattern.',
-    labelNames: ['route'],
-    buckets: CALL_BUCKETS,
-    registers: [registry],
-  });
-  const rateLimited = new client.Counter({
-    name: 'afs_rate_limit_rejections_total',
-    help: 'Calls refused by a rate limit: tool calls (REST 429 and MCP calls), registrations.',
-    labelNames: ['kind'],
-    registers: [registry],
-  });
-  const commits = new client.Histogram({
-    name: 'afs_store_commit_duration_seconds',
-    help: 'Write transactions: SQLite group-commit batches (statements and COMMIT), PostgreSQL commits.',
-    buckets: COMMIT_BUCKETS,
-    registers: [registry],
-  });
-  const batchSizes = new client.Histogram({
-    name: 'afs_store_commit_batch_size',
-    help: 'Writes per committed transaction (SQLite group commit; always 1 on PostgreSQL).',
-    buckets: BATCH_BUCKETS,
-    registers: [registry],
-  });
-  deps.store.observe({
-    committed(size, seconds) {
-      commits.observe(seconds);
-      batchSizes.observe(size);
-    },
-  });
-  new client.Gauge({
-    name: 'afs_bash_workers',
-    help: 'bash worker threads by state (busy, idle).',
-    labelNames: ['state'],
-    registers: [registry],
-    collect() {
-      const s = deps.bash.stats();
-      this.set({ state: 'busy' }, s.busy);
-      this.set({ state: 'idle' }, s.workers - s.busy);
-    },
-  });
-  new client.Gauge({
-    name: 'afs_bash_queue_length',
-    help: 'bash commands waiting for a worker (all agents).',
-    registers: [registry],
-    collect() {
-      this.set(deps.bash.stats().queued);
-    },
-  });
-  new client.Gauge({
-    name: 'afs_pg_pool_connections',
-    help: 'PostgreSQL pool connections by state (total, idle, waiting = requests waiting for one); absent on SQLite.',
-    labelNames: ['state'],
-    registers: [registry],
-    collect() {
-      const p = deps.store.poolStats();
-      if (!p) return;
-      for (const [state, n] of Object.entries(p)) this.set({ state }, n);
-    },
-  });
+  // Registered in this order, which is the order /metrics lists them in.
+  const { calls, callSeconds, inFlight } = callMetrics(registry);
+  const { requests, requestSeconds, rateLimited } = requestMetrics(registry);
+  observeCommits(registry, deps.store);
+  workerGauges(registry, deps);
 
   const finish = (transport: Transport, tool: string, outcome: string, started: number) => {
     const t = toolLabel(tool);
@@ -163,6 +86,105 @@ export function createMetrics(deps: { registry: ToolRegistry; store: Store; bash
       registry.clear();
     },
   };
+}
+
+/** Tool calls: how many by outcome, how long, how many running. */
+function callMetrics(registry: client.Registry) {
+  const calls = new client.Counter({
+    name: 'afs_tool_calls_total',
+    help: 'Tool calls by tool, outcome (ok or the error code) and transport (rest, mcp).',
+    labelNames: ['tool', 'outcome', 'transport'],
+    registers: [registry],
+  });
+  const callSeconds = new client.Histogram({
+    name: 'afs_tool_call_duration_seconds',
+    help: 'Tool call latency inside the server (dispatch to result), by tool and outcome.',
+    labelNames: ['tool', 'outcome'],
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
+  const inFlight = new client.Gauge({ name: 'afs_tool_calls_in_flight', help: 'Tool calls running now.', registers: [registry] });
+  return { calls, callSeconds, inFlight };
+}
+
+/** HTTP requests by route, their latency, and the calls a rate limit refused. */
+function requestMetrics(registry: client.Registry) {
+  const requests = new client.Counter({
+    name: 'afs_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  });
+  const requestSeconds = new client.Histogram({
+    name: 'afs_http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern.',
+    labelNames: ['route'],
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
+  const rateLimited = new client.Counter({
+    name: 'afs_rate_limit_rejections_total',
+    help: 'Calls refused by a rate limit: tool calls (REST 429 and MCP calls), registrations.',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  return { requests, requestSeconds, rateLimited };
+}
+
+/** The store's write transactions (duration and size), as it reports each one it committed. */
+function observeCommits(registry: client.Registry, store: Store): void {
+  const commits = new client.Histogram({
+    name: 'afs_store_commit_duration_seconds',
+    help: 'Write transactions: SQLite group-commit batches (statements and COMMIT), PostgreSQL commits.',
+    buckets: COMMIT_BUCKETS,
+    registers: [registry],
+  });
+  const batchSizes = new client.Histogram({
+    name: 'afs_store_commit_batch_size',
+    help: 'Writes per committed transaction (SQLite group commit; always 1 on PostgreSQL).',
+    buckets: BATCH_BUCKETS,
+    registers: [registry],
+  });
+  store.observe({
+    committed(size, seconds) {
+      commits.observe(seconds);
+      batchSizes.observe(size);
+    },
+  });
+}
+
+/** Gauges read when scraped: bash workers and their queue, the PostgreSQL pool. */
+function workerGauges(registry: client.Registry, deps: { store: Store; bash: BashPool }): void {
+  new client.Gauge({
+    name: 'afs_bash_workers',
+    help: 'bash worker threads by state (busy, idle).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const s = deps.bash.stats();
+      this.set({ state: 'busy' }, s.busy);
+      this.set({ state: 'idle' }, s.workers - s.busy);
+    },
+  });
+  new client.Gauge({
+    name: 'afs_bash_queue_length',
+    help: 'bash commands waiting for a worker (all agents).',
+    registers: [registry],
+    collect() {
+      this.set(deps.bash.stats().queued);
+    },
+  });
+  new client.Gauge({
+    name: 'afs_pg_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting = requests waiting for one); absent on SQLite.',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const p = deps.store.poolStats();
+      if (!p) return;
+      for (const [state, n] of Object.entries(p)) this.set({ state }, n);
+    },
+  });
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {

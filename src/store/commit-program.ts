@@ -140,22 +140,38 @@ function* insertBlobs(input: CommitInput): Generator<CommitStep, number, unknown
   return addBytes;
 }
 
-/**
- * @param batch changes per applyNodes step: unbounded for a runner that does it all in one go,
- * a few hundred for one that yields between steps.
- */
-export function* commitProgram(input: CommitInput, nowMs: number, batch = Number.POSITIVE_INFINITY): Program {
-  const changesetId = newTimeOrderedId('cs', nowMs);
-  const { agentId } = input;
-  const addBytes = yield* insertBlobs(input);
-
-  // The stores' byte order (entry chunks are looked up by it). Planners list big trees in path
-  // order, so this sort only merges a few sorted runs.
-  let byPath = input.changes;
+/** The changes in the stores' byte order (entry chunks are looked up by it). */
+function inByteOrder(changes: PlannedChange[]): PlannedChange[] {
+  // Planners list big trees in path order, so this sort only merges a few sorted runs.
+  let byPath = changes;
   if (byPath.length > 1) {
     const order = byteOrderFor(byPath.map((c) => c.path));
     byPath = [...byPath].sort((a, b) => order(a.path, b.path));
   }
+  return byPath;
+}
+
+interface AppliedChanges {
+  /** Per change of byPath. */
+  applied: AppliedNode[];
+  /** Live nodes added (negative: removed), for the file quota. */
+  addNodes: number;
+  searchPaths: string[];
+  packPaths: string[];
+}
+
+/**
+ * Applies the changes `batch` at a time, in path order; a head that moved is a StoreConflict. Also
+ * collects the files to queue for search and for the packer.
+ */
+function* applyChanges(
+  input: CommitInput,
+  byPath: PlannedChange[],
+  nowMs: number,
+  changesetId: string,
+  batch: number,
+): Generator<CommitStep, AppliedChanges, unknown> {
+  const { agentId } = input;
   const applied: AppliedNode[] = new Array(byPath.length);
   let addNodes = 0;
   const searchPaths: string[] = [];
@@ -186,7 +202,20 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
       if (c.expectVersion > 0 && c.state.kind !== 'dir') packPaths.push(c.path);
     }
   }
+  return { applied, addNodes, searchPaths, packPaths };
+}
 
+/**
+ * The changeset's entries and, for a big one, the deepest folder holding them all (its root);
+ * a big one's entries are stored in chunks here.
+ */
+function* changesetEntries(
+  input: CommitInput,
+  byPath: PlannedChange[],
+  applied: AppliedNode[],
+  changesetId: string,
+): Generator<CommitStep, { entries: ChangesetEntry[]; root: string | null }, unknown> {
+  const { agentId } = input;
   const count = byPath.length;
   let entries: ChangesetEntry[];
   let root: string | null = null;
@@ -212,7 +241,50 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
       yield { op: 'insertEntryChunks', agentId, changesetId, chunks };
     }
   }
+  return { entries, root };
+}
 
+/** Which quota a refused recordChangeset was over, from the agent row. */
+function* quotaExceeded(
+  input: CommitInput,
+  addBytes: number,
+  addNodes: number,
+  fileQuota: number,
+): Generator<CommitStep, StoreQuotaExceeded, unknown> {
+  const agent = (yield { op: 'getAgent', agentId: input.agentId }) as StepResults['getAgent'];
+  const bytes = agent?.storageBytes ?? 0;
+  if (addBytes > 0 && bytes + addBytes > input.quotaBytes) return new StoreQuotaExceeded('storage', bytes, addBytes, input.quotaBytes);
+  return new StoreQuotaExceeded('files', agent?.nodeCount ?? 0, addNodes, fileQuota);
+}
+
+/** Stores the call's result under its idempotency key, in the commit's transaction; a key already taken fails it. */
+function* storeIdempotency(input: CommitInput, changeset: ChangesetRecord, nowMs: number): Generator<CommitStep, void, unknown> {
+  if (!input.idempotency) return;
+  const response = JSON.stringify(input.idempotency.respond(changeset));
+  const ok = (yield {
+    op: 'insertIdempotency',
+    agentId: input.agentId,
+    key: input.idempotency.key,
+    requestHash: input.idempotency.requestHash,
+    response,
+    createdAtMs: nowMs,
+  }) as StepResults['insertIdempotency'];
+  if (!ok) throw new StoreIdempotencyTaken(input.idempotency.key);
+}
+
+/**
+ * @param batch changes per applyNodes step: unbounded for a runner that does it all in one go,
+ * a few hundred for one that yields between steps.
+ */
+export function* commitProgram(input: CommitInput, nowMs: number, batch = Number.POSITIVE_INFINITY): Program {
+  const changesetId = newTimeOrderedId('cs', nowMs);
+  const { agentId } = input;
+  const addBytes = yield* insertBlobs(input);
+  const byPath = inByteOrder(input.changes);
+  const { applied, addNodes, searchPaths, packPaths } = yield* applyChanges(input, byPath, nowMs, changesetId, batch);
+  const { entries, root } = yield* changesetEntries(input, byPath, applied, changesetId);
+
+  const count = byPath.length;
   const fileQuota = input.fileQuota ?? 0;
   const changeset: ChangesetRecord = {
     id: changesetId,
@@ -236,27 +308,10 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
     searchPaths,
     packPaths,
   }) as StepResults['recordChangeset'];
-  if (seq == null) {
-    const agent = (yield { op: 'getAgent', agentId }) as StepResults['getAgent'];
-    const bytes = agent?.storageBytes ?? 0;
-    if (addBytes > 0 && bytes + addBytes > input.quotaBytes) throw new StoreQuotaExceeded('storage', bytes, addBytes, input.quotaBytes);
-    throw new StoreQuotaExceeded('files', agent?.nodeCount ?? 0, addNodes, fileQuota);
-  }
+  if (seq == null) throw yield* quotaExceeded(input, addBytes, addNodes, fileQuota);
   changeset.seq = seq;
   changeset.entries = entries;
-
-  if (input.idempotency) {
-    const response = JSON.stringify(input.idempotency.respond(changeset));
-    const ok = (yield {
-      op: 'insertIdempotency',
-      agentId,
-      key: input.idempotency.key,
-      requestHash: input.idempotency.requestHash,
-      response,
-      createdAtMs: nowMs,
-    }) as StepResults['insertIdempotency'];
-    if (!ok) throw new StoreIdempotencyTaken(input.idempotency.key);
-  }
+  yield* storeIdempotency(input, changeset, nowMs);
   return changeset;
 }
 

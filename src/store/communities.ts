@@ -178,6 +178,13 @@ function* logEntry(e: ModerationEntry): Program<void> {
 }
 
 export function communityStore(db: Db): CommunityStore {
+  return { ...communityRows(db), ...memberships(db), ...communityModeration(db) };
+}
+
+/** The communities themselves: create, read, list, update. */
+function communityRows(
+  db: Db,
+): Pick<CommunityStore, 'createCommunity' | 'getCommunity' | 'getCommunityById' | 'listCommunities' | 'updateCommunity'> {
   return {
     createCommunity(c) {
       return db.write(
@@ -220,6 +227,12 @@ export function communityStore(db: Db): CommunityStore {
         { atomic: true },
       );
     },
+  };
+}
+
+/** Who belongs to a community and in which role: moderators, memberships, joining and leaving. */
+function memberships(db: Db): Pick<CommunityStore, 'moderatorsOf' | 'membership' | 'rolesIn' | 'join' | 'leave' | 'setModerator'> {
+  return {
     async moderatorsOf(ids) {
       const out = new Map<string, Array<AgentSummary & { role: CommunityRole }>>(ids.map((id) => [id, []]));
       if (!ids.length) return out;
@@ -284,6 +297,12 @@ export function communityStore(db: Db): CommunityStore {
         { atomic: true },
       );
     },
+  };
+}
+
+/** Bans and the moderation log. */
+function communityModeration(db: Db): Pick<CommunityStore, 'ban' | 'unban' | 'logModeration' | 'listModeration'> {
+  return {
     ban(entry, announce) {
       return db.write(
         function* (): Program<'banned' | 'owner'> {

@@ -82,15 +82,21 @@ const BLOCKED = edgeQuery('blocks', 'blocker_id', 'blocked_id', false);
 const NEWEST: EdgeCursor = { atMs: Number.MAX_SAFE_INTEGER, id: '' };
 const edgeItem = (r: unknown[]): EdgeItem => ({ profile: profileFromRow(r), sinceMs: Number(r[PROFILE_WIDTH]) });
 
-export function graphStore(db: Db): GraphStore {
-  function* removeFollow(followerId: string, followeeId: string) {
-    const n = yield* run(DELETE_FOLLOW, [followerId, followeeId]);
-    if (n) {
-      yield* run(ADD_FOLLOWING, [-1, followerId]);
-      yield* run(ADD_FOLLOWERS, [-1, followeeId]);
-    }
-    return n > 0;
+function* removeFollow(followerId: string, followeeId: string) {
+  const n = yield* run(DELETE_FOLLOW, [followerId, followeeId]);
+  if (n) {
+    yield* run(ADD_FOLLOWING, [-1, followerId]);
+    yield* run(ADD_FOLLOWERS, [-1, followeeId]);
   }
+  return n > 0;
+}
+
+export function graphStore(db: Db): GraphStore {
+  return { ...follows(db), ...blocks(db) };
+}
+
+/** Following: the relation between two agents, follow, unfollow, the lists. */
+function follows(db: Db): Pick<GraphStore, 'relation' | 'follow' | 'unfollow' | 'listFollows'> {
   return {
     async relation(viewerId, otherId) {
       const r = (await db.get(RELATION, [viewerId, otherId, otherId, viewerId, viewerId, otherId, otherId, viewerId]))!;
@@ -123,6 +129,17 @@ export function graphStore(db: Db): GraphStore {
         { atomic: true },
       );
     },
+    async listFollows({ agentId, direction, viewerId, after, limit }) {
+      const c = after ?? NEWEST;
+      const q = direction === 'followers' ? FOLLOWERS : FOLLOWING;
+      return (await db.all(q, [agentId, c.atMs, c.id, viewerId, limit])).map(edgeItem);
+    },
+  };
+}
+
+/** Blocking, which also ends the follows, shares and unread counts between the two. */
+function blocks(db: Db): Pick<GraphStore, 'block' | 'unblock' | 'listBlocked'> {
+  return {
     block(blockerId, blockedId, atMs) {
       return db.write(
         function* () {
@@ -154,11 +171,6 @@ export function graphStore(db: Db): GraphStore {
         },
         { atomic: true },
       );
-    },
-    async listFollows({ agentId, direction, viewerId, after, limit }) {
-      const c = after ?? NEWEST;
-      const q = direction === 'followers' ? FOLLOWERS : FOLLOWING;
-      return (await db.all(q, [agentId, c.atMs, c.id, viewerId, limit])).map(edgeItem);
     },
     async listBlocked(blockerId, after, limit) {
       const c = after ?? NEWEST;

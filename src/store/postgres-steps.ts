@@ -16,6 +16,7 @@ import type { PlannedChange } from './types.js';
 type Row = Record<string, unknown>;
 type Query = (c: pg.PoolClient, sql: string, params: unknown[]) => Promise<pg.QueryResult<Row>>;
 type ApplyStep = Extract<CommitStep, { op: 'applyNodes' }>;
+type BlobsStep = Extract<CommitStep, { op: 'insertBlobs' }>;
 
 /** Changes per applyNodes step of a PostgreSQL commit. */
 export const PG_BATCH = 1000;
@@ -106,30 +107,8 @@ export class PostgresSteps {
 
   async exec(c: pg.PoolClient, step: CommitStep): Promise<unknown> {
     switch (step.op) {
-      case 'insertBlobs': {
-        if (step.blobs.length === 1) {
-          const b = step.blobs[0]!;
-          const r = await this.q(c, 'INSERT INTO blobs (agent_id, hash, size, content) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-            step.agentId,
-            b.hash,
-            b.size,
-            b.bytes,
-          ]);
-          if (r.rowCount !== 1) await this.q(c, RAW_AGAIN, [step.agentId, [b.hash], [b.bytes]]);
-          return [r.rowCount === 1];
-        }
-        const { rows } = await this.q(
-          c,
-          `INSERT INTO blobs (agent_id, hash, size, content)
-           SELECT $1, t.hash, t.size, t.content FROM unnest($2::text[], $3::bigint[], $4::bytea[]) WITH ORDINALITY AS t(hash, size, content, ord)
-            ORDER BY t.ord ON CONFLICT DO NOTHING RETURNING hash`,
-          [step.agentId, step.blobs.map((b) => b.hash), step.blobs.map((b) => b.size), step.blobs.map((b) => b.bytes)],
-        );
-        const inserted = new Set(rows.map((r) => String(r.hash)));
-        const old = step.blobs.filter((b) => !inserted.has(b.hash));
-        if (old.length) await this.q(c, RAW_AGAIN, [step.agentId, old.map((b) => b.hash), old.map((b) => b.bytes)]);
-        return step.blobs.map((b) => inserted.has(b.hash));
-      }
+      case 'insertBlobs':
+        return this.insertBlobs(c, step);
       case 'applyNodes':
         return step.changes.length <= ROW_AT_A_TIME ? this.applyEach(c, step) : this.applyMany(c, step);
       case 'getNode': {
@@ -187,6 +166,32 @@ export class PostgresSteps {
       case 'pause':
         return undefined;
     }
+  }
+
+  /** Per blob, whether it was new for this agent; one already stored is made raw again (RAW_AGAIN). */
+  private async insertBlobs(c: pg.PoolClient, step: BlobsStep): Promise<boolean[]> {
+    if (step.blobs.length === 1) {
+      const b = step.blobs[0]!;
+      const r = await this.q(c, 'INSERT INTO blobs (agent_id, hash, size, content) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+        step.agentId,
+        b.hash,
+        b.size,
+        b.bytes,
+      ]);
+      if (r.rowCount !== 1) await this.q(c, RAW_AGAIN, [step.agentId, [b.hash], [b.bytes]]);
+      return [r.rowCount === 1];
+    }
+    const { rows } = await this.q(
+      c,
+      `INSERT INTO blobs (agent_id, hash, size, content)
+           SELECT $1, t.hash, t.size, t.content FROM unnest($2::text[], $3::bigint[], $4::bytea[]) WITH ORDINALITY AS t(hash, size, content, ord)
+            ORDER BY t.ord ON CONFLICT DO NOTHING RETURNING hash`,
+      [step.agentId, step.blobs.map((b) => b.hash), step.blobs.map((b) => b.size), step.blobs.map((b) => b.bytes)],
+    );
+    const inserted = new Set(rows.map((r) => String(r.hash)));
+    const old = step.blobs.filter((b) => !inserted.has(b.hash));
+    if (old.length) await this.q(c, RAW_AGAIN, [step.agentId, old.map((b) => b.hash), old.map((b) => b.bytes)]);
+    return step.blobs.map((b) => inserted.has(b.hash));
   }
 
   private async applyEach(c: pg.PoolClient, step: ApplyStep): Promise<Array<AppliedNode | null>> {

@@ -204,11 +204,17 @@ const PINNED = sql`
 
 const NEWEST = Number.MAX_SAFE_INTEGER;
 
+function* setTags(id: string, tags: readonly string[]): Program<void> {
+  yield* run(DROP_TAGS, [id]);
+  for (const t of tags) yield* run(ADD_TAG, [t, id]);
+}
+
 export function postStore(db: Db): PostStore {
-  function* setTags(id: string, tags: readonly string[]): Program<void> {
-    yield* run(DROP_TAGS, [id]);
-    for (const t of tags) yield* run(ADD_TAG, [t, id]);
-  }
+  return { ...postWrites(db), ...postReads(db) };
+}
+
+/** Writing, editing and deleting posts, with their tags, counters, search documents and events. */
+function postWrites(db: Db): Pick<PostStore, 'createPost' | 'editPost' | 'deletePost'> {
   return {
     createPost(p, duplicateSinceMs, event, notify) {
       return db.write(
@@ -243,6 +249,43 @@ export function postStore(db: Db): PostStore {
         { atomic: true },
       );
     },
+    editPost(id, authorId, f, expectedRevision) {
+      return db.write(
+        function* (): Program<EditPostOutcome> {
+          const expected = expectedRevision ?? 0;
+          const done = yield* get(EDIT, [f.title, f.body, JSON.stringify(f.tags), f.atMs, id, authorId, expected, expected]);
+          if (done) {
+            yield* setTags(id, f.tags);
+            yield* enqueueDoc('post', authorId, id);
+            return { kind: 'edited', revision: Number(done[0]) };
+          }
+          const now = yield* get(REVISION, [id, authorId]);
+          return now ? { kind: 'stale', revision: Number(now[0]) } : { kind: 'not_found' };
+        },
+        { atomic: true },
+      );
+    },
+    deletePost(id, authorId, atMs) {
+      return db.write(
+        function* () {
+          const done = yield* get(DELETE, [atMs, id, authorId]);
+          if (!done) return false;
+          yield* run(DROP_TAGS, [id]);
+          yield* enqueueDoc('post', authorId, id);
+          yield* hideEvent('posted', id, true);
+          yield* run(COMMUNITY_POSTED, [-1, 0, String(done[0])]);
+          yield* run(AUTHOR_POSTED, [-1, authorId]);
+          return true;
+        },
+        { atomic: true },
+      );
+    },
+  };
+}
+
+/** Reading posts: one, a list page, some by id, a community's pinned ones. */
+function postReads(db: Db): Pick<PostStore, 'getPost' | 'listPosts' | 'postsByIds' | 'pinnedPosts'> {
+  return {
     async getPost(id) {
       const r = await db.get(GET, [id]);
       return r ? postFromRow(r) : null;
@@ -276,37 +319,6 @@ export function postStore(db: Db): PostStore {
     },
     async pinnedPosts(communityId, viewerId) {
       return (await db.all(PINNED, [communityId, viewerId, viewerId, viewerId])).map(postFromRow);
-    },
-    editPost(id, authorId, f, expectedRevision) {
-      return db.write(
-        function* (): Program<EditPostOutcome> {
-          const expected = expectedRevision ?? 0;
-          const done = yield* get(EDIT, [f.title, f.body, JSON.stringify(f.tags), f.atMs, id, authorId, expected, expected]);
-          if (done) {
-            yield* setTags(id, f.tags);
-            yield* enqueueDoc('post', authorId, id);
-            return { kind: 'edited', revision: Number(done[0]) };
-          }
-          const now = yield* get(REVISION, [id, authorId]);
-          return now ? { kind: 'stale', revision: Number(now[0]) } : { kind: 'not_found' };
-        },
-        { atomic: true },
-      );
-    },
-    deletePost(id, authorId, atMs) {
-      return db.write(
-        function* () {
-          const done = yield* get(DELETE, [atMs, id, authorId]);
-          if (!done) return false;
-          yield* run(DROP_TAGS, [id]);
-          yield* enqueueDoc('post', authorId, id);
-          yield* hideEvent('posted', id, true);
-          yield* run(COMMUNITY_POSTED, [-1, 0, String(done[0])]);
-          yield* run(AUTHOR_POSTED, [-1, authorId]);
-          return true;
-        },
-        { atomic: true },
-      );
     },
   };
 }

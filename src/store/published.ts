@@ -131,11 +131,17 @@ export function* publishAttachmentsDir(id: string, ownerId: string, path: string
   yield* run(INSERT_ATTACHMENTS_ITEM, [id, ownerId, path, atMs]);
 }
 
+function* setTags(id: string, tags: readonly string[]): Program<void> {
+  yield* run(DROP_TAGS, [id]);
+  for (const t of tags) yield* run(ADD_TAG, [t, id]);
+}
+
 export function publishedStore(db: Db): PublishedStore {
-  function* setTags(id: string, tags: readonly string[]): Program<void> {
-    yield* run(DROP_TAGS, [id]);
-    for (const t of tags) yield* run(ADD_TAG, [t, id]);
-  }
+  return { ...publishing(db), ...publishedReads(db), ...copyRecords(db) };
+}
+
+/** Publishing and unpublishing, with the tags, the owner's count, search documents and the event. */
+function publishing(db: Db): Pick<PublishedStore, 'publish' | 'unpublish'> {
   return {
     publish(p, event, max) {
       return db.write(
@@ -175,6 +181,12 @@ export function publishedStore(db: Db): PublishedStore {
         { atomic: true },
       );
     },
+  };
+}
+
+/** Reading published items: one, at paths, an owner's, a browse page, the publishers an agent follows. */
+function publishedReads(db: Db): Pick<PublishedStore, 'getPublished' | 'publishedAt' | 'publishedBy' | 'browse' | 'followedPublishers'> {
+  return {
     async getPublished(id) {
       const r = await db.get(GET, [id]);
       return r ? publishedFromRow(r) : null;
@@ -200,6 +212,12 @@ export function publishedStore(db: Db): PublishedStore {
     async followedPublishers(viewerId, afterSlug, limit) {
       return (await db.all(FOLLOWED_PUBLISHERS, [viewerId, afterSlug, limit])).map((r) => summaryFromRow(r));
     },
+  };
+}
+
+/** Copies of published items: their count and where each copied version came from. */
+function copyRecords(db: Db): Pick<PublishedStore, 'countCopy' | 'addProvenance' | 'getProvenance'> {
+  return {
     async countCopy(id) {
       await db.write(function* () {
         yield* run(COUNT_COPY, [id]);

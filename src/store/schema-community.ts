@@ -9,7 +9,20 @@
  * and unpublish withdraws its event, by object id. `published.internal` marks an agent's /.attachments item (tools/attachments.ts): readable like any
  * published directory, never listed by browse_published nor counted against the cap.
  */
-export function communitySchema({ int, serial, bool }: { int: string; serial: string; bool: string }): string {
+export function communitySchema(types: ColumnTypes): string {
+  // A released migration's text stays as it ran: the parts joined are that text, to the trailing newline.
+  return communityTables(types) + postTables(types) + commentAndVoteTables(types) + moderationTables(types) + '\n    ';
+}
+
+/** The column types of the backend the schema is for. */
+interface ColumnTypes {
+  int: string;
+  serial: string;
+  bool: string;
+}
+
+/** The communities, their members and bans. */
+function communityTables({ int }: ColumnTypes): string {
   return `
       CREATE TABLE communities (
         id TEXT PRIMARY KEY,
@@ -41,7 +54,12 @@ export function communitySchema({ int, serial, bool }: { int: string; serial: st
         reason TEXT NOT NULL,
         created_at_ms ${int} NOT NULL,
         PRIMARY KEY (community_id, agent_id)
-      );
+      );`;
+}
+
+/** Posts, their indexes (one per list and sort) and tags. */
+function postTables({ int, bool }: ColumnTypes): string {
+  return `
       CREATE TABLE posts (
         id TEXT PRIMARY KEY,
         community_id TEXT NOT NULL,
@@ -77,7 +95,12 @@ export function communitySchema({ int, serial, bool }: { int: string; serial: st
         tag TEXT NOT NULL,
         post_id TEXT NOT NULL,
         PRIMARY KEY (tag, post_id)
-      );
+      );`;
+}
+
+/** Comments, votes and the log of score changes. */
+function commentAndVoteTables({ int, serial }: ColumnTypes): string {
+  return `
       CREATE TABLE comments (
         seq ${serial},
         id TEXT NOT NULL UNIQUE,
@@ -110,7 +133,12 @@ export function communitySchema({ int, serial, bool }: { int: string; serial: st
         delta ${int} NOT NULL
       );
       CREATE INDEX vote_log_time ON vote_log(at_ms);
-      CREATE INDEX vote_log_post ON vote_log(post_id, at_ms);
+      CREATE INDEX vote_log_post ON vote_log(post_id, at_ms);`;
+}
+
+/** The moderation log, reports, and the columns and indexes other families' tables gain. */
+function moderationTables({ int, serial, bool }: ColumnTypes): string {
+  return `
       CREATE TABLE moderation_log (
         seq ${serial},
         id TEXT NOT NULL UNIQUE,
@@ -139,6 +167,5 @@ export function communitySchema({ int, serial, bool }: { int: string; serial: st
       );
       CREATE INDEX reports_community ON reports(community_id, seq);
       ALTER TABLE published ADD COLUMN internal ${bool} NOT NULL DEFAULT FALSE;
-      CREATE INDEX events_object ON events(object_id);
-    `;
+      CREATE INDEX events_object ON events(object_id);`;
 }

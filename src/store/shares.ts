@@ -146,10 +146,16 @@ export const END_PAIR_SHARES = sql`
 
 const NEWEST: ShareCursor = { atMs: Number.MAX_SAFE_INTEGER, id: '' };
 
+function* countActive(ownerId: string, nowMs: number): Program<number> {
+  return Number((yield* get(COUNT_ACTIVE, [ownerId, nowMs]))?.[0] ?? 0);
+}
+
 export function sharesStore(db: Db): SharesStore {
-  function* countActive(ownerId: string, nowMs: number): Program<number> {
-    return Number((yield* get(COUNT_ACTIVE, [ownerId, nowMs]))?.[0] ?? 0);
-  }
+  return { ...shareWrites(db), ...shareReads(db) };
+}
+
+/** Creating, updating and ending shares and links, with their events. */
+function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'endShare' | 'recordEvent'> {
   return {
     putShare(s, event, notify, maxActive) {
       return db.write(
@@ -196,14 +202,6 @@ export function sharesStore(db: Db): SharesStore {
         { atomic: true },
       );
     },
-    async getShare(id) {
-      const r = await db.get(GET_SHARE, [id]);
-      return r ? shareFromRow(r) : null;
-    },
-    async getLinkByTokenHash(tokenHash) {
-      const r = await db.get(GET_LINK, [tokenHash]);
-      return r && r[1] === 'link' ? shareFromRow(r) : null;
-    },
     endShare(id, reason, atMs, event, notify) {
       return db.write(
         function* () {
@@ -214,6 +212,31 @@ export function sharesStore(db: Db): SharesStore {
         },
         { atomic: true },
       );
+    },
+    async recordEvent(event, notify) {
+      await db.write(
+        function* () {
+          yield* lockLog();
+          yield* appendEvent(event, notify);
+        },
+        { atomic: true },
+      );
+    },
+  };
+}
+
+/** Reading shares: one, a link by its token, the live ones between two agents, the lists. */
+function shareReads(
+  db: Db,
+): Pick<SharesStore, 'getShare' | 'getLinkByTokenHash' | 'liveSharesFrom' | 'sharingWith' | 'listShares' | 'countActiveShares'> {
+  return {
+    async getShare(id) {
+      const r = await db.get(GET_SHARE, [id]);
+      return r ? shareFromRow(r) : null;
+    },
+    async getLinkByTokenHash(tokenHash) {
+      const r = await db.get(GET_LINK, [tokenHash]);
+      return r && r[1] === 'link' ? shareFromRow(r) : null;
     },
     async liveSharesFrom(recipientId, ownerSlug, nowMs) {
       return (await db.all(LIVE_FROM, [recipientId, ownerSlug, nowMs])).map(shareFromRow);
@@ -229,15 +252,6 @@ export function sharesStore(db: Db): SharesStore {
           ? await db.all(OUTGOING, [agentId, k, k, c.atMs, c.id, 0, 0, limit])
           : await db.all(INCOMING, [agentId, k, k, c.atMs, c.id, nowMs, limit]);
       return rows.map(shareFromRow);
-    },
-    async recordEvent(event, notify) {
-      await db.write(
-        function* () {
-          yield* lockLog();
-          yield* appendEvent(event, notify);
-        },
-        { atomic: true },
-      );
     },
     async countActiveShares(ownerId, nowMs) {
       return Number((await db.get(COUNT_ACTIVE, [ownerId, nowMs]))?.[0] ?? 0);

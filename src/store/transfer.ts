@@ -326,6 +326,14 @@ function* insertNodes(agentId: string, nodes: ImportNode[]): Program<void> {
 }
 
 export function transferStore(db: Db): TransferStore {
+  return { ...exportRows(db), ...importRows(db) };
+}
+
+type ExportMethods =
+  'createExport' | 'pruneExports' | 'getExportByTokenHash' | 'exportCounts' | 'exportVersions' | 'exportPurged' | 'exportPosts' | 'exportComments';
+
+/** Export links, and the pages of an agent's rows an export reads. */
+function exportRows(db: Db): Pick<TransferStore, ExportMethods> {
   return {
     async createExport(e) {
       await db.write(function* () {
@@ -368,6 +376,12 @@ export function transferStore(db: Db): TransferStore {
     async exportComments(authorId, afterSeq, limit) {
       return (await db.all(COMMENTS, [authorId, afterSeq, limit])).map(commentFromRow);
     },
+  };
+}
+
+/** Writing an imported agent's rows, a batch at a time, then making the agent exist (or discarding them). */
+function importRows(db: Db): Omit<TransferStore, ExportMethods> {
+  return {
     async existingChangesetIds(ids) {
       if (!ids.length) return new Set();
       return new Set((await db.all(EXISTING_CHANGESETS, [ids])).map((r) => String(r[0])));

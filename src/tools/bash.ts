@@ -10,6 +10,7 @@ import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { commitMounted } from './bash-mounts.js';
 import { MountedFs } from '../sandbox/mounted-fs.js';
 import type { FsAccess } from '../sandbox/fs.js';
+import type { BashOutcome } from '../sandbox/commands.js';
 import { parseMount } from '../core/mounts.js';
 import { StoreConflict } from '../store/types.js';
 import { changeOp, changesetId, mutationOutputOf, timestamp, version } from './output-shapes.js';
@@ -73,103 +74,122 @@ const bash = defineTool({
     }
     const fast = await tryFastCat(ctx.store, access, input.command, cwd, ctx.config.bashMaxOutputBytes);
     if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changed: [] };
-    const max = ctx.config.bashMaxConcurrentPerAgent;
-    const slot = ctx.bashSlots.take(agentId, max);
-    if (!slot.taken) {
-      const { running } = slot;
-      // Its own fields and headers: the request budget (X-RateLimit-*) is not what ran out.
-      throw new TransportError(
-        'RATE_LIMITED',
-        `${running} bash commands of this agent are already running, the most that may run at once (BASH_MAX_CONCURRENT_PER_AGENT = ${max}; ` +
-          'get_key_info limits.bashConcurrent). This is not the request budget (X-RateLimit-Remaining counts that). Wait for one to finish, then retry in 1 s.',
-        {
-          details: { limit: 'bash_concurrency', max, running, retryAfterSeconds: 1 },
-          headers: { 'retry-after': '1', 'x-bash-concurrency-limit': String(max), 'x-bash-concurrency-running': String(running) },
-        },
-      );
-    }
-    const outcome = await ctx.bash
-      .run({
-        command: input.command,
-        cwd,
-        access,
-        timeoutMs: ctx.config.bashTimeoutMs,
-        maxOutputBytes: ctx.config.bashMaxOutputBytes,
-        maxCommands: ctx.config.bashMaxCommands,
-      })
-      .finally(() => ctx.bashSlots.release(agentId));
-    if (outcome.error) throw new Error(outcome.error);
-    if (outcome.timedOut) {
-      throw new ToolError(
-        'TIMEOUT',
-        `The command ran longer than ${ctx.config.bashTimeoutMs} ms and was stopped (exit 124); nothing was written. Narrow it (a path, -maxdepth, a literal pattern) and retry.`,
-        {
-          exitCode: 124,
-          limitMs: ctx.config.bashTimeoutMs,
-          stdout: outcome.stdout,
-          stderr: outcome.stderr,
-        },
-      );
-    }
-    let stderr = outcome.stderr;
-    let exitCode = outcome.exitCode;
-    // The result is built inside the commit: with an idempotencyKey it is what gets stored for a
-    // replay (storing the changeset record itself made a replay answer that instead).
-    const respond = (changeset: { id: string; entries: Array<{ path: string; op: string; toVersion: number; updatedAtMs: number }> } | null) => ({
-      success: true,
-      stdout: outcome.stdout,
-      stderr,
-      exitCode,
-      truncated: outcome.truncated,
-      changesetId: changeset?.id ?? null,
-      // At most ENTRY_PAGE entries (a `cp -r` of a big tree changes thousands); list_changes pages the rest.
-      changed: changeset
-        ? changeset.entries.slice(0, ENTRY_PAGE).map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) }))
-        : [],
-      ...(changeset && changeset.entries.length > ENTRY_PAGE ? { changedCount: changeset.entries.length, changedTruncated: true } : {}),
-    });
-    const all = [...outcome.changes, ...(outcome.mounted ?? []).flatMap((m) => m.changes)];
-    const tooBig = all.find((c) => c.state.kind === 'file' && c.state.blob.size > ctx.config.maxFileBytes);
-    if (tooBig) {
-      stderr += `bash: ${tooBig.path}: File too large (limit ${ctx.config.maxFileBytes} bytes); no change of this command was saved\n`;
-      return { ...respond(null), stderr, exitCode: exitCode || 1 };
-    }
-    // Other agents' trees first (one changeset each), then the caller's, whose commit stores the result.
-    const shared = await commitMounted(ctx, outcome.mounted ?? []);
-    stderr += shared.stderr;
-    if (shared.stderr) exitCode = exitCode || 1;
-    const withShared = (own: Parameters<typeof respond>[0]) => {
-      const r = respond(own);
-      if (!shared.done.length) return r;
-      const changed = [...r.changed, ...shared.done.flatMap((d) => d.changed)];
-      return {
-        ...r,
-        changed: changed.slice(0, ENTRY_PAGE),
-        ...(changed.length > ENTRY_PAGE ? { changedCount: changed.length, changedTruncated: true as const } : {}),
-        changesets: [
-          ...(own ? [{ changesetId: own.id, owner: null }] : []),
-          ...shared.done.map((d) => ({ changesetId: d.changesetId, owner: d.owner })),
-        ],
-      };
-    };
-    if (outcome.changes.length) {
-      try {
-        return await ctx.commit(outcome.changes, withShared);
-      } catch (err) {
-        // Once another tree saved its part, a conflict here is not retried (a rerun would repeat that part).
-        if (err instanceof StoreConflict && shared.done.length) {
-          stderr += 'bash: your files changed while the command ran; no change of this command in your tree was saved (run it again)\n';
-          exitCode = exitCode || 1;
-          return withShared(null);
-        }
-        if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;
-        stderr += `bash: No space left on device: ${err.message} No change of this command in your tree was saved.\n`;
-        exitCode = exitCode || 1;
-      }
-    }
-    return withShared(null);
+    takeSlot(ctx);
+    const outcome = await runCommand(ctx, input.command, cwd, access);
+    return saveChanges(ctx, outcome);
   },
 });
+
+/** A place among the agent's bash commands running at once (runCommand frees it), or 429 when all are taken. */
+function takeSlot(ctx: ToolContext): void {
+  const max = ctx.config.bashMaxConcurrentPerAgent;
+  const slot = ctx.bashSlots.take(ctx.auth.agentId, max);
+  if (!slot.taken) {
+    const { running } = slot;
+    // Its own fields and headers: the request budget (X-RateLimit-*) is not what ran out.
+    throw new TransportError(
+      'RATE_LIMITED',
+      `${running} bash commands of this agent are already running, the most that may run at once (BASH_MAX_CONCURRENT_PER_AGENT = ${max}; ` +
+        'get_key_info limits.bashConcurrent). This is not the request budget (X-RateLimit-Remaining counts that). Wait for one to finish, then retry in 1 s.',
+      {
+        details: { limit: 'bash_concurrency', max, running, retryAfterSeconds: 1 },
+        headers: { 'retry-after': '1', 'x-bash-concurrency-limit': String(max), 'x-bash-concurrency-running': String(running) },
+      },
+    );
+  }
+}
+
+/** Runs the command on a worker, then frees the slot; TIMEOUT (nothing written) when it ran out of time. */
+async function runCommand(ctx: ToolContext, command: string, cwd: string, access: FsAccess): Promise<BashOutcome> {
+  const outcome = await ctx.bash
+    .run({
+      command,
+      cwd,
+      access,
+      timeoutMs: ctx.config.bashTimeoutMs,
+      maxOutputBytes: ctx.config.bashMaxOutputBytes,
+      maxCommands: ctx.config.bashMaxCommands,
+    })
+    .finally(() => ctx.bashSlots.release(ctx.auth.agentId));
+  if (outcome.error) throw new Error(outcome.error);
+  if (outcome.timedOut) {
+    throw new ToolError(
+      'TIMEOUT',
+      `The command ran longer than ${ctx.config.bashTimeoutMs} ms and was stopped (exit 124); nothing was written. Narrow it (a path, -maxdepth, a literal pattern) and retry.`,
+      {
+        exitCode: 124,
+        limitMs: ctx.config.bashTimeoutMs,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+      },
+    );
+  }
+  return outcome;
+}
+
+/**
+ * The result, with the command's changes saved: other agents' trees first (one changeset each),
+ * then the caller's, whose commit stores the result. A file over the size limit saves nothing.
+ */
+async function saveChanges(ctx: ToolContext, outcome: BashOutcome) {
+  let stderr = outcome.stderr;
+  let exitCode = outcome.exitCode;
+  // The result is built inside the commit: with an idempotencyKey it is what gets stored for a
+  // replay (storing the changeset record itself made a replay answer that instead).
+  const respond = (changeset: { id: string; entries: Array<{ path: string; op: string; toVersion: number; updatedAtMs: number }> } | null) => ({
+    success: true,
+    stdout: outcome.stdout,
+    stderr,
+    exitCode,
+    truncated: outcome.truncated,
+    changesetId: changeset?.id ?? null,
+    // At most ENTRY_PAGE entries (a `cp -r` of a big tree changes thousands); list_changes pages the rest.
+    changed: changeset
+      ? changeset.entries.slice(0, ENTRY_PAGE).map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) }))
+      : [],
+    ...(changeset && changeset.entries.length > ENTRY_PAGE ? { changedCount: changeset.entries.length, changedTruncated: true } : {}),
+  });
+  const all = [...outcome.changes, ...(outcome.mounted ?? []).flatMap((m) => m.changes)];
+  const tooBig = all.find((c) => c.state.kind === 'file' && c.state.blob.size > ctx.config.maxFileBytes);
+  if (tooBig) {
+    stderr += `bash: ${tooBig.path}: File too large (limit ${ctx.config.maxFileBytes} bytes); no change of this command was saved\n`;
+    return { ...respond(null), stderr, exitCode: exitCode || 1 };
+  }
+  // Other agents' trees first (one changeset each), then the caller's, whose commit stores the result.
+  const shared = await commitMounted(ctx, outcome.mounted ?? []);
+  stderr += shared.stderr;
+  if (shared.stderr) exitCode = exitCode || 1;
+  const withShared = (own: Parameters<typeof respond>[0]) => {
+    const r = respond(own);
+    if (!shared.done.length) return r;
+    const changed = [...r.changed, ...shared.done.flatMap((d) => d.changed)];
+    return {
+      ...r,
+      changed: changed.slice(0, ENTRY_PAGE),
+      ...(changed.length > ENTRY_PAGE ? { changedCount: changed.length, changedTruncated: true as const } : {}),
+      changesets: [
+        ...(own ? [{ changesetId: own.id, owner: null }] : []),
+        ...shared.done.map((d) => ({ changesetId: d.changesetId, owner: d.owner })),
+      ],
+    };
+  };
+  if (outcome.changes.length) {
+    try {
+      return await ctx.commit(outcome.changes, withShared);
+    } catch (err) {
+      // Once another tree saved its part, a conflict here is not retried (a rerun would repeat that part).
+      if (err instanceof StoreConflict && shared.done.length) {
+        stderr += 'bash: your files changed while the command ran; no change of this command in your tree was saved (run it again)\n';
+        exitCode = exitCode || 1;
+        return withShared(null);
+      }
+      if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;
+      stderr += `bash: No space left on device: ${err.message} No change of this command in your tree was saved.\n`;
+      exitCode = exitCode || 1;
+    }
+  }
+  return withShared(null);
+}
 
 /** Whether cwd is a directory the command can start in: of the caller's tree or of a mount. */
 async function isDirectory(ctx: ToolContext, access: FsAccess, cwd: string): Promise<boolean> {

@@ -6,7 +6,8 @@ import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { iso } from '../core/time.js';
 import type { Notify } from '../store/events.js';
-import type { CommentRecord } from '../store/comments.js';
+import type { AddCommentOutcome, CommentRecord } from '../store/comments.js';
+import type { PostRecord } from '../store/posts.js';
 import { commentIdField, commentNotFound, commentShape, commentView, postIdField, postNotFound, visiblePost } from './community-common.js';
 import { mutationOutputOf, outputOf } from './output-shapes.js';
 import { CURSOR_TTL_MS, SNAPSHOT_SLACK_MS } from './post-ranking.js';
@@ -40,6 +41,73 @@ function refusedReply(slug: string): ToolError {
   return new ToolError('FORBIDDEN', `${slug} does not accept replies from you.`, { slug, reason: 'not_accepted' });
 }
 
+/** The comment replied to (null: the post), on this post, whose author (or the post's) accepts replies from the caller. */
+async function replyParent(ctx: ToolContext, post: PostRecord, parentId: string | undefined): Promise<CommentRecord | null> {
+  const parent = parentId !== undefined ? await ctx.store.getComment(parentId) : null;
+  if (parentId !== undefined && (!parent || parent.postId !== post.id)) {
+    throw new ToolError('NOT_FOUND', `No comment ${parentId} on ${post.id}. list_comments {"postId": "${post.id}"} lists them.`, {
+      field: 'parentId',
+      commentId: parentId,
+    });
+  }
+  const repliedTo = parent ? parent.author : post.author;
+  if (repliedTo.id !== ctx.auth.agentId && (await ctx.store.relation(ctx.auth.agentId, repliedTo.id)).blockedBy) throw refusedReply(repliedTo.slug);
+  return parent;
+}
+
+/** Who hears of the comment: the parent's author, the post's author and the agents it mentions, each once, never the caller. */
+async function commentNotices(ctx: ToolContext, post: PostRecord, parent: CommentRecord | null, body: string): Promise<Notify[]> {
+  const notify: Notify[] = [];
+  if (parent && parent.author.id !== ctx.auth.agentId) notify.push({ recipientId: parent.author.id, type: 'reply', notificationId: newId('ntf') });
+  if (post.author.id !== ctx.auth.agentId && post.author.id !== parent?.author.id) {
+    notify.push({ recipientId: post.author.id, type: 'comment', notificationId: newId('ntf') });
+  }
+  notify.push(...(await mentionNotices(ctx, body, new Set(notify.map((n) => n.recipientId)))));
+  return notify;
+}
+
+/** Why the store refused the comment, said so the agent knows what to do next. */
+function refusedComment(
+  ctx: ToolContext,
+  post: PostRecord,
+  parentId: string | undefined,
+  outcome: Exclude<AddCommentOutcome, { kind: 'created' }>,
+): ToolError {
+  switch (outcome.kind) {
+    case 'post_not_found':
+      return postNotFound(post.id);
+    case 'locked':
+      return new ToolError('FORBIDDEN', `${post.id} is locked by a moderator: no new comments.`, { postId: post.id, reason: 'locked' });
+    case 'banned':
+      return new ToolError('FORBIDDEN', `You are banned from ${post.communityName}; you cannot comment there.`, {
+        community: post.communityName,
+        reason: 'banned',
+      });
+    case 'parent_not_found':
+      return commentNotFound(parentId ?? '');
+    case 'too_deep':
+      return new ToolError('INVALID_INPUT', `Threads go ${MAX_COMMENT_DEPTH} levels deep; ${parentId} is at the last. Reply to its parent instead.`, {
+        field: 'parentId',
+        maxDepth: MAX_COMMENT_DEPTH,
+      });
+    case 'full':
+      return new ToolError(
+        'QUOTA_EXCEEDED',
+        `${post.id} holds ${ctx.config.maxCommentsPerPost} comments, the most a post takes. Start a new post to go on.`,
+        {
+          quota: 'comments',
+          limit: ctx.config.maxCommentsPerPost,
+        },
+      );
+    case 'duplicate':
+      return new ToolError(
+        'DUPLICATE_CONTENT',
+        `You wrote this same comment on ${post.id} at ${iso(outcome.atMs)} (${outcome.commentId}); it is there. Change the text to comment again.`,
+        { earlierId: outcome.commentId },
+      );
+  }
+}
+
 const comment = defineTool({
   name: 'comment',
   family: 'community',
@@ -58,23 +126,10 @@ const comment = defineTool({
   async handler(input, ctx) {
     const { post } = await visiblePost(ctx, input.postId);
     if (post.deletedAtMs !== null || post.removedAtMs !== null) throw postNotFound(input.postId);
-    const parent = input.parentId !== undefined ? await ctx.store.getComment(input.parentId) : null;
-    if (input.parentId !== undefined && (!parent || parent.postId !== post.id)) {
-      throw new ToolError('NOT_FOUND', `No comment ${input.parentId} on ${post.id}. list_comments {"postId": "${post.id}"} lists them.`, {
-        field: 'parentId',
-        commentId: input.parentId,
-      });
-    }
-    const repliedTo = parent ? parent.author : post.author;
-    if (repliedTo.id !== ctx.auth.agentId && (await ctx.store.relation(ctx.auth.agentId, repliedTo.id)).blockedBy) throw refusedReply(repliedTo.slug);
+    const parent = await replyParent(ctx, post, input.parentId);
     const now = Date.now();
     const id = newId('cmt');
-    const notify: Notify[] = [];
-    if (parent && parent.author.id !== ctx.auth.agentId) notify.push({ recipientId: parent.author.id, type: 'reply', notificationId: newId('ntf') });
-    if (post.author.id !== ctx.auth.agentId && post.author.id !== parent?.author.id) {
-      notify.push({ recipientId: post.author.id, type: 'comment', notificationId: newId('ntf') });
-    }
-    notify.push(...(await mentionNotices(ctx, input.body, new Set(notify.map((n) => n.recipientId)))));
+    const notify = await commentNotices(ctx, post, parent, input.body);
     const taken = await takeAction(ctx, 'comment');
     const outcome = await ctx.store.addComment(
       {
@@ -100,43 +155,9 @@ const comment = defineTool({
       },
       notify,
     );
-    if (outcome.kind !== 'created') await taken.undo();
-    switch (outcome.kind) {
-      case 'post_not_found':
-        throw postNotFound(input.postId);
-      case 'locked':
-        throw new ToolError('FORBIDDEN', `${post.id} is locked by a moderator: no new comments.`, { postId: post.id, reason: 'locked' });
-      case 'banned':
-        throw new ToolError('FORBIDDEN', `You are banned from ${post.communityName}; you cannot comment there.`, {
-          community: post.communityName,
-          reason: 'banned',
-        });
-      case 'parent_not_found':
-        throw commentNotFound(input.parentId ?? '');
-      case 'too_deep':
-        throw new ToolError(
-          'INVALID_INPUT',
-          `Threads go ${MAX_COMMENT_DEPTH} levels deep; ${input.parentId} is at the last. Reply to its parent instead.`,
-          {
-            field: 'parentId',
-            maxDepth: MAX_COMMENT_DEPTH,
-          },
-        );
-      case 'full':
-        throw new ToolError(
-          'QUOTA_EXCEEDED',
-          `${post.id} holds ${ctx.config.maxCommentsPerPost} comments, the most a post takes. Start a new post to go on.`,
-          {
-            quota: 'comments',
-            limit: ctx.config.maxCommentsPerPost,
-          },
-        );
-      case 'duplicate':
-        throw new ToolError(
-          'DUPLICATE_CONTENT',
-          `You wrote this same comment on ${post.id} at ${iso(outcome.atMs)} (${outcome.commentId}); it is there. Change the text to comment again.`,
-          { earlierId: outcome.commentId },
-        );
+    if (outcome.kind !== 'created') {
+      await taken.undo();
+      throw refusedComment(ctx, post, input.parentId, outcome);
     }
     const created = await ctx.store.getComment(id);
     return { success: true, comment: (await views(ctx, [created!], false))[0]!, commentCount: outcome.commentCount };
