@@ -453,13 +453,31 @@ function summarize(backend, rounds, names) {
 }
 
 function markdownTable(rows) {
-  const head = ['scenario', 'server CPU µs/call', 'db CPU µs/call', 'CPU × bare', 'target', 'measured', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'req/s vs bare', 'result'];
+  const head = [
+    'scenario',
+    'server CPU µs/call',
+    'db CPU µs/call',
+    'CPU × bare',
+    'target',
+    'measured',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'non-2xx',
+    'req/s vs bare',
+    'result',
+  ];
   const body = rows.map((r) => [
     r.scenario,
     fmt(r.serverCpuUs, 0),
     r.scenario === 'bare' || !r.dbCpuUs ? '—' : fmt(r.dbCpuUs, 0),
     r.cpuX == null ? '—' : `${r.cpuX.toFixed(2)}×`,
-    r.target ? r.target.label + (P99_SCENARIOS.has(r.scenario) ? `, p99<${P99_TARGET_MS}` : '') : P99_SCENARIOS.has(r.scenario) ? `p99<${P99_TARGET_MS}` : '—',
+    r.target
+      ? r.target.label + (P99_SCENARIOS.has(r.scenario) ? `, p99<${P99_TARGET_MS}` : '')
+      : P99_SCENARIOS.has(r.scenario)
+        ? `p99<${P99_TARGET_MS}`
+        : '—',
     r.target ? `${r.target.x.toFixed(2)}${r.target.unit}` : '—',
     fmt(r.rps, 0),
     fmt(r.p50, 2),

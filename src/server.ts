@@ -4,12 +4,14 @@
  * migrates once and forks that many identical, stateless server processes sharing the port.
  */
 import cluster from 'node:cluster';
+import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { SERVICE_VERSION } from './version.js';
 import { buildApp } from './http/app.js';
 import { startIdempotencyPruning, startPacking, startPlannerStats } from './store/maintenance.js';
 import { banner, chooseLogFormat, dataLocation, prettyStream } from './http/log-format.js';
 import { openStore } from './store/open.js';
+import type { Store } from './store/types.js';
 import { buildRegistry } from './tools/index.js';
 
 function fatal(message: string): never {
@@ -57,25 +59,7 @@ async function main(): Promise<void> {
   if (format === 'json') app.log.info({ store: store.kind, baseUrl: config.baseUrl, data }, 'agent-file-service ready');
   // With WORKERS > 1 the primary prints the banner once.
   else if (cluster.isPrimary) process.stdout.write(banner({ version: SERVICE_VERSION, baseUrl: config.baseUrl, store: store.kind, data }));
-  const pruning = startIdempotencyPruning(store, {
-    intervalMs: config.idempotencyPruneIntervalMs,
-    onError: (err) => app.log.warn({ err }, 'pruning expired idempotency rows failed; retrying at the next interval'),
-  });
-  const packing =
-    config.packIntervalMs > 0
-      ? startPacking(store, {
-          intervalMs: config.packIntervalMs,
-          onError: (err) => app.log.warn({ err }, 'packing old versions failed; retrying at the next interval'),
-        })
-      : null;
-  const stats =
-    store.kind === 'postgres' && config.plannerStatsIntervalMs > 0
-      ? startPlannerStats(store, {
-          intervalMs: config.plannerStatsIntervalMs,
-          onAnalyzed: (tables) => app.log.debug({ tables }, 'analyzed for the planner'),
-          onError: (err) => app.log.warn({ err }, 'refreshing planner statistics failed; retrying at the next interval'),
-        })
-      : null;
+  const upkeep = startUpkeep(store, config, app.log);
   // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
   app.warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));
 
@@ -95,9 +79,7 @@ async function main(): Promise<void> {
     reaper.unref();
     try {
       await app.close();
-      await pruning.stop();
-      await packing?.stop();
-      await stats?.stop();
+      await upkeep.stop();
       await store.close();
       process.exit(0);
     } catch (err) {
@@ -107,6 +89,36 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** The serving process's background upkeep of the store: pruning, packing, planner statistics. */
+function startUpkeep(store: Store, config: Config, log: FastifyBaseLogger): { stop(): Promise<void> } {
+  const pruning = startIdempotencyPruning(store, {
+    intervalMs: config.idempotencyPruneIntervalMs,
+    onError: (err) => log.warn({ err }, 'pruning expired idempotency rows failed; retrying at the next interval'),
+  });
+  const packing =
+    config.packIntervalMs > 0
+      ? startPacking(store, {
+          intervalMs: config.packIntervalMs,
+          onError: (err) => log.warn({ err }, 'packing old versions failed; retrying at the next interval'),
+        })
+      : null;
+  const stats =
+    store.kind === 'postgres' && config.plannerStatsIntervalMs > 0
+      ? startPlannerStats(store, {
+          intervalMs: config.plannerStatsIntervalMs,
+          onAnalyzed: (tables) => log.debug({ tables }, 'analyzed for the planner'),
+          onError: (err) => log.warn({ err }, 'refreshing planner statistics failed; retrying at the next interval'),
+        })
+      : null;
+  return {
+    async stop() {
+      await pruning.stop();
+      await packing?.stop();
+      await stats?.stop();
+    },
+  };
 }
 
 /** Forks the workers, restarts one that dies unexpectedly, and relays shutdown signals. */

@@ -117,11 +117,13 @@ function fakeDb(opts: { noConnection?: boolean; failOn?: string; failCommit?: bo
 }
 
 /** A commit that records itself, waits a turn (so others queue behind it), and fails when told. */
-const commit = (log: string[], name: string, fail = false) => async (c: { query(t: string): Promise<unknown> }) => {
-  await c.query(`-- ${name}`);
-  if (fail) throw new Error(`${name} refused`);
-  return name;
-};
+const commit =
+  (log: string[], name: string, fail = false) =>
+  async (c: { query(t: string): Promise<unknown> }) => {
+    await c.query(`-- ${name}`);
+    if (fail) throw new Error(`${name} refused`);
+    return name;
+  };
 
 describe('group commit: each commit answers for itself (a stand-in connection)', () => {
   it('commits queued behind an open transaction join it in savepoints; one that fails is rolled back to its savepoint alone', async () => {
