@@ -249,6 +249,36 @@ for (const backend of heavyBackends())
       await page.close();
     });
 
+    it('the history links each version to a view of it (?version=N); a file view’s Share… fills the share form', async () => {
+      const key = await keyboardAgent(s, 'Viewing Vic');
+      const { page, problems } = await signedIn(key);
+      await page.goto(`${s.url}/console/history/notes/todo.md`);
+      await page.getByRole('link', { name: 'View version 2' }).click();
+      await page.getByRole('heading', { name: 'todo.md at version 2' }).waitFor();
+      assert.equal(new URL(page.url()).search, '?version=2');
+      await page.getByRole('button', { name: 'Source' }).click();
+      const source = page.getByRole('region', { name: 'Source of /notes/todo.md' });
+      assert.equal((await source.locator('pre.source').innerText()).trim(), TODO_V2.trim());
+      await page.getByText('An earlier version, as it was then.').waitFor();
+      assert.match(await page.locator('main .meta').first().innerText(), /^version 2 · /);
+
+      await page.getByRole('link', { name: 'See the current version' }).click();
+      await page.getByRole('heading', { name: 'todo.md', exact: true }).waitFor();
+      await page.getByText('test it on 10,000 files').waitFor();
+      await page.getByRole('link', { name: 'Share /notes/todo.md' }).click();
+      await page.getByRole('heading', { name: 'Shares & links' }).waitFor();
+      assert.equal(await page.getByLabel('Path', { exact: true }).inputValue(), '/notes/todo.md');
+      await page.getByRole('button', { name: 'Create link' }).click();
+      await page.getByText('Link to /notes/todo.md created.').waitFor();
+      const shares = await s.ok(key, 'list_shares', { direction: 'outgoing' });
+      assert.deepEqual(
+        shares.items.map((x: any) => [x.kind, x.path]),
+        [['link', '/notes/todo.md']],
+      );
+      assert.deepEqual(problems.console, []);
+      await page.close();
+    });
+
     it('creating a key shows it once; the key works with the scopes chosen; revoking asks first', async () => {
       const { page, problems } = await signedIn();
       await page.getByRole('link', { name: 'Keys' }).click();
@@ -376,11 +406,13 @@ for (const backend of heavyBackends())
         '/console/files',
         '/console/files/notes',
         '/console/file/src/parser.ts',
+        '/console/file/notes/todo.md?version=1',
         '/console/history/notes/todo.md',
         '/console/changes',
         '/console/deleted',
         '/console/keys',
         '/console/shares',
+        '/console/shares?path=%2Fnotes%2Ftodo.md',
         '/console/notifications',
       ];
       for (const path of pages) {

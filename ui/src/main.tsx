@@ -31,16 +31,22 @@ function NotFound() {
   );
 }
 
+/** ?version=N as a version number (anything else: none). */
+function versionOf(query: URLSearchParams): number | undefined {
+  const v = Number(query.get('version'));
+  return Number.isSafeInteger(v) && v > 0 ? v : undefined;
+}
+
 function consoleView(loc: Location) {
   const path = loc.path;
   if (path === '/console' || path === '/console/') return <Overview />;
   if (path.startsWith('/console/files')) return <Files path={pathAfter(path, '/console/files')} />;
-  if (path.startsWith('/console/file/')) return <FileView path={pathAfter(path, '/console/file')} />;
+  if (path.startsWith('/console/file/')) return <FileView path={pathAfter(path, '/console/file')} version={versionOf(loc.query)} />;
   if (path.startsWith('/console/history/')) return <History path={pathAfter(path, '/console/history')} />;
   if (path === '/console/changes') return <Changes />;
   if (path === '/console/deleted') return <DeletedFiles />;
   if (path === '/console/keys') return <Keys />;
-  if (path === '/console/shares') return <Shares />;
+  if (path === '/console/shares') return <Shares prefill={loc.query.get('path') ?? undefined} />;
   if (path === '/console/notifications') return <Notifications />;
   return <NotFound />;
 }

@@ -148,13 +148,20 @@ function VersionRow(props: {
       <span class="date">{formatDate(v.updatedAt)}</span>
       <span class="size">{v.deleted ? '' : formatSize(v.size)}</span>
       <span class="by">{v.by.label ?? ''}</span>
-      {here && !v.deleted && v.version !== props.current ? (
-        <button type="button" class="small" onClick={() => props.onRestore(v)} aria-label={`Restore version ${v.version}`}>
-          Restore…
-        </button>
-      ) : (
-        <span class="muted small">{here ? (v.version === props.current ? 'current' : '') : `at ${v.path}`}</span>
-      )}
+      <span class="row-actions">
+        {here && !v.deleted && (
+          <a href={`${fileHref(props.path)}?version=${v.version}`} aria-label={`View version ${v.version}`}>
+            View
+          </a>
+        )}
+        {here && !v.deleted && v.version !== props.current ? (
+          <button type="button" class="small" onClick={() => props.onRestore(v)} aria-label={`Restore version ${v.version}`}>
+            Restore…
+          </button>
+        ) : (
+          <span class="muted small">{here ? (v.version === props.current ? 'current' : '') : `at ${v.path}`}</span>
+        )}
+      </span>
     </div>
   );
 }
