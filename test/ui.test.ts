@@ -1,15 +1,131 @@
 /**
  * The web UI in a real browser (Debian's Chromium through playwright-core) against a real server
- * on SQLite: what a newcomer does, what the key form refuses, what agents' markdown cannot do, how
- * it looks at 375 px in dark mode, and the offline Lighthouse-style checks on every page.
+ * on SQLite: what a newcomer does (with the mouse, and with the keyboard only), what the key form
+ * refuses, what agents' markdown cannot do, how it looks at 375 px in dark mode, and the offline
+ * Lighthouse-style checks on every page.
  * (The 10,000-file and 10,000-version renders and the screenshots are in test/slow/ui-scale.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { accessibilityProblems, launchBrowser, startUiServer, watchedPage, type UiServer } from './helpers/browser.js';
 import { heavyBackends } from './helpers/backends.js';
-import { HOSTILE_MD, TODO_V1, TODO_V3, seedUiWorld, type UiWorld } from './helpers/ui-world.js';
+import { assertRing, focused, focusLandsOn, pressTo, pressUntil } from './helpers/keyboard.js';
+import { HOSTILE_MD, TODO_V1, TODO_V2, TODO_V3, seedUiWorld, type UiWorld } from './helpers/ui-world.js';
+
+// The keyboard-only newcomer's steps (page.keyboard only: no click, check or fill on an element;
+// focus gets everywhere by keys). Each step checks where focus went and that it can be seen.
+
+const DRAFTS = 150;
+const draft = (i: number) => `draft-${String(i).padStart(3, '0')}.md`;
+
+/** A new agent whose /notes holds 150 drafts and, last in the list, todo.md with three versions. */
+async function keyboardAgent(s: UiServer, name: string): Promise<string> {
+  const key = (await s.register(name)).apiKey;
+  const files = Array.from({ length: DRAFTS }, (_, i) => ({ path: `/notes/${draft(i)}`, content: `draft ${i}\n` }));
+  await s.ok(key, 'write_files', { files });
+  for (const content of [TODO_V1, TODO_V2, TODO_V3]) await s.ok(key, 'write', { path: '/notes/todo.md', content });
+  return key;
+}
+
+/** From the front page: the skip link, back to the header's Console link, the key typed, Enter. */
+async function signInByKeyboard(page: Page, key: string, agent: string): Promise<void> {
+  assertRing(await pressTo(page, 'Tab', 'Skip to content'));
+  await page.keyboard.press('Enter');
+  assert.equal((await focused(page)).tag, 'main', 'the skip link moves focus to the content');
+  assertRing(await pressTo(page, 'Shift+Tab', 'Console'));
+  await page.keyboard.press('Enter');
+  await focusLandsOn(page, 'Owner console');
+  assertRing(await pressTo(page, 'Tab', 'API key'));
+  await page.keyboard.type(key);
+  await page.keyboard.press('Enter');
+  // The form is replaced by the console: focus goes to its heading, not to <body>.
+  await focusLandsOn(page, agent);
+}
+
+/** The tree by keys: into the list's scroll box, Down into its rows, Enter; down a long list, End to its last row. */
+async function browseToTodo(page: Page): Promise<void> {
+  assertRing(await pressUntil(page, 'Browse files'));
+  await page.keyboard.press('Enter');
+  await focusLandsOn(page, 'Files');
+  // (Reading the page to know when it has loaded is fine: a person waits for it too.)
+  await page.getByRole('list', { name: 'Contents of /' }).waitFor();
+  assertRing(await pressUntil(page, 'Contents of /'));
+  assertRing(await pressTo(page, 'ArrowDown', 'notes/'));
+  await page.keyboard.press('Enter');
+  await focusLandsOn(page, 'notes/');
+  await page.getByRole('list', { name: 'Contents of /notes' }).waitFor();
+  await pressUntil(page, 'Contents of /notes');
+  await pressTo(page, 'ArrowDown', draft(0));
+  // Past the first screen: the window scrolls under the focused row and focus stays on a row.
+  for (let i = 1; i <= 20; i++) await pressTo(page, 'ArrowDown', draft(i));
+  const paged = await pressTo(page, 'PageDown', /^draft-\d{3}\.md$/);
+  assert.ok(Number(paged.name.slice(6, 9)) > 25, `Page Down went to ${paged.name}`);
+  await pressTo(page, 'Home', draft(0));
+  const last = await pressTo(page, 'End', 'todo.md');
+  assertRing(last);
+  assert.equal(last.list, 'Contents of /notes');
+  const rows = await page.locator('[role=listitem]').count();
+  assert.ok(rows < 40, `${rows} rows in the DOM for ${DRAFTS + 1} entries`);
+  await page.keyboard.press('Enter');
+  await focusLandsOn(page, 'todo.md');
+  await page.getByText('test it on 10,000 files').waitFor();
+  assertRing(await pressUntil(page, 'History'));
+  await page.keyboard.press('Enter');
+  await focusLandsOn(page, 'History of /notes/todo.md');
+  await page.getByRole('status').getByText('3 versions').waitFor();
+}
+
+/** Two versions picked (Tab to a radio group, Up/Down between rows, Space picks), compared, both layouts. */
+async function compareByKeyboard(page: Page): Promise<void> {
+  assertRing(await pressUntil(page, 'Compare to version 3'));
+  assert.equal((await pressTo(page, 'ArrowDown', 'Compare to version 2')).checked, false, 'Down moves, it does not pick');
+  await page.keyboard.press('Space');
+  assert.equal((await focused(page)).checked, true);
+  assertRing(await pressTo(page, 'Shift+Tab', 'Compare from version 2'));
+  await pressTo(page, 'ArrowDown', 'Compare from version 1');
+  await page.keyboard.press('Space');
+  assertRing(await pressUntil(page, 'Compare v1 → v2', { key: 'Shift+Tab' }));
+  await page.keyboard.press('Enter');
+  await page.getByRole('table', { name: 'Side-by-side diff' }).getByText('- ship it').waitFor();
+  assertRing(await pressUntil(page, 'Unified', { max: 3 }));
+  await page.keyboard.press('Space');
+  await page.getByRole('table', { name: 'Unified diff' }).getByText('- ship it').waitFor();
+  await pressTo(page, 'Shift+Tab', 'Side by side');
+  await page.keyboard.press('Enter');
+  await page.getByRole('table', { name: 'Side-by-side diff' }).waitFor();
+}
+
+/** Restore through the dialog: focus moves in, Escape cancels back to the opener, Tab stays inside, Enter confirms. */
+async function restoreByKeyboard(page: Page): Promise<void> {
+  assertRing(await pressUntil(page, 'Restore version 1'));
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Restore version 1?' });
+  await dialog.waitFor();
+  const inside = await focused(page);
+  assert.ok(inside.inDialog, `focus is on ${inside.tag} “${inside.name}”, outside the dialog`);
+  assertRing(inside);
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  const back = await focusLandsOn(page, 'Restore version 1');
+  assert.equal(back.list, 'Versions of /notes/todo.md', 'Escape gives focus back to the button that opened the dialog');
+  assertRing(back);
+
+  await page.keyboard.press('Enter');
+  await dialog.waitFor();
+  for (const key of ['Tab', 'Tab', 'Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+    await page.keyboard.press(key);
+    const f = await focused(page);
+    assert.ok(f.inDialog, `${key} left the open dialog for ${f.tag} “${f.name}”`);
+    assertRing(f);
+  }
+  const confirm = await pressUntil(page, 'Restore version 1', { max: 2 });
+  assert.ok(confirm.inDialog);
+  await page.keyboard.press('Enter');
+  await page.getByText('Restored version 1: it is now version 4.').waitFor();
+  await dialog.waitFor({ state: 'detached' });
+  await focusLandsOn(page, 'History of /notes/todo.md');
+}
 
 // One backend is enough for what a browser sees (the HTTP side runs on both: ui-http.test.ts);
 // SQLite in npm test, like the other heavy suites (helpers/backends.ts heavyBackends).
@@ -84,6 +200,85 @@ for (const backend of heavyBackends())
       assert.equal(v3.content, TODO_V3);
       assert.deepEqual(problems.console, []);
       assert.deepEqual(problems.errors, []);
+      await page.close();
+    });
+
+    it('keyboard only: a newcomer opens /, types a key, walks the virtual tree to a file, compares two versions and restores one', async () => {
+      const key = await keyboardAgent(s, 'Keyboard Kim');
+      const { page, problems } = await watchedPage(ctx);
+      await page.goto(`${s.url}/`);
+      await page.locator('main h1').first().waitFor();
+      await signInByKeyboard(page, key, 'Keyboard Kim');
+      await browseToTodo(page);
+      await compareByKeyboard(page);
+      await restoreByKeyboard(page);
+      // The tool endpoint agents use confirms it.
+      const now = await s.ok(key, 'read', { path: '/notes/todo.md' });
+      assert.equal(now.version, 4);
+      assert.equal(now.content, TODO_V1);
+      assert.deepEqual(problems.console, []);
+      assert.deepEqual(problems.errors, []);
+      await page.close();
+    });
+
+    it('the virtual list: Tab walks row to row past the first screen, and the focused row stays when the view scrolls away', async () => {
+      const key = await keyboardAgent(s, 'Scrolling Sam');
+      const { page, problems } = await signedIn(key);
+      await page.goto(`${s.url}/console/files/notes`);
+      await page.getByRole('link', { name: draft(0) }).waitFor();
+      await pressUntil(page, 'Contents of /notes');
+      await pressTo(page, 'ArrowDown', draft(0));
+      // Each row has one link: Tab goes through them in order, the window following.
+      for (let i = 1; i <= 30; i++) assertRing(await pressTo(page, 'Tab', draft(i)));
+      for (let i = 29; i >= 24; i--) await pressTo(page, 'Shift+Tab', draft(i));
+      // Scrolled far away (the wheel, a scrollbar): the focused row is kept, focus with it.
+      const box = page.getByRole('list', { name: 'Contents of /notes' });
+      await box.hover();
+      await page.mouse.wheel(0, 4000);
+      await page.waitForFunction(() => document.querySelector('.vlist')!.scrollTop > 3000);
+      const kept = await focused(page);
+      assert.equal(kept.name, draft(24));
+      assert.ok(await page.evaluate(() => document.activeElement?.isConnected && document.activeElement !== document.body));
+      assert.ok((await page.locator('[role=listitem]').count()) < 60);
+      // The next key carries on from it, and brings it back into view.
+      await pressTo(page, 'ArrowDown', draft(25));
+      const inView = await page.evaluate(() => {
+        const r = document.activeElement!.getBoundingClientRect();
+        const b = document.querySelector('.vlist')!.getBoundingClientRect();
+        return r.top >= b.top && r.bottom <= b.bottom;
+      });
+      assert.ok(inView, 'the newly focused row is scrolled into view');
+      assert.deepEqual(problems.console, []);
+      await page.close();
+    });
+
+    it('the history links each version to a view of it (?version=N); a file view’s Share… fills the share form', async () => {
+      const key = await keyboardAgent(s, 'Viewing Vic');
+      const { page, problems } = await signedIn(key);
+      await page.goto(`${s.url}/console/history/notes/todo.md`);
+      await page.getByRole('link', { name: 'View version 2' }).click();
+      await page.getByRole('heading', { name: 'todo.md at version 2' }).waitFor();
+      assert.equal(new URL(page.url()).search, '?version=2');
+      await page.getByRole('button', { name: 'Source' }).click();
+      const source = page.getByRole('region', { name: 'Source of /notes/todo.md' });
+      assert.equal((await source.locator('pre.source').innerText()).trim(), TODO_V2.trim());
+      await page.getByText('An earlier version, as it was then.').waitFor();
+      assert.match(await page.locator('main .meta').first().innerText(), /^version 2 · /);
+
+      await page.getByRole('link', { name: 'See the current version' }).click();
+      await page.getByRole('heading', { name: 'todo.md', exact: true }).waitFor();
+      await page.getByText('test it on 10,000 files').waitFor();
+      await page.getByRole('link', { name: 'Share /notes/todo.md' }).click();
+      await page.getByRole('heading', { name: 'Shares & links' }).waitFor();
+      assert.equal(await page.getByLabel('Path', { exact: true }).inputValue(), '/notes/todo.md');
+      await page.getByRole('button', { name: 'Create link' }).click();
+      await page.getByText('Link to /notes/todo.md created.').waitFor();
+      const shares = await s.ok(key, 'list_shares', { direction: 'outgoing' });
+      assert.deepEqual(
+        shares.items.map((x: any) => [x.kind, x.path]),
+        [['link', '/notes/todo.md']],
+      );
+      assert.deepEqual(problems.console, []);
       await page.close();
     });
 
@@ -214,11 +409,13 @@ for (const backend of heavyBackends())
         '/console/files',
         '/console/files/notes',
         '/console/file/src/parser.ts',
+        '/console/file/notes/todo.md?version=1',
         '/console/history/notes/todo.md',
         '/console/changes',
         '/console/deleted',
         '/console/keys',
         '/console/shares',
+        '/console/shares?path=%2Fnotes%2Ftodo.md',
         '/console/notifications',
       ];
       for (const path of pages) {

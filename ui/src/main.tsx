@@ -15,6 +15,7 @@ import { PostPage } from './pages/post';
 import { AgentPage, Communities, CommunityPage, Home } from './pages/public';
 import { Notifications, Shares } from './pages/shares';
 import { FileView, Files } from './pages/tree';
+import { focusHeadingWhenReady } from './focus';
 import { installLinkInterception, pathAfter, useLocation, type Location } from './router';
 
 const APP_PATHS = /^\/($|a\/|published\/|c($|\/)|posts\/|console($|\/)|l\/)/;
@@ -30,29 +31,44 @@ function NotFound() {
   );
 }
 
-function consoleView(path: string) {
+/** ?version=N as a version number (anything else: none). */
+function versionOf(query: URLSearchParams): number | undefined {
+  const v = Number(query.get('version'));
+  return Number.isSafeInteger(v) && v > 0 ? v : undefined;
+}
+
+function consoleView(loc: Location) {
+  const path = loc.path;
   if (path === '/console' || path === '/console/') return <Overview />;
   if (path.startsWith('/console/files')) return <Files path={pathAfter(path, '/console/files')} />;
-  if (path.startsWith('/console/file/')) return <FileView path={pathAfter(path, '/console/file')} />;
+  if (path.startsWith('/console/file/')) return <FileView path={pathAfter(path, '/console/file')} version={versionOf(loc.query)} />;
   if (path.startsWith('/console/history/')) return <History path={pathAfter(path, '/console/history')} />;
   if (path === '/console/changes') return <Changes />;
   if (path === '/console/deleted') return <DeletedFiles />;
   if (path === '/console/keys') return <Keys />;
-  if (path === '/console/shares') return <Shares />;
+  if (path === '/console/shares') return <Shares prefill={loc.query.get('path') ?? undefined} />;
   if (path === '/console/notifications') return <Notifications />;
   return <NotFound />;
 }
 
-function Console({ path }: { path: string }) {
+function Console({ loc }: { loc: Location }) {
   const key = useKey();
+  // Signing in (or the key ending) replaces the page under the focused control: focus goes to
+  // the new page's heading instead of falling to <body>.
+  const signedIn = useRef(key !== null);
+  useEffect(() => {
+    if (signedIn.current === (key !== null)) return;
+    signedIn.current = key !== null;
+    return focusHeadingWhenReady();
+  }, [key]);
   if (!key) return <KeyForm />;
-  return <ConsoleFrame path={path}>{consoleView(path)}</ConsoleFrame>;
+  return <ConsoleFrame path={loc.path}>{consoleView(loc)}</ConsoleFrame>;
 }
 
 function view(loc: Location) {
   const p = loc.path;
   if (p === '/') return <Home />;
-  if (p.startsWith('/console')) return <Console path={p} />;
+  if (p.startsWith('/console')) return <Console loc={loc} />;
   if (p.startsWith('/a/')) return <AgentPage slug={decodeURIComponent(p.split('/')[2] ?? '')} />;
   if (p.startsWith('/published/')) return <PublishedPage path={pathAfter(p, '')} />;
   if (p === '/c' || p === '/c/') return <Communities />;
@@ -68,17 +84,13 @@ function App() {
   useEffect(() => {
     // After a navigation inside the app (not on a page load, where the browser starts at the
     // top and Tab reaches the skip link), focus moves to the new page's heading, so keyboard
-    // and screen reader users land on it.
+    // and screen reader users land on it (once it shows: pages that load data render it later).
     if (first.current) {
       first.current = false;
       return;
     }
-    const h = document.querySelector<HTMLElement>('main h1');
-    if (h) {
-      h.tabIndex = -1;
-      h.focus({ preventScroll: true });
-    }
-  }, [loc.path]);
+    return focusHeadingWhenReady();
+  }, [loc.path, loc.query.toString()]);
   const inConsole = loc.path.startsWith('/console');
   return (
     <>
@@ -101,7 +113,9 @@ function App() {
           </a>
         </nav>
       </header>
-      <main id="main">{view(loc)}</main>
+      <main id="main" tabIndex={-1}>
+        {view(loc)}
+      </main>
       <footer class="foot muted small">
         Agents: <a href="/skill.md">/skill.md</a> · <a href="/openapi.json">OpenAPI</a> · content written by agents is shown as text, never run
       </footer>

@@ -44,6 +44,8 @@ export function installLinkInterception(isAppPath: (path: string) => boolean): v
     if (!a || a.target || a.hasAttribute('download')) return;
     const url = new URL(a.href, location.href);
     if (url.origin !== location.origin || !isAppPath(url.pathname) || url.searchParams.has('raw')) return;
+    // A link to a place on this page (the skip link): the browser scrolls there and moves focus.
+    if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
     event.preventDefault();
     navigate(url.pathname + url.search);
   });

@@ -122,9 +122,43 @@ export function Notice({ children, kind = 'ok' }: { children: ComponentChildren;
   );
 }
 
+const TABBABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex="0"]';
+
+/** Tab and Shift+Tab wrap around inside `box` (the page behind a modal dialog is inert). */
+export function trapTab(e: KeyboardEvent, box: HTMLElement): void {
+  if (e.key !== 'Tab') return;
+  const stops = Array.from(box.querySelectorAll<HTMLElement>(TABBABLE));
+  const first = stops[0];
+  const last = stops[stops.length - 1];
+  if (!first || !last) return;
+  const at = document.activeElement;
+  if (e.shiftKey ? at === first || !box.contains(at) : at === last || !box.contains(at)) {
+    e.preventDefault();
+    (e.shiftKey ? last : first).focus();
+  }
+}
+
 /**
- * A modal confirmation (the native <dialog>: focus moves into it, Escape cancels). `onConfirm`
- * may fail: its error shows in the dialog, which stays open.
+ * Focus back to the control that opened a dialog; to the page's heading when that control is gone
+ * or the dialog's action changed the page under it (a list reloads, a row goes away).
+ */
+function returnFocus(to: Element | null): void {
+  if (to instanceof HTMLElement && to.isConnected) {
+    to.focus();
+    return;
+  }
+  const h = document.querySelector<HTMLElement>('main h1');
+  if (h) {
+    h.tabIndex = -1;
+    h.focus();
+  }
+}
+
+/**
+ * A modal confirmation (the native <dialog>: focus moves into it, Escape cancels, the page behind
+ * is inert). Tab stays inside it while open; cancelled, it gives focus back to the control that
+ * opened it (confirmed, to the page's heading: the action changed the page). `onConfirm` may
+ * fail: its error shows in the dialog, which stays open.
  */
 export function ConfirmDialog(props: {
   title: string;
@@ -135,6 +169,10 @@ export function ConfirmDialog(props: {
   onClose: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // The control focused when the dialog was asked for: the button that opens it.
+  const opener = useRef<Element | null>(document.activeElement);
+  const done = useRef(false);
+  const finished = useRef(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
@@ -146,21 +184,40 @@ export function ConfirmDialog(props: {
     setError(null);
     try {
       await props.onConfirm();
-      ref.current?.close();
-      props.onClose();
+      done.current = true;
+      finish();
     } catch (err) {
       setError(asApiError(err));
     } finally {
       setBusy(false);
     }
   };
+  // Closing is synchronous (not left to the dialog's close event, a task later): a person who
+  // presses Escape and at once Enter on the opener gets the dialog again, not a stale close.
+  const finish = () => {
+    if (finished.current) return;
+    finished.current = true;
+    if (ref.current?.open) ref.current.close();
+    returnFocus(done.current ? null : opener.current);
+    props.onClose();
+  };
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onClose={props.onClose}>
+    <dialog
+      ref={ref}
+      class="dialog"
+      aria-labelledby="dialog-title"
+      onCancel={(e) => {
+        e.preventDefault();
+        finish();
+      }}
+      onClose={finish}
+      onKeyDown={(e) => trapTab(e, e.currentTarget)}
+    >
       <h2 id="dialog-title">{props.title}</h2>
       <div class="dialog-body">{props.children}</div>
       {error && <ErrorBox error={error} title="Not done" />}
       <div class="actions">
-        <button type="button" onClick={() => ref.current?.close()}>
+        <button type="button" onClick={finish}>
           Cancel
         </button>
         <button type="button" class={props.danger ? 'danger' : 'primary'} disabled={busy} onClick={confirm}>

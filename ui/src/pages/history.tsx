@@ -19,7 +19,7 @@ function LineNo({ n }: { n: number | null }) {
 
 function Unified({ lines }: { lines: DiffLine[] }) {
   return (
-    <div class="diff unified" role="table" aria-label="Unified diff">
+    <div class="diff unified" role="table" aria-label="Unified diff" tabIndex={0}>
       {lines.map((l, i) => (
         <div key={i} role="row" class={`dl ${l.kind}`}>
           <LineNo n={l.oldNo} />
@@ -39,7 +39,7 @@ function Unified({ lines }: { lines: DiffLine[] }) {
 function SideBySide({ lines }: { lines: DiffLine[] }) {
   const rows = sideBySide(lines);
   return (
-    <div class="diff split" role="table" aria-label="Side-by-side diff">
+    <div class="diff split" role="table" aria-label="Side-by-side diff" tabIndex={0}>
       {rows.map((r, i) =>
         r.hunk ? (
           <div key={i} role="row" class="dl hunk full">
@@ -148,13 +148,36 @@ function VersionRow(props: {
       <span class="date">{formatDate(v.updatedAt)}</span>
       <span class="size">{v.deleted ? '' : formatSize(v.size)}</span>
       <span class="by">{v.by.label ?? ''}</span>
-      {here && !v.deleted && v.version !== props.current ? (
-        <button type="button" class="small" onClick={() => props.onRestore(v)} aria-label={`Restore version ${v.version}`}>
-          Restore…
-        </button>
-      ) : (
-        <span class="muted small">{here ? (v.version === props.current ? 'current' : '') : `at ${v.path}`}</span>
-      )}
+      <span class="row-actions">
+        {here && !v.deleted && (
+          <a href={`${fileHref(props.path)}?version=${v.version}`} aria-label={`View version ${v.version}`}>
+            View
+          </a>
+        )}
+        {here && !v.deleted && v.version !== props.current ? (
+          <button type="button" class="small" onClick={() => props.onRestore(v)} aria-label={`Restore version ${v.version}`}>
+            Restore…
+          </button>
+        ) : (
+          <span class="muted small">{here ? (v.version === props.current ? 'current' : '') : `at ${v.path}`}</span>
+        )}
+      </span>
+    </div>
+  );
+}
+
+/** The columns' names, for the eye (each control in a row has its own label). */
+function VersionHead() {
+  return (
+    <div class="version-head" aria-hidden="true">
+      <span>From</span>
+      <span>To</span>
+      <span>Version</span>
+      <span>Change</span>
+      <span>When</span>
+      <span>Size</span>
+      <span>By key</span>
+      <span />
     </div>
   );
 }
@@ -204,19 +227,10 @@ export function History({ path }: { path: string }) {
         >
           Compare v{from ?? '?'} → v{to ?? '?'}
         </button>
-        <span class="muted small">Pick the two versions with the From and To buttons on each row.</span>
+        <span class="muted small">Pick two versions with each row's From and To (keyboard: ↑ and ↓ move between rows, Space picks).</span>
       </div>
       {compare && <DiffView path={path} from={compare.from} to={compare.to} />}
-      <div class="version-head" aria-hidden="true">
-        <span>From</span>
-        <span>To</span>
-        <span>Version</span>
-        <span>Change</span>
-        <span>When</span>
-        <span>Size</span>
-        <span>By key</span>
-        <span />
-      </div>
+      <VersionHead />
       {paged.items.length > 0 ? (
         <VirtualList
           items={paged.items}

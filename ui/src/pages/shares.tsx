@@ -20,9 +20,9 @@ function asError(err: unknown): ApiError {
   return err instanceof ApiError ? err : new ApiError('ERROR', String(err), 0);
 }
 
-function NewShare({ onDone }: { onDone: (msg: string) => void }) {
+function NewShare({ onDone, initialPath = '' }: { onDone: (msg: string) => void; initialPath?: string }) {
   const [kind, setKind] = useState<'agent' | 'link'>('link');
-  const [path, setPath] = useState('');
+  const [path, setPath] = useState(initialPath);
   const [withSlug, setWith] = useState('');
   const [permission, setPermission] = useState('read');
   const [days, setDays] = useState('7');
@@ -129,7 +129,8 @@ function ShareList({
   );
 }
 
-export function Shares() {
+/** `prefill`: the path a file's Share action opened this page for (?path=…), put in the form. */
+export function Shares({ prefill }: { prefill?: string }) {
   const [tick, setTick] = useState(0);
   const [done, setDone] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Share | null>(null);
@@ -137,6 +138,8 @@ export function Shares() {
     <section>
       <h1>Shares &amp; links</h1>
       <NewShare
+        key={prefill}
+        initialPath={prefill}
         onDone={(m) => {
           setDone(m);
           setTick((t) => t + 1);

@@ -1,7 +1,7 @@
 /** The console's file tree (virtualized, paged by the list tool's cursor) and a file's view. */
 import { tool } from '../api';
 import { FileBody, bytesOf, download } from '../components/Content';
-import { ErrorBox, Loading, useAsync, usePaged } from '../components/common';
+import { ErrorBox, Loading, Notice, useAsync, usePaged } from '../components/common';
 import { VirtualList } from '../components/VirtualList';
 import { baseName, formatDate, formatSize, parentOf, timeAgo } from '../format';
 import { encodePath } from '../router';
@@ -91,18 +91,39 @@ export function Files({ path }: { path: string }) {
   );
 }
 
-export function FileView({ path }: { path: string }) {
-  const stat = useAsync(() => tool<StatResult>('stat', { path }), [path]);
-  const read = useAsync(() => (stat.data?.type === 'file' ? tool<ReadResult>('read', { path }) : Promise.resolve(null)), [path, stat.data?.version]);
+export const sharesHref = (path: string) => `/console/shares?path=${encodeURIComponent(path)}`;
+
+function FileMeta({ s, old }: { s: StatResult; old: boolean }) {
+  return (
+    <p class="meta">
+      version {s.version}
+      {s.versionCount ? ` of ${s.versionCount}` : ''} · {formatSize(s.size)}
+      {s.lines !== null ? ` · ${s.lines} lines` : ''} · {old ? 'written' : 'modified'} {formatDate(s.updatedAt)}
+      {s.updatedBy?.label ? ` by key “${s.updatedBy.label}”` : ''}
+    </p>
+  );
+}
+
+/**
+ * A file: its current version, or with `version` (from ?version=N, the history's View links)
+ * that earlier version as it was, which stat and read give for a deleted file too.
+ */
+export function FileView({ path, version }: { path: string; version?: number }) {
+  const at = version === undefined ? {} : { version };
+  const stat = useAsync(() => tool<StatResult>('stat', { path, ...at }), [path, version]);
+  const read = useAsync(
+    () => (stat.data?.type === 'file' ? tool<ReadResult>('read', { path, ...at }) : Promise.resolve(null)),
+    [path, version, stat.data?.version],
+  );
   const save = async () => {
-    const r = await tool<ReadResult>('read', { path, encoding: 'base64' });
+    const r = await tool<ReadResult>('read', { path, ...at, encoding: 'base64' });
     download(baseName(path), bytesOf(r.content, 'base64'));
   };
   if (stat.error) {
     return (
       <section>
         <Breadcrumbs path={path} leafIsFile />
-        <ErrorBox error={stat.error} title={`Cannot open ${path}`} />
+        <ErrorBox error={stat.error} title={`Cannot open ${path}${version === undefined ? '' : ` at version ${version}`}`} />
         <p>
           Deleted? See <a href="/console/deleted">deleted files</a> or its <a href={historyHref(path)}>history</a>.
         </p>
@@ -110,24 +131,32 @@ export function FileView({ path }: { path: string }) {
     );
   }
   if (!stat.data) return <Loading what="file" />;
-  const s = stat.data;
+  const old = version !== undefined;
   return (
     <section class="file-view">
       <Breadcrumbs path={path} leafIsFile />
-      <h1>{baseName(path)}</h1>
-      <p class="meta">
-        version {s.version}
-        {s.versionCount ? ` of ${s.versionCount}` : ''} · {formatSize(s.size)}
-        {s.lines !== null ? ` · ${s.lines} lines` : ''} · modified {formatDate(s.updatedAt)}
-        {s.updatedBy?.label ? ` by key “${s.updatedBy.label}”` : ''}
-      </p>
+      <h1>
+        {baseName(path)}
+        {old ? ` at version ${version}` : ''}
+      </h1>
+      <FileMeta s={stat.data} old={old} />
+      {old && (
+        <Notice kind="warn">
+          An earlier version, as it was then. <a href={fileHref(path)}>See the current version</a> or restore this one from the history.
+        </Notice>
+      )}
       <div class="actions">
         <a class="button primary" href={historyHref(path)}>
           History
         </a>
         <button type="button" onClick={() => void save()}>
-          Download
+          Download{old ? ` version ${version}` : ''}
         </button>
+        {!old && (
+          <a class="button" href={sharesHref(path)} aria-label={`Share ${path}`}>
+            Share…
+          </a>
+        )}
       </div>
       {read.error && <ErrorBox error={read.error} />}
       {read.data ? (
