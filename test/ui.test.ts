@@ -313,6 +313,57 @@ for (const backend of heavyBackends())
       await page.close();
     });
 
+    it('the console reverts a changeset, undeletes a file, shares and revokes, marks notifications read: each asks first, the tools confirm', async () => {
+      const carol = await s.register('Carol Console');
+      await s.ok(carol.apiKey, 'write', { path: '/w/a.md', content: 'first\n' });
+      const edited = await s.ok(carol.apiKey, 'edit', { path: '/w/a.md', old_string: 'first', new_string: 'second' });
+      const { changeset } = await s.ok(carol.apiKey, 'list_changes', { limit: 1 }).then((r) => ({ changeset: r.changesets[0] }));
+      assert.equal(changeset.changesetId, edited.changesetId);
+      await s.ok(carol.apiKey, 'write', { path: '/w/gone.md', content: 'keep me\n' });
+      await s.ok(carol.apiKey, 'delete', { path: '/w/gone.md' });
+      await s.ok(w.bob.key, 'write', { path: '/x/for-carol.md', content: 'hi\n' });
+      await s.ok(w.bob.key, 'share', { path: '/x', with: carol.slug });
+      const { page, problems } = await signedIn(carol.apiKey);
+
+      await page.getByRole('link', { name: 'Changes', exact: true }).click();
+      await page.getByRole('button', { name: `Revert change ${changeset.seq}` }).click();
+      const revert = page.getByRole('dialog', { name: `Revert change #${changeset.seq}?` });
+      await revert.getByText('as at version 1').waitFor();
+      await revert.getByRole('button', { name: 'Revert', exact: true }).click();
+      await page.getByText(`Reverted change #${changeset.seq}`).waitFor();
+      assert.equal((await s.ok(carol.apiKey, 'read', { path: '/w/a.md' })).content, 'first\n');
+
+      await page.getByRole('link', { name: 'Deleted', exact: true }).click();
+      await page.getByRole('button', { name: 'Undelete /w/gone.md' }).click();
+      await page.getByRole('dialog', { name: 'Undelete /w/gone.md?' }).getByRole('button', { name: 'Undelete' }).click();
+      await page.getByText('/w/gone.md is back').waitFor();
+      assert.equal((await s.ok(carol.apiKey, 'read', { path: '/w/gone.md' })).content, 'keep me\n');
+
+      await page.getByRole('link', { name: 'Shares & links', exact: true }).click();
+      await page.getByLabel('Kind').selectOption('agent');
+      await page.getByLabel('Path').fill('/w');
+      await page.getByLabel('Agent (slug)').fill(w.bob.slug);
+      await page.getByRole('button', { name: 'Share', exact: true }).click();
+      await page.getByText(`/w shared with @${w.bob.slug} (read)`).waitFor();
+      const [made] = (await s.ok(carol.apiKey, 'list_shares', { direction: 'outgoing' })).items;
+      assert.equal(made.with.slug, w.bob.slug);
+      assert.equal(made.status, 'active');
+      await page.getByRole('button', { name: 'Revoke agent /w' }).click();
+      await page.getByRole('dialog', { name: 'Revoke this share?' }).getByRole('button', { name: 'Revoke' }).click();
+      await page.getByText(`Revoked: /w is no longer shared with @${w.bob.slug}`).waitFor();
+      assert.equal((await s.ok(carol.apiKey, 'list_shares', { direction: 'outgoing' })).items[0].status, 'revoked');
+
+      await page.getByRole('link', { name: 'Notifications', exact: true }).click();
+      await page.getByText(`from @${w.bob.slug}`).first().waitFor();
+      assert.ok((await s.ok(carol.apiKey, 'list_notifications', {})).unreadCount >= 1);
+      await page.getByRole('button', { name: 'Mark all read' }).click();
+      await page.getByText('0 unread').waitFor();
+      assert.equal((await s.ok(carol.apiKey, 'list_notifications', {})).unreadCount, 0);
+      assert.deepEqual(problems.console, []);
+      assert.deepEqual(problems.errors, []);
+      await page.close();
+    });
+
     it('a revoked key is refused with a clear message, on the form and when revoked mid-session', async () => {
       const doomed = await s.ok(w.alice.key, 'create_key', { label: 'doomed', preset: 'read-only' });
       await s.ok(w.alice.key, 'revoke_key', { keyId: doomed.keyId });

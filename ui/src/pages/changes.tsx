@@ -11,6 +11,16 @@ interface RevertPlan {
   entryCount: number;
 }
 
+/**
+ * What a path goes back to: the version it had before the changeset (the changeset's own entry:
+ * the dry run's fromVersion is the version the revert starts from, i.e. today's).
+ */
+function backTo(cs: Changeset, path: string): string {
+  const entry = cs.entries.find((e) => e.path === path);
+  if (!entry) return 'back as before this change';
+  return entry.fromVersion === null ? 'removed (it did not exist before)' : `as at version ${entry.fromVersion}`;
+}
+
 function RevertDialog({ cs, onDone, onClose }: { cs: Changeset; onDone: (msg: string) => void; onClose: () => void }) {
   const [plan, setPlan] = useState<RevertPlan | null>(null);
   const [conflict, setConflict] = useState<ApiError | null>(null);
@@ -41,7 +51,7 @@ function RevertDialog({ cs, onDone, onClose }: { cs: Changeset; onDone: (msg: st
         <ul class="plain small">
           {plan.entries.slice(0, 20).map((e) => (
             <li key={e.path}>
-              <code>{e.path}</code> → {e.fromVersion === null ? 'removed (it did not exist)' : `as at version ${e.fromVersion}`}
+              <code>{e.path}</code> → {backTo(cs, e.path)}
             </li>
           ))}
           {plan.entryCount > 20 && <li class="muted">… and {plan.entryCount - 20} more</li>}
