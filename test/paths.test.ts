@@ -62,6 +62,39 @@ const BAD_PATHS: Array<{ name: string; path: string; reason: RegExp }> = [
 ];
 
 describe('normalizePath (unit)', () => {
+  it('answers as the rules do for 20,000 random paths of names, dots, slashes and long segments (its fast path for normal ones included)', () => {
+    // The rules, written plainly: the reference the fast path must agree with.
+    const model = (p: string): string | 'invalid' => {
+      const out: string[] = [];
+      for (const seg of p.split('/')) {
+        if (seg === '' || seg === '.') continue;
+        if (seg === '..') {
+          if (!out.length) return 'invalid';
+          out.pop();
+        } else if (seg.length > MAX_SEGMENT_BYTES) return 'invalid';
+        else out.push(seg);
+      }
+      const n = '/' + out.join('/');
+      return n.length > MAX_PATH_BYTES ? 'invalid' : n;
+    };
+    let seed = 7;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const pieces = ['a', 'B9', '.', '..', '...', '.x', 'x.', '@', '+-_', '', 'z'.repeat(255), 'z'.repeat(256)];
+    for (let i = 0; i < 20_000; i++) {
+      const n = 1 + rand(6);
+      const path = '/' + Array.from({ length: n }, () => pieces[rand(pieces.length)]).join('/') + (rand(4) === 0 ? '/' : '');
+      const want = model(path);
+      let got: string;
+      try {
+        got = normalizePath(path);
+      } catch (err) {
+        assert.ok(err instanceof ToolError && err.code === 'INVALID_PATH');
+        got = 'invalid';
+      }
+      assert.equal(got, want, path);
+    }
+  });
+
   it('collapses ".", "//" and drops a trailing "/"', () => {
     assert.equal(normalizePath('/'), '/');
     assert.equal(normalizePath('//'), '/');

@@ -23,8 +23,17 @@ function invalid(input: string, reason: string, hint: string): ToolError {
   });
 }
 
+/**
+ * A path already in normal form whose every rule below holds by construction: ASCII names of 1 to
+ * 255 letters, digits and `._@+-` (not `.` or `..`), no empty segment, no trailing '/'. Most paths
+ * agents send look like this, and every tool call normalizes its paths (a mounted call three
+ * times), so these skip the NFC pass, the split and the byte counts.
+ */
+const ALREADY_NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._@+-]{1,255})+$/;
+
 /** Normalizes a client path, or throws INVALID_PATH saying exactly which rule it broke. */
 export function normalizePath(input: string, field = 'path'): string {
+  if (typeof input === 'string' && input.length <= MAX_PATH_BYTES && ALREADY_NORMAL.test(input)) return input;
   if (typeof input !== 'string' || input.length === 0) {
     throw invalid(String(input ?? ''), 'empty', `Give an absolute path such as "/notes/todo.md" in '${field}'.`);
   }
