@@ -5,33 +5,24 @@ import type { TransferStore } from './transfer.js';
 import type { VoteStore } from './votes.js';
 
 /**
- * Prunes expired idempotency rows (and, given the store's vote log, score changes past their
- * time; given its exports, links expired for a week) every `intervalMs` (and never twice at once: a slow prune
- * skips the ticks it overlaps). Errors are reported, not thrown: the next tick tries again.
- * The timer does not keep the process alive; `stop` ends it and waits for a prune under way.
+ * Runs `task` every `intervalMs`, never twice at once (a slow run skips the ticks it overlaps).
+ * Errors are reported, not thrown: the next tick tries again. The timer does not keep the process
+ * alive; `stop` ends it and waits for a run under way.
  */
-export function startIdempotencyPruning(
-  store: Pick<IdempotencyStore, 'pruneIdempotency'> & Partial<Pick<VoteStore, 'pruneVoteLog'>> & Partial<Pick<TransferStore, 'pruneExports'>>,
-  opts: { intervalMs: number; clock?: () => number; onError?: (err: unknown) => void },
-): { stop(): Promise<void> } {
-  const clock = opts.clock ?? Date.now;
+function every(intervalMs: number, task: () => Promise<unknown>, onError?: (err: unknown) => void): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running) return;
-    const now = clock();
-    running = store
-      .pruneIdempotency(now)
-      .then(() => store.pruneVoteLog?.(now))
-      .then(() => store.pruneExports?.(now))
+    running = task()
       .then(
         () => undefined,
-        (err) => opts.onError?.(err),
+        (err) => onError?.(err),
       )
       .finally(() => {
         running = null;
       });
   };
-  const timer = setInterval(tick, opts.intervalMs);
+  const timer = setInterval(tick, intervalMs);
   timer.unref();
   return {
     async stop() {
@@ -39,6 +30,27 @@ export function startIdempotencyPruning(
       await running;
     },
   };
+}
+
+/**
+ * Prunes expired idempotency rows (and, given the store's vote log, score changes past their
+ * time; given its exports, links expired for a week) every `intervalMs` (see `every`).
+ */
+export function startIdempotencyPruning(
+  store: Pick<IdempotencyStore, 'pruneIdempotency'> & Partial<Pick<VoteStore, 'pruneVoteLog'>> & Partial<Pick<TransferStore, 'pruneExports'>>,
+  opts: { intervalMs: number; clock?: () => number; onError?: (err: unknown) => void },
+): { stop(): Promise<void> } {
+  const clock = opts.clock ?? Date.now;
+  return every(
+    opts.intervalMs,
+    async () => {
+      const now = clock();
+      await store.pruneIdempotency(now);
+      await store.pruneVoteLog?.(now);
+      await store.pruneExports?.(now);
+    },
+    opts.onError,
+  );
 }
 
 /**
@@ -79,25 +91,12 @@ export function startPlannerStats(
   store: { refreshPlannerStats(): Promise<string[]> },
   opts: { intervalMs: number; onAnalyzed?: (tables: string[]) => void; onError?: (err: unknown) => void },
 ): { stop(): Promise<void> } {
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    if (running) return;
-    running = store
-      .refreshPlannerStats()
-      .then((tables) => {
-        if (tables.length) opts.onAnalyzed?.(tables);
-      })
-      .catch((err) => opts.onError?.(err))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, opts.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return every(
+    opts.intervalMs,
+    async () => {
+      const tables = await store.refreshPlannerStats();
+      if (tables.length) opts.onAnalyzed?.(tables);
     },
-  };
+    opts.onError,
+  );
 }
