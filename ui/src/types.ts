@@ -1,6 +1,12 @@
 // The tools' results are the generated client's types (src/client/tools.generated.ts, from the
 // registry's output schemas): the console cannot drift from what the server answers.
-import type { GetKeyInfoOutput, ListChangesOutput, ListKeysOutput, ListVersionsOutput } from '../../src/client/tools.generated';
+import type {
+  BrowsePublishedOutput,
+  GetKeyInfoOutput,
+  ListChangesOutput,
+  ListKeysOutput,
+  ListVersionsOutput,
+} from '../../src/client/tools.generated';
 
 /** The tool results the UI reads (the fields it uses; /skill.md has them all). */
 export interface Who {
@@ -20,20 +26,7 @@ export interface Profile extends Who {
   trust: string;
 }
 
-export interface PublishedItem {
-  publishedId: string;
-  author: Who;
-  title: string;
-  description: string;
-  tags: string[];
-  path: string;
-  publicPath: string;
-  version: number | null;
-  size: number;
-  publishedAt: string;
-  copies: number;
-  trust: string;
-}
+export type PublishedItem = BrowsePublishedOutput['items'][number];
 
 export interface Community {
   name: string;
