@@ -15,11 +15,14 @@
 //     SQLite first as deployed (no planner statistics: nothing runs ANALYZE), then after ANALYZE
 //     and a restart; PostgreSQL after ANALYZE and a restart. A call over 5 s is cut short.
 //  3. Write overhead: the same write load (a separate load-generator process, autocannon, 50
-//     connections) against this build and against the build of `--baseline` (default: the parent
-//     of the commit that added the search index), fresh database each run, builds alternating,
-//     `--write-rounds` rounds. Server CPU per call is the whole server process's CPU (/proc) from
-//     the start of the measured run until the search outbox is empty again (so the background
-//     indexer's work for every measured write is counted; the baseline has none), over the calls.
+//     connections) against this build and against `--baseline`: by default `no-search`, this
+//     commit built without indexing files (the one line of the commit program that queues them
+//     removed; see ensureBaseline), or `pre-search` (the parent of the commit that added the search
+//     index; it also lacks everything added since), or any commit. Fresh database each run, builds
+//     alternating, `--write-rounds` rounds. CPU per call is the whole server process's CPU (/proc)
+//     plus, on PostgreSQL, its backends' (issue 18's measure), from the start of the measured run
+//     until the search outbox is empty again (so the background indexer's work for every measured
+//     write is counted), over the calls.
 // GNU: the same tree written to a temp dir; `LC_ALL=C grep -rl <word> .` median of `--grep-runs`
 // after a warm-up run (warm page cache).
 //
@@ -505,15 +508,34 @@ function defaultBaseline() {
   return 'd66b493';
 }
 
-function ensureBaseline(commit) {
-  const dir = path.join(os.tmpdir(), `afs-search-baseline-${commit}`);
+/**
+ * The line of the commit program that queues a commit's files for the search index. The
+ * `no-search` baseline is this very commit built without it: every write, commit and background
+ * loop as here, only no file reaches the outbox or the index (the indexer then finds nothing to do).
+ */
+const QUEUE_FILES_LINE = "if (c.state.kind === 'file' || (c.state.kind === 'deleted' && c.state.was === 'file')) searchPaths.push(c.path);";
+
+function ensureBaseline(baseline) {
+  const noSearch = baseline === 'no-search';
+  const commit = noSearch ? gitHead() : baseline;
+  const dir = path.join(os.tmpdir(), `afs-search-baseline-${noSearch ? `nosearch-${commit}` : commit}`);
   const server = path.join(dir, 'dist/src/server.js');
   if (fs.existsSync(server)) return { dir, server };
-  log(`baseline: building ${commit} in ${dir} (git archive, npm ci, npm run build; once)`);
+  log(`baseline: building ${noSearch ? `${commit} without indexing files` : commit} in ${dir} (git archive, npm ci, npm run build; once)`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const tar = execFileSync('git', ['archive', commit], { cwd: ROOT, maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  if (noSearch) {
+    const file = path.join(dir, 'src/store/commit-program.ts');
+    const text = fs.readFileSync(file, 'utf8');
+    if (!text.includes(QUEUE_FILES_LINE)) {
+      throw new Error(
+        `no-search baseline: src/store/commit-program.ts no longer has the line that queues files for search; update QUEUE_FILES_LINE in bench/search.mjs`,
+      );
+    }
+    fs.writeFileSync(file, text.replace(QUEUE_FILES_LINE, '// (bench: files not queued for search)'));
+  }
   // The same lockfile and patch script as here: a copy of node_modules is what npm ci would install.
   const same = (f) => fs.existsSync(path.join(dir, f)) && fs.readFileSync(path.join(dir, f), 'utf8') === fs.readFileSync(path.join(ROOT, f), 'utf8');
   if (same('package-lock.json') && same('scripts/patch-just-bash.mjs') && fs.existsSync(path.join(ROOT, 'node_modules'))) {
@@ -522,6 +544,22 @@ function ensureBaseline(commit) {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   return { dir, server };
 }
+
+function gitHead() {
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+  if (git('status', '--porcelain', '--untracked-files=no', '--', 'src')) {
+    throw new Error('no-search baseline: src/ has uncommitted changes; the baseline is built from HEAD, so commit them first');
+  }
+  return git('rev-parse', '--short', 'HEAD');
+}
+
+const baselineText = (b) =>
+  b === 'no-search'
+    ? "this same commit built without indexing files (the commit program's line that queues changed files for search removed: every write, commit and background loop as here, no file reaches the outbox or the index)"
+    : `the build of ${b}`;
 
 /** Like server-process.mjs's startServer, for any build's server.js. */
 const startBuild = (serverJs, cwd, env) => startServer(env, { serverJs, cwd });
@@ -554,6 +592,9 @@ async function writeRun(backend, build, variant) {
     const drainMs = build.search ? await drained(db, { everyMs: 25 }) : 0;
     await sleep(200);
     const cpu = cpuOf(server.proc.pid) - start.cpu;
+    // The two builds differ in what they claim to: files indexed after, none before.
+    const [[indexed]] = await db.query(`SELECT COUNT(*) FROM search_docs WHERE type = 'file'`);
+    if (Number(indexed) > 0 !== build.search) throw new Error(`${backend} ${build.name} ${variant}: ${indexed} files indexed`);
     const dbCpu = backend === 'postgres' ? postgresCpu() - start.db : null;
     if (reply.errors) throw new Error(`${backend} ${build.name} ${variant}: ${reply.errors} errors, e.g. ${reply.sample}`);
     return {
@@ -590,15 +631,19 @@ async function writeBackend(backend, builds) {
   }
   return variants.map((variant) => {
     const med = (build, k) => median(runs[`${variant} ${build}`].map((x) => x[k]).filter((x) => x != null));
-    const before = med('before', 'cpuUs');
-    const after = med('after', 'cpuUs');
+    // The bar counts PostgreSQL's backends too (a commit's outbox row and the indexer's upserts are theirs).
+    const total = (build) => median(runs[`${variant} ${build}`].map((x) => x.cpuUs + (x.dbCpuUs ?? 0)));
+    const before = total('before');
+    const after = total('after');
     return {
       backend,
       variant,
       before,
       after,
-      beforeRuns: runs[`${variant} before`].map((x) => x.cpuUs),
-      afterRuns: runs[`${variant} after`].map((x) => x.cpuUs),
+      beforeRuns: runs[`${variant} before`].map((x) => x.cpuUs + (x.dbCpuUs ?? 0)),
+      afterRuns: runs[`${variant} after`].map((x) => x.cpuUs + (x.dbCpuUs ?? 0)),
+      serverBefore: med('before', 'cpuUs'),
+      serverAfter: med('after', 'cpuUs'),
       dbBefore: backend === 'postgres' ? med('before', 'dbCpuUs') : null,
       dbAfter: backend === 'postgres' ? med('after', 'dbCpuUs') : null,
       rpsBefore: med('before', 'rps'),
@@ -677,19 +722,19 @@ function report({ grep, searches, writes, baseline, startedAt, elapsedS, treeByt
   if (writes.length) {
     L.push(
       '',
-      `**Indexing overhead on \`write\`.** The same write load against this build ("after") and the build of ${baseline} ("before": the parent of the commit that added search), ` +
+      `**Indexing overhead on \`write\`.** The same write load against this build ("after") and ${baselineText(baseline)} ("before"), ` +
         `${opts.connections} connections from a separate load-generator process (bench/search-writeload.mjs), ${opts['write-warmup']} s warm-up + ${opts['write-seconds']} s measured, ` +
-        `fresh database per run, ${opts['write-rounds']} rounds alternating which build runs first; medians. Server CPU per call = the whole server process's CPU (/proc, user + system) ` +
-        'from the start of the measured run until the search outbox is empty again (the background indexer runs in the server process: its work for every measured write is ' +
+        `fresh database per run, ${opts['write-rounds']} rounds alternating which build runs first; medians. CPU per call = the whole server process's CPU (/proc, user + system) ` +
+        "plus, on PostgreSQL, its backends' CPU, from the start of the measured run until the search outbox is empty again (the background indexer runs in the server process: its work for every measured write is " +
         'counted, plus the warm-up\'s last unindexed writes), over the measured calls. "words": 1 KB of words to one of 2,000 paths (each write is a file to tokenize and index); ' +
         '"scenario": npm run bench\'s `write` (1 KB of filler, ~30 tokens, to one of 4 paths).',
       '',
-      `| Backend | load | server CPU µs/call before | after | overhead | runs before / after (µs) | PostgreSQL CPU µs/call before / after | req/s before / after | outbox empty after the run | ≤ +${TARGET_WRITE_CPU * 100}% |`,
-      '|---|---|---|---|---|---|---|---|---|---|',
+      `| Backend | load | CPU µs/call before (server + PostgreSQL) | after | overhead | runs before / after (µs) | server CPU µs/call before / after | PostgreSQL CPU µs/call before / after | req/s before / after | outbox empty after the run | ≤ +${TARGET_WRITE_CPU * 100}% |`,
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...writes.map(
         (w) =>
           `| ${w.backend} | ${w.variant} | ${f0(w.before)} | ${f0(w.after)} | ${w.overhead >= 0 ? '+' : ''}${(w.overhead * 100).toFixed(1)}% | ${w.beforeRuns.map(f0).join(', ')} / ${w.afterRuns.map(f0).join(', ')} | ` +
-          `${w.dbBefore == null ? '—' : `${f0(w.dbBefore)} / ${f0(w.dbAfter)}`} | ${f0(w.rpsBefore)} / ${f0(w.rpsAfter)} | ≤ ${f0(w.drainMs)} ms | ${w.overhead <= TARGET_WRITE_CPU ? 'yes' : '**no**'} |`,
+          `${f0(w.serverBefore)} / ${f0(w.serverAfter)} | ${w.dbBefore == null ? '—' : `${f0(w.dbBefore)} / ${f0(w.dbAfter)}`} | ${f0(w.rpsBefore)} / ${f0(w.rpsAfter)} | ≤ ${f0(w.drainMs)} ms | ${w.overhead <= TARGET_WRITE_CPU ? 'yes' : '**no**'} |`,
       ),
     );
   }
@@ -712,7 +757,7 @@ async function main() {
     for (const [w, g] of Object.entries(grep)) log(`grep -rl ${w}: ${f1(g.ms)} ms, ${g.files} files`);
     for (const b of BACKENDS) searches.push(await searchBackend(b, files, posts));
   }
-  const baseline = opts.baseline ?? defaultBaseline();
+  const baseline = opts.baseline === 'pre-search' ? defaultBaseline() : (opts.baseline ?? 'no-search');
   if (!opts['skip-write']) {
     const base = ensureBaseline(baseline);
     const builds = [
