@@ -148,6 +148,10 @@ for (const backend of backends()) {
         const inBatch = await post([message]);
         assert.equal(alone.status, 200);
         assert.equal(inBatch.status, 200);
+        assert.match(alone.headers.get('content-type') ?? '', /^application\/json/);
+        // The fast path writes its JSON itself: structuredContent is the text's own JSON, byte for byte.
+        if (alone.body.result?.structuredContent)
+          assert.deepEqual(alone.body.result.structuredContent, JSON.parse(alone.body.result.content[0].text));
         // Timestamps of a read (accessedAt and the like) may differ by a millisecond; nothing else.
         const norm = (b: any) => JSON.parse(JSON.stringify(b).replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T'));
         assert.deepEqual(norm(alone.body), norm(inBatch.body[0]), `${name} ${JSON.stringify(args)}`);
