@@ -10,7 +10,7 @@ import type { AddCommentOutcome, CommentRecord } from '../store/comments.js';
 import type { PostRecord } from '../store/posts.js';
 import { commentIdField, commentNotFound, commentShape, commentView, postIdField, postNotFound, visiblePost } from './community-common.js';
 import { mutationOutputOf, outputOf } from './output-shapes.js';
-import { CURSOR_TTL_MS, SNAPSHOT_SLACK_MS } from './post-ranking.js';
+import { CURSOR_TTL_MS, SNAPSHOT_SLACK_MS, snapshotTime } from './post-ranking.js';
 import { contentHash, mentionNotices } from './posts.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { cursorOf, limitOf, listFields, nextCursorField, takeAction, textField } from './social-common.js';
@@ -185,7 +185,7 @@ const listComments = defineTool({
     // The thread as of the first page's time, carried in the cursor (as hot lists, tools/post-ranking.ts):
     // comments written since are left out, and top ranks by the scores of then (less the slack).
     const cur = cursorOf(list, input.cursor, ['s', 'n']);
-    const pageTimeMs = (cur?.[1] as number | undefined) ?? Date.now();
+    const pageTimeMs = (cur?.[1] as number | undefined) ?? (await snapshotTime());
     const asOfMs = pageTimeMs - SNAPSHOT_SLACK_MS;
     if (Date.now() - pageTimeMs > CURSOR_TTL_MS) {
       throw new ToolError('INVALID_INPUT', "'cursor' is over an hour old. Omit it to start over.", { field: 'cursor' });

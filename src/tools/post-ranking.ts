@@ -6,9 +6,16 @@
  * since T for one voted on since (few: the votes of the walk's own duration, read from the vote
  * log). Every page of one walk therefore cuts the same order, whatever changed meanwhile.
  *
- * What is left: a vote takes its time holding the post's row (store/votes.ts), so only a vote
- * between those few statements and its commit while a first page is read can rank one way on
- * that page and the other on the next (a window of milliseconds). SNAPSHOT_SLACK_MS would close
+ * T is a millisecond, and a vote stamped with T itself counts as before it: so a first page is
+ * read only once the clock has left T (snapshotTime, ≤ ~1 ms). Every vote stamped T or earlier has
+ * then committed on SQLite (a vote is stamped and committed in one synchronous group-commit flush),
+ * and every later one is stamped after T and undone on every page. Before this, a vote cast in
+ * the first page's millisecond after its read counted as before T on the next pages only, and
+ * could move a post across the cursor (seen once in CI).
+ *
+ * What is left, on PostgreSQL: a vote takes its time holding the post's row (store/votes.ts), so
+ * a vote between those few statements and its commit while a first page is read can rank one way
+ * on that page and the other on the next (a window of milliseconds). SNAPSHOT_SLACK_MS would close
  * it by ranking every first page by the scores of that long ago; 0 keeps "I voted, the list shows
  * it" true at once.
  *
@@ -24,6 +31,13 @@ import type { ToolContext } from './registry.js';
 export const SNAPSHOT_SLACK_MS = 0;
 export const CURSOR_TTL_MS = 60 * 60 * 1000;
 export const MAX_CHANGED = 5_000;
+
+/** A walk's time T: now, answered once the clock has left that millisecond (see above). */
+export async function snapshotTime(): Promise<number> {
+  const t = Date.now();
+  while (Date.now() <= t) await new Promise((resolve) => setTimeout(resolve, 1));
+  return t;
+}
 
 export interface Ranked {
   post: PostRecord;

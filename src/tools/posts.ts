@@ -17,7 +17,7 @@ import {
   type Attachment,
 } from './attachments.js';
 import type { PostRecord } from '../store/posts.js';
-import { SNAPSHOT_SLACK_MS, rankedPage } from './post-ranking.js';
+import { SNAPSHOT_SLACK_MS, rankedPage, snapshotTime } from './post-ranking.js';
 import {
   bannedFrom,
   communityNameField,
@@ -240,7 +240,7 @@ const listPosts = defineTool({
     const ranked = input.sort !== 'new';
     // hot and top page a snapshot (tools/post-ranking.ts): its time rides in the cursor.
     const cur = cursorOf(list, input.cursor, ranked ? ['n', 's', 'n'] : ['n', 's']);
-    const pageTimeMs = ranked ? ((cur?.[2] as number | undefined) ?? Date.now()) : null;
+    const pageTimeMs = ranked ? ((cur?.[2] as number | undefined) ?? (await snapshotTime())) : null;
     const asOfMs = pageTimeMs === null ? null : pageTimeMs - SNAPSHOT_SLACK_MS;
     const pinsFirst = c !== null && input.sort === 'hot' && author === null && input.tag === undefined;
     const pinned = pinsFirst && !cur ? await ctx.store.pinnedPosts(c.id, ctx.auth.agentId) : [];
