@@ -28,7 +28,7 @@ import { contentHash, countLines } from '../dist/src/core/text.js';
 import { loadConfig } from '../dist/src/config.js';
 import { openStore } from '../dist/src/store/open.js';
 import { gitRev, register } from './common.mjs';
-import { cpuOf, startServer } from './server-process.mjs';
+import { cpuOf, postgresCpu, startServer } from './server-process.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const DOCS = path.join(path.dirname(BENCH_DIR), 'docs/benchmarks.md');
@@ -61,19 +61,6 @@ const median = (xs) => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-
-/** CPU seconds of PostgreSQL's processes (its backends serve the server's queries). */
-function postgresCpu() {
-  let total = 0;
-  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(pid);
-    } catch {
-      /* gone */
-    }
-  }
-  return total;
-}
 
 async function pgQuery(url, q) {
   const c = new pg.Client({ connectionString: url });

@@ -41,7 +41,7 @@ import { ftsQuery, parseQuery, tsQuery } from '../dist/src/core/search-text.js';
 import { SqliteStore } from '../dist/src/store/sqlite.js';
 import { PostgresStore } from '../dist/src/store/postgres.js';
 import { callTool as call, commitTree, gitRev, register } from './common.mjs';
-import { cpuOf, startServer } from './server-process.mjs';
+import { cpuOf, postgresCpu, startServer } from './server-process.mjs';
 import { FILES, RARE_IDENTIFIER, VOCAB, makePosts, makeTree } from './search-corpus.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -116,19 +116,6 @@ async function quiet(pid) {
     await sleep(500);
     if (cpuOf(pid) - c < 0.01) return;
   }
-}
-
-/** CPU seconds of PostgreSQL's processes (its backends run the queries and the index upkeep). */
-function postgresCpu() {
-  let total = 0;
-  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(pid);
-    } catch {
-      /* gone */
-    }
-  }
-  return total;
 }
 
 /** A fresh database: a temp dir (SQLite) or a database of our own (PostgreSQL); query() reads it from outside the server. */

@@ -64,3 +64,16 @@ export function cpuOf(pid) {
     return 0;
   }
 }
+
+/** CPU seconds of PostgreSQL's processes (its backends run the server's queries): issue 18 counts them per call. */
+export function postgresCpu() {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(pid);
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
