@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { cpuOf, postgresCpu } from './server-process.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH_DIR);
@@ -370,9 +371,17 @@ async function runBackend(backend, opts) {
     gen.once('message', resolve);
     gen.once('exit', (code) => reject(new Error(`load generator exited (${code}) without a result`)));
   });
+  // Issue 18's measure: the server's CPU (all its threads: bash workers, checkpointer) plus, on
+  // PostgreSQL, its backends', over the whole run, per call.
+  const cpuBefore = { server: cpuOf(child.pid), db: backend === 'postgres' ? postgresCpu() : 0 };
   gen.send({ port, agents, connections: opts.connections, durationS: opts.durationS, mix: opts.mix });
   const msg = await reply;
   if (!msg.ok) throw new Error(`load generator failed: ${msg.error}`);
+  const calls = msg.result.ops.reduce((a, o) => a + o.requests, 0);
+  const cpuUs = {
+    server: ((cpuOf(child.pid) - cpuBefore.server) / calls) * 1e6,
+    db: backend === 'postgres' ? ((postgresCpu() - cpuBefore.db) / calls) * 1e6 : null,
+  };
   const rssAfter = vmRssMb(child.pid);
   const loadAfter = os.loadavg();
   const alive =
@@ -387,7 +396,7 @@ async function runBackend(backend, opts) {
     const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => (clearTimeout(t), r()));
   });
-  return { backend, label: storage.label, ...msg.result, rssBefore, rssAfter, loadBefore, loadAfter, alive };
+  return { backend, label: storage.label, ...msg.result, rssBefore, rssAfter, loadBefore, loadAfter, alive, cpuUs };
 }
 
 function table(results, opts) {
@@ -416,12 +425,14 @@ function table(results, opts) {
     );
   }
   lines.push('');
-  lines.push('| Backend | Errors other than EDIT_CONFLICT | Server RSS before → after | Load average before → after (1 min) | Server up after |');
-  lines.push('|---|---:|---|---|---|');
+  lines.push(
+    '| Backend | Errors other than EDIT_CONFLICT | CPU µs per call, server + PostgreSQL (mix average) | Server RSS before → after | Load average before → after (1 min) | Server up after |',
+  );
+  lines.push('|---|---:|---|---|---|---|');
   for (const r of results) {
     const errors = r.ops.reduce((a, o) => a + o.errors, 0);
     lines.push(
-      `| ${r.label} | ${errors} | ${r.rssBefore} MB → ${r.rssAfter} MB | ${r.loadBefore[0].toFixed(2)} → ${r.loadAfter[0].toFixed(2)} | ${r.alive ? 'yes' : 'NO'} |`,
+      `| ${r.label} | ${errors} | ${f(r.cpuUs.server + (r.cpuUs.db ?? 0))}${r.cpuUs.db === null ? '' : ` (${f(r.cpuUs.server)} + ${f(r.cpuUs.db)})`} | ${r.rssBefore} MB → ${r.rssAfter} MB | ${r.loadBefore[0].toFixed(2)} → ${r.loadAfter[0].toFixed(2)} | ${r.alive ? 'yes' : 'NO'} |`,
     );
   }
   return lines.join('\n');
