@@ -20,6 +20,13 @@ export function prng(seed) {
 }
 
 /** The commit measured, marked when src/ has uncommitted changes. */
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
 export function gitRev() {
   try {
     const git = (...args) =>

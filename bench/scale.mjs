@@ -27,7 +27,7 @@ import { PRESETS } from '../dist/src/core/scopes.js';
 import { contentHash, countLines } from '../dist/src/core/text.js';
 import { loadConfig } from '../dist/src/config.js';
 import { openStore } from '../dist/src/store/open.js';
-import { gitRev, register } from './common.mjs';
+import { gitRev, median, register } from './common.mjs';
 import { cpuOf, postgresCpu, startServer } from './server-process.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -56,11 +56,6 @@ const FILES_PER_DIR = 100;
 const SCENARIOS = opts.scenarios.split(',');
 const f0 = (x) => Math.round(x).toLocaleString('en-US');
 const log = (m) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 async function pgQuery(url, q) {
   const c = new pg.Client({ connectionString: url });

@@ -40,7 +40,7 @@ import { hotRank } from '../dist/src/core/ranking.js';
 import { ftsQuery, parseQuery, tsQuery } from '../dist/src/core/search-text.js';
 import { SqliteStore } from '../dist/src/store/sqlite.js';
 import { PostgresStore } from '../dist/src/store/postgres.js';
-import { callTool as call, commitTree, gitRev, register } from './common.mjs';
+import { callTool as call, commitTree, gitRev, median, register } from './common.mjs';
 import { cpuOf, postgresCpu, startServer } from './server-process.mjs';
 import { FILES, RARE_IDENTIFIER, VOCAB, makePosts, makeTree } from './search-corpus.mjs';
 
@@ -99,11 +99,6 @@ const QUERIES = [
 
 // ---------------------------------------------------------------- helpers
 const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const f1 = (n) => (n == null ? '—' : n.toFixed(1));
 const f0 = (n) => (n == null ? '—' : Math.round(n).toLocaleString('en'));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -58,6 +58,20 @@ const duSizes: Normalizer = (s) => s.replace(/^[^\t\n]+\t/gm, '<size>\t');
 
 const C = (family: string, cmds: string[], opts: Omit<Case, 'family' | 'cmd'> = {}): Case[] => cmds.map((cmd) => ({ family, cmd, ...opts }));
 
+/** stat over the shared fixture: here, and first in bash-gnu-ls.test.ts's own stat cases. */
+export const STAT_COMMANDS = [
+  "stat -c '%n %s' README.md",
+  "stat -c '%s' empty.txt nonl.txt",
+  "stat -c '%y' README.md",
+  "stat -c '%n %F' README.md docs",
+  "stat -c '%a %A' README.md",
+  'stat -c %Y README.md',
+  'stat nosuch',
+  "stat -c '%n: %s bytes' 'docs/notes/todo list.txt'",
+  "stat --format='%s %n' data/items.json",
+  "stat -c '%F' docs empty.txt",
+];
+
 export const CASES: Case[] = [
   // grep: single files (deterministic order)
   ...C('grep', [
@@ -376,18 +390,7 @@ export const CASES: Case[] = [
   ]),
 
   // stat
-  ...C('stat', [
-    "stat -c '%n %s' README.md",
-    "stat -c '%s' empty.txt nonl.txt",
-    "stat -c '%y' README.md",
-    "stat -c '%n %F' README.md docs",
-    "stat -c '%a %A' README.md",
-    'stat -c %Y README.md',
-    'stat nosuch',
-    "stat -c '%n: %s bytes' 'docs/notes/todo list.txt'",
-    "stat --format='%s %n' data/items.json",
-    "stat -c '%F' docs empty.txt",
-  ]),
+  ...C('stat', STAT_COMMANDS),
   ...C('stat', ['stat README.md', 'stat docs', 'stat empty.txt'], { norm: statLayout, group: 'stat (layout)' }),
 
   // du

@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
+import { STAT_COMMANDS } from './bash-diff-cases.js';
 import { gnu, listTree, mirrorTimes, requireGnu } from '../helpers/gnu-oracle.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { generateTree } from '../helpers/trees.js';
@@ -126,16 +127,7 @@ const LS = [
   'cd docs && ls -la ..',
 ];
 const STAT = [
-  "stat -c '%n %s' README.md",
-  "stat -c '%s' empty.txt nonl.txt",
-  "stat -c '%y' README.md",
-  "stat -c '%n %F' README.md docs",
-  "stat -c '%a %A' README.md",
-  'stat -c %Y README.md',
-  'stat nosuch',
-  "stat -c '%n: %s bytes' 'docs/notes/todo list.txt'",
-  "stat --format='%s %n' data/items.json",
-  "stat -c '%F' docs empty.txt",
+  ...STAT_COMMANDS,
   'stat README.md',
   'stat docs',
   'stat empty.txt',
