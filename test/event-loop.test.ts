@@ -216,6 +216,12 @@ for (const backend of heavyBackends()) {
         }),
       );
       assert.equal(result.status, 200, result.text.slice(0, 300));
+      const answers = JSON.parse(result.text) as { id: number }[];
+      assert.deepEqual(
+        answers.map((a) => a.id),
+        batch.map((m) => m.id),
+      );
+      console.log(`# MCP batch of 100 edits: loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
       assertResponsive('MCP batch', probe);
     });
 

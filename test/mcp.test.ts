@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpExchange } from '../src/http/mcp-exchange.js';
 import { buildRegistry } from '../src/tools/index.js';
 import { backends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -200,6 +201,29 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('MCP exchange', () => {
+  it("runs a batch's messages one event-loop turn each, so a batch of slow calls never holds the loop whole", async () => {
+    const exchange = new McpExchange();
+    // true when a message arrives in the same turn as the one before it (its setImmediate not yet run)
+    const sameTurn: boolean[] = [];
+    let turnOpen = false;
+    exchange.onmessage = (m) => {
+      sameTurn.push(turnOpen);
+      turnOpen = true;
+      setImmediate(() => (turnOpen = false));
+      void exchange.send({ jsonrpc: '2.0', id: (m as { id: number }).id, result: {} });
+    };
+    const batch = ['x', 2, 'y', 4].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/list' }));
+    const answer = await exchange.handle(batch, { token: 't', clientId: 'c', scopes: [] });
+    assert.deepEqual(sameTurn, [false, false, false, false]);
+    assert.equal(answer.status, 200);
+    assert.deepEqual(
+      (answer.body as { id: unknown }[]).map((a) => a.id),
+      ['x', 2, 'y', 4],
+    );
+  });
+});
 
 describe('canonical host', () => {
   let s: TestServer;

@@ -130,9 +130,18 @@ export class McpExchange implements Transport {
       ids.forEach((i) => this.#routes.delete(i));
       pending.resolve();
     };
-    onGone?.(forget);
+    let gone = false;
+    onGone?.(() => {
+      gone = true;
+      forget();
+    });
     let slot = 0;
     for (const m of messages) {
+      // A batch's calls run one event-loop turn each: a handler that never truly awaits (a
+      // SQLite read, an edit's dry run) finishes within its turn's microtasks, so delivering all
+      // at once ran a batch of 100 edits as one 349 ms hold of the loop (CI, 2026-11-26).
+      if (m !== messages[0]) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (gone) break;
       if (isJSONRPCRequest(m)) this.onmessage?.({ ...m, id: ids[slot++]! }, extra);
       else if (!('method' in m) || m.method !== 'notifications/cancelled') this.onmessage?.(m, extra);
     }
