@@ -6,9 +6,9 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { WorkerReply } from './worker-client.js';
 
 export type ReaderRequest = { id: number; sql: string; params: unknown[] };
-export type ReaderReply = { id: number } & ({ ok: true; rows: unknown[][] } | { ok: false; message: string; code: string | undefined });
 
 const { file, cacheKib } = workerData as { file: string; cacheKib: number };
 const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -16,11 +16,11 @@ db.pragma(`cache_size = -${cacheKib}`);
 const statements = new Map<string, Database.Statement>();
 
 parentPort!.on('message', (req: ReaderRequest) => {
-  let reply: ReaderReply;
+  let reply: WorkerReply;
   try {
     let s = statements.get(req.sql);
     if (!s) statements.set(req.sql, (s = db.prepare(req.sql).raw(true)));
-    reply = { id: req.id, ok: true, rows: s.all(...req.params) as unknown[][] };
+    reply = { id: req.id, ok: true, value: s.all(...req.params) };
   } catch (err) {
     reply = { id: req.id, ok: false, message: String((err as Error).message), code: (err as { code?: string }).code };
   }

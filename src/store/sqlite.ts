@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { commitProgram, runAsync, runSync } from './commit-program.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { BulkWriter, BulkWriterError } from './bulk-writer.js';
+import { WorkerClient } from './worker-client.js';
 import { sqlFamilies, type Families } from './families.js';
 import { SqliteDb } from './sqlite-db.js';
 import { SqliteSteps } from './sqlite-steps.js';
@@ -81,6 +82,7 @@ export class SqliteStore implements Store {
   private bulk: BulkWriter | null = null;
   /** Reads whose work grows with the data (search), off the event loop: started on first use. */
   private readonly reader: SqliteReader;
+  private readonly indexer: WorkerClient;
   private bulkTail: Promise<unknown> = Promise.resolve();
   /** A bulk commit holds the write lock: group commits wait for it instead of polling. */
   private bulkActive = false;
@@ -123,6 +125,15 @@ export class SqliteStore implements Store {
     this.synchronous = opts.synchronous;
     this.reader = new SqliteReader({ file: this.file, cacheKib: PAGE_CACHE_KIB });
     Object.assign(this, sqlFamilies(new SqliteDb(this.db, (run) => this.write(run), this.reader)));
+    // The search index is written on a thread of its own (sqlite-indexer-thread.ts).
+    const indexer = new WorkerClient(
+      new URL('./sqlite-indexer-thread.js', import.meta.url),
+      { file: this.file, synchronous: opts.synchronous, busyTimeoutMs: this.busyTimeoutMs, cacheKib: PAGE_CACHE_KIB },
+      'SQLite indexer',
+    );
+    this.indexer = indexer;
+    this.indexPending = (batch) => indexer.call({ kind: 'index', ...batch });
+    this.mergeSearchIndex = () => indexer.call({ kind: 'merge' });
   }
 
   async migrate(): Promise<number> {
@@ -180,6 +191,7 @@ export class SqliteStore implements Store {
     await this.bulkTail;
     await this.bulk?.close();
     await this.reader.close();
+    await this.indexer.close();
     await this.stopCheckpointer();
     this.flushCommits(true);
     if (this.db.open) this.db.close();
