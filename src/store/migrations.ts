@@ -329,14 +329,4 @@ export const MIGRATIONS: Migration[] = [
     sqlite: packSchemaSqlite,
     postgres: packSchemaPostgres,
   },
-  {
-    version: 12,
-    name: 'search index: FTS5 merges in bounded steps',
-    // FTS5 merged its segments inside whichever insert filled a level: an index batch of 200
-    // posts then held the event loop 100-155 ms at 110,000 documents (and more as the index
-    // grows). The indexer now merges in small steps between batches (store/search-index.ts
-    // mergeSearchIndex). PostgreSQL's GIN pending list is flushed in bounded pieces already.
-    sqlite: "INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 0);",
-    postgres: 'SELECT 1;',
-  },
 ];

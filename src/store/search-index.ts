@@ -327,35 +327,9 @@ function* indexMany(items: Pending[], maxBytes: number, maxFileBytes: number): P
   return [...files.slice(0, sources.length), ...others];
 }
 
-/**
- * SQLite: FTS5's incremental merge, MERGE_PAGES pages a step (a step writes whole doclists, so a
- * common word's takes as long as it takes: up to ~350 ms at 110,000 documents; most steps ~0.1 ms
- * when no level is full). FTS5 reports no progress but through the connection's total changes:
- * fewer than 2 means nothing was left to merge.
- */
-const MERGE_PAGES = 64;
-const TOTAL_CHANGES = sql`SELECT total_changes()`;
-const MERGE_STEP = sql`INSERT INTO search_fts (search_fts, rank) VALUES ('merge', ?)`;
-
-/** Merge steps for about `sliceMs` (one at least) in one transaction; true when more is left. */
-export function* mergeStep(sliceMs = 0): Program<boolean> {
-  const started = performance.now();
-  for (;;) {
-    const before = Number((yield* get(TOTAL_CHANGES, []))![0]);
-    yield* run(MERGE_STEP, [MERGE_PAGES]);
-    if (Number((yield* get(TOTAL_CHANGES, []))![0]) - before < 2) return false;
-    if (performance.now() - started >= sliceMs) return true;
-  }
-}
-
 export interface SearchIndexStore {
   /** Drains one batch of the outbox into the index. */
   indexPending(opts: { maxItems: number; maxBytes: number; maxFileBytes: number }): Promise<IndexBatch>;
-  /**
-   * One bounded step of the engine's own upkeep (SQLite: merging FTS5 segments, which it no
-   * longer does inside inserts; PostgreSQL: nothing). True when more is left to do.
-   */
-  mergeSearchIndex(): Promise<boolean>;
   /** Outbox rows not indexed yet. */
   pendingSearchCount(): Promise<number>;
   /** The lowest and highest outbox ids (null when it is empty): one index read, no transaction. */
@@ -376,10 +350,6 @@ export function searchIndexStore(db: Db): SearchIndexStore {
     indexPending({ maxItems, maxBytes, maxFileBytes }) {
       // An index batch lost in a crash is redone: its outbox rows go with it (sql.ts WriteOptions.durable).
       return db.write(() => indexBatch(db, maxItems, maxBytes, maxFileBytes), { atomic: true, durable: false });
-    },
-    async mergeSearchIndex() {
-      if (db.dialect === 'postgres') return false;
-      return db.write(() => mergeStep(), { atomic: true, durable: false });
     },
     async pendingSearchCount() {
       const r = (await db.get(COUNT_PENDING, [])) as Row;

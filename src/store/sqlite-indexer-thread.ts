@@ -1,19 +1,19 @@
 /**
- * Worker thread that writes SQLite's search index (search-index.ts: a batch of the outbox, a step
- * of FTS5's segment merges) on a connection of its own. Tokenizing and inserting a batch of 200
- * posts took 5-25 ms of the serving thread, and FTS5 merges a common word's whole doclist in one
- * piece whatever page budget it is given: 100-350 ms at 110,000 documents (docs/benchmarks.md,
- * "Search"). Here it holds only the write lock: the serving thread's group commit polls for it
- * from the event loop (sqlite.ts flushCommits), and reads go on meanwhile.
+ * Worker thread that writes SQLite's search index (search-index.ts indexBatch: a batch of the
+ * outbox) on a connection of its own. On the serving thread a batch of 200 posts took 5-25 ms of
+ * the event loop, and FTS5 merges its segments inside the insert that fills a level, a common
+ * word's whole doclist at once: 100-350 ms at 110,000 documents (docs/benchmarks.md, "Search").
+ * Here it holds only the write lock: the serving thread's group commit polls for it from the
+ * event loop (sqlite.ts flushCommits), and reads go on meanwhile.
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { indexBatch, mergeStep } from './search-index.js';
+import { indexBatch } from './search-index.js';
 import { SqliteDb } from './sqlite-db.js';
-import { runProgramSync, type Program } from './sql.js';
+import { runProgramSync } from './sql.js';
 import type { WorkerReply } from './worker-client.js';
 
-export type IndexerRequest = { id: number } & ({ kind: 'index'; maxItems: number; maxBytes: number; maxFileBytes: number } | { kind: 'merge' });
+export type IndexerRequest = { id: number; maxItems: number; maxBytes: number; maxFileBytes: number };
 
 const { file, synchronous, busyTimeoutMs, cacheKib } = workerData as {
   file: string;
@@ -28,19 +28,12 @@ conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
 conn.pragma(`cache_size = -${cacheKib}`);
 conn.pragma('temp_store = MEMORY');
 const db = new SqliteDb(conn);
-/** Merge steps per transaction: the serving thread's writes wait for the write lock this long. */
-const MERGE_SLICE_MS = 10;
-
-const inTransaction = <T>(program: () => Program<T>): T => conn.transaction(() => runProgramSync(program(), (s) => db.exec(s))).immediate();
 
 parentPort!.on('message', (req: IndexerRequest) => {
   let reply: WorkerReply;
   try {
-    const value =
-      req.kind === 'index'
-        ? inTransaction(() => indexBatch(db, req.maxItems, req.maxBytes, req.maxFileBytes))
-        : inTransaction(() => mergeStep(MERGE_SLICE_MS));
-    reply = { id: req.id, ok: true, value };
+    const batch = () => runProgramSync(indexBatch(db, req.maxItems, req.maxBytes, req.maxFileBytes), (s) => db.exec(s));
+    reply = { id: req.id, ok: true, value: conn.transaction(batch).immediate() };
   } catch (err) {
     reply = { id: req.id, ok: false, message: String((err as Error).message), code: (err as { code?: string }).code };
   }

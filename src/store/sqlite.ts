@@ -132,8 +132,7 @@ export class SqliteStore implements Store {
       'SQLite indexer',
     );
     this.indexer = indexer;
-    this.indexPending = (batch) => indexer.call({ kind: 'index', ...batch });
-    this.mergeSearchIndex = () => indexer.call({ kind: 'merge' });
+    this.indexPending = (batch) => indexer.call(batch);
   }
 
   async migrate(): Promise<number> {

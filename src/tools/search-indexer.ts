@@ -15,28 +15,9 @@ const BATCH_BYTES = 512 * 1024;
 const CATCH_UP_MS = 100;
 
 const running = new WeakMap<Store, Promise<number>>();
-/** Stores this process indexed into since their engine's merges last caught up. */
-const mergeOwed = new WeakSet<Store>();
 
-const turn = () => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * The engine's merges (SQLite: FTS5 segments; store.mergeSearchIndex), one bounded step per
- * event-loop turn, until none is left or `deadline` passes; the next drain resumes them. FTS5 did
- * this work inside the insert that filled a level: 100-155 ms in one batch at 110,000 documents.
- */
-async function mergeUntil(store: Store, deadline: number): Promise<void> {
-  while (mergeOwed.has(store) && performance.now() < deadline) {
-    if (!(await store.mergeSearchIndex())) mergeOwed.delete(store);
-    else await turn();
-  }
-}
-
-/**
- * Drains batches until the outbox is empty or `budgetMs` passed; returns the rows drained. The
- * background loop also merges (`merge`); a search's catch-up leaves that to it.
- */
-export function drainSearchOutbox(store: Store, config: Config, budgetMs: number, merge = true): Promise<number> {
+/** Drains batches until the outbox is empty or `budgetMs` passed; returns the rows drained. */
+export function drainSearchOutbox(store: Store, config: Config, budgetMs: number): Promise<number> {
   const current = running.get(store);
   if (current) return current;
   const run = (async () => {
@@ -44,19 +25,14 @@ export function drainSearchOutbox(store: Store, config: Config, budgetMs: number
     let total = 0;
     try {
       for (;;) {
-        // An empty outbox costs one read, not a write transaction (nor a merge step when none is owed).
-        if (!(await store.pendingSearchRange())) {
-          if (merge) await mergeUntil(store, started + budgetMs);
-          return total;
-        }
+        // An empty outbox costs one read, not a write transaction.
+        if (!(await store.pendingSearchRange())) return total;
         const batch = await store.indexPending({ maxItems: BATCH_ITEMS, maxBytes: BATCH_BYTES, maxFileBytes: config.searchMaxFileBytes });
         total += batch.done;
-        if (batch.done) mergeOwed.add(store);
-        if (merge) await mergeUntil(store, started + budgetMs);
         // A batch that was neither full nor cut emptied the outbox: the next tick takes what arrives
         // meanwhile in one batch (several writes to one file are then indexed once).
         if (batch.busy || !batch.more || performance.now() - started >= budgetMs) return total;
-        await turn();
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       running.delete(store);
@@ -83,7 +59,7 @@ export async function catchUpSearch(store: Store, config: Config): Promise<void>
     if (left <= 0) return;
     const current = running.get(store);
     if (current) await Promise.race([current, sleep(left)]);
-    else if ((await drainSearchOutbox(store, config, left, false)) === 0) await sleep(Math.min(5, left));
+    else if ((await drainSearchOutbox(store, config, left)) === 0) await sleep(Math.min(5, left));
     const range = await store.pendingSearchRange();
     if (!range || range.min > target) return;
   }
@@ -94,8 +70,6 @@ export function startSearchIndexer(store: Store, config: Config, onError: (err: 
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<unknown> = Promise.resolve();
-  // Merges an earlier process left (a step that finds none costs ~0.1 ms).
-  mergeOwed.add(store);
   const tick = () => {
     timer = null;
     if (stopped) return;
