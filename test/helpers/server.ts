@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { after, before } from 'node:test';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/http/app.js';
@@ -304,3 +305,20 @@ export async function freePort(): Promise<number> {
 }
 
 export { createTestDatabase, type TestDatabase };
+
+/**
+ * A suite that runs the server as a child process (crash tests): its own database and port,
+ * made before the suite; after it the server still up is killed and the database dropped.
+ */
+export function childServerSuite(backend: Backend): { db: TestDatabase; port: number; server: ChildServer | null } {
+  const suite = { db: null as unknown as TestDatabase, port: 0, server: null as ChildServer | null };
+  before(async () => {
+    suite.db = await createTestDatabase(backend);
+    suite.port = await freePort();
+  });
+  after(async () => {
+    await suite.server?.kill('SIGKILL');
+    await suite.db.drop();
+  });
+  return suite;
+}

@@ -8,11 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { backends, createTestDatabase, type Backend, type TestDatabase } from '../helpers/backends.js';
-import { freePort, spawnServer, type ChildServer } from '../helpers/server.js';
+import { backends, type Backend, type TestDatabase } from '../helpers/backends.js';
+import { childServerSuite, spawnServer } from '../helpers/server.js';
 
 const ROUNDS = 5;
 const FILES_PER_ROUND = 2000;
@@ -52,19 +52,10 @@ async function indexCounts(backend: Backend, db: TestDatabase, agentId: string):
 
 for (const backend of backends()) {
   describe(`search index: kill -9 while it is being written (${backend})`, () => {
-    let db: TestDatabase;
-    let port: number;
-    let server: ChildServer | null = null;
-    before(async () => {
-      db = await createTestDatabase(backend);
-      port = await freePort();
-    });
-    after(async () => {
-      await server?.kill('SIGKILL');
-      await db.drop();
-    });
+    const suite = childServerSuite(backend);
 
     async function drained(agentId: string): Promise<void> {
+      const { db } = suite;
       const deadline = Date.now() + 30_000;
       for (;;) {
         const c = await indexCounts(backend, db, agentId);
@@ -75,15 +66,18 @@ for (const backend of backends()) {
     }
 
     it(`${ROUNDS} kills mid-indexing: every live file found by its own word, no deleted one, one document each`, { timeout: 600_000 }, async () => {
+      const { db, port } = suite;
+      // The suite kills the server still up if the test fails.
+      const start = async (env: Record<string, string>) => (suite.server = await spawnServer(env, port));
       // Writing with the background indexer held back (a long interval), so that the next server
       // starts with the whole round in its outbox and is killed while draining it.
       const HELD = { SEARCH_INDEX_INTERVAL_MS: '60000' };
-      server = await spawnServer({ ...db.env, ...HELD }, port);
+      let server = await start({ ...db.env, ...HELD });
       const { apiKey, id: agentId } = await server.register('Index Crash');
       const live = new Set<string>();
       const deleted = new Set<string>();
       for (let round = 1; round <= ROUNDS; round++) {
-        if (round > 1) server = await spawnServer({ ...db.env, ...HELD }, port);
+        if (round > 1) server = await start({ ...db.env, ...HELD });
         const files = Array.from({ length: FILES_PER_ROUND }, (_, i) => ({ path: `/r${round}/f${i}.txt`, content: content(round, i) }));
         for (let i = 0; i < files.length; i += 1000) await server.ok(apiKey, 'write_files', { files: files.slice(i, i + 1000) });
         for (const f of files) live.add(f.path);
@@ -101,22 +95,22 @@ for (const backend of backends()) {
         await server.kill('SIGKILL');
         // The indexer starts 200 ms after this server is up; 2,000 files take it ~0.3 s on SQLite,
         // ~1.5 s on PostgreSQL.
-        server = await spawnServer(db.env, port);
+        server = await start(db.env);
         await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * (backend === 'sqlite' ? 300 : 1000))));
         const left = await indexCounts(backend, db, agentId);
         await server.kill('SIGKILL');
         console.log(`# round ${round}: killed with ${left.pending} of ${FILES_PER_ROUND + (round > 1 ? DELETES_PER_ROUND : 0)} outbox rows left`);
-        server = await spawnServer(db.env, port);
+        server = await start(db.env);
         await drained(agentId);
         await server.kill('SIGTERM');
       }
-      server = await spawnServer(db.env, port);
+      server = await start(db.env);
 
       const counts = await indexCounts(backend, db, agentId);
       assert.equal(counts.files, live.size);
       assert.equal(counts.docs, live.size, 'one document per live file, none for a deleted one');
       const check = async (path: string, expect: string[]) => {
-        const r = await server!.ok(apiKey, 'search', { query: marker(path), types: ['files'] });
+        const r = await server.ok(apiKey, 'search', { query: marker(path), types: ['files'] });
         assert.deepEqual(
           r.items.map((i: { path: string }) => i.path),
           expect,
@@ -127,7 +121,7 @@ for (const backend of backends()) {
       for (let i = 0; i < paths.length; i += 16) await Promise.all(paths.slice(i, i + 16).map((p) => check(p, [p])));
       for (const p of deleted) await check(p, []);
       await server.kill('SIGTERM');
-      server = null;
+      suite.server = null;
       if (backend === 'sqlite') {
         const conn = new Database(join(db.env.DATA_DIR!, 'afs.sqlite'));
         try {
