@@ -13,6 +13,8 @@ export class WorkerClient {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** The answers not yet settled, for close(). */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly script: URL,
@@ -23,11 +25,15 @@ export class WorkerClient {
   call<T>(request: object): Promise<T> {
     const worker = this.start();
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    const answer = new Promise<T>((resolve, reject) => {
       if (this.pending.size === 0) worker.ref();
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.postMessage({ ...request, id });
     });
+    this.inFlight.add(answer);
+    const done = () => this.inFlight.delete(answer);
+    answer.then(done, done);
+    return answer;
   }
 
   private start(): Worker {
@@ -56,16 +62,7 @@ export class WorkerClient {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    await Promise.allSettled(
-      [...this.pending.values()].map(
-        (p) =>
-          new Promise<void>((done) => {
-            const { resolve, reject } = p;
-            p.resolve = (v) => (resolve(v), done());
-            p.reject = (e) => (reject(e), done());
-          }),
-      ),
-    );
+    await Promise.allSettled([...this.inFlight]);
     this.worker = null;
     await worker.terminate();
   }
