@@ -52,7 +52,7 @@ const TAKE = sql`SELECT id, agent_id, path FROM pack_queue ORDER BY id LIMIT ?`;
 /** PostgreSQL: the ids taken (ids commit out of order there); SQLite: every id up to the last taken (one writer). */
 const DONE_PG = sql`DELETE FROM pack_queue WHERE id = ANY(CAST(? AS bigint[]))`;
 const DONE_BELOW = sql`DELETE FROM pack_queue WHERE id <= ?`;
-const HEAD = sql`SELECT blob_hash FROM nodes WHERE agent_id = ? AND path = ? AND deleted = FALSE AND kind = 'file'`;
+const HEAD = sql`SELECT blob_hash, version FROM nodes WHERE agent_id = ? AND path = ? AND deleted = FALSE AND kind = 'file'`;
 const VERSIONS_DESC = sql`
   SELECT version, blob_hash FROM versions WHERE agent_id = ? AND path = ? AND version < ? ORDER BY version DESC LIMIT ?`;
 const META = sql`SELECT encoding, depth, packed, size FROM blobs WHERE agent_id = ? AND hash = ?`;
@@ -122,11 +122,17 @@ async function metaOf(db: Db, agentId: string, hash: string): Promise<Meta | nul
   return { hash, encoding: String(r[0]) as Encoding, depth: Number(r[1]), packed: Boolean(r[2]), size: Number(r[3]) };
 }
 
-/** The path's superseded blobs not decided yet, oldest first, and the newest decided one before them. */
-async function walk(db: Db, agentId: string, path: string, head: string | null): Promise<{ todo: Meta[]; anchor: Meta | null }> {
+/**
+ * The path's superseded blobs not decided yet, oldest first, and the newest decided one before them.
+ * The walk starts at the head as read (`head.version`): a version committed since is not walked (its
+ * commit queued the path again). Walking it skipped the old head as "the head" and packed what came
+ * above it, leaving that blob raw below a decided one, where no later walk reaches (found by
+ * history-storage's concurrent packers, a third raw blob on PostgreSQL).
+ */
+async function walk(db: Db, agentId: string, path: string, head: { hash: string; version: number } | null): Promise<{ todo: Meta[]; anchor: Meta | null }> {
   const todo: Meta[] = [];
-  const seen = new Set<string>(head ? [head] : []);
-  let below = 2 ** 31 - 1;
+  const seen = new Set<string>(head ? [head.hash] : []);
+  let below = head ? head.version + 1 : 2 ** 31 - 1;
   for (;;) {
     const page = await db.all(VERSIONS_DESC, [agentId, path, below, WALK_PAGE]);
     for (const [version, hash] of page as Row[]) {
@@ -150,14 +156,14 @@ interface Prev {
 
 /** Packs one path; returns the blobs written. */
 async function packPath(db: Db, agentId: string, path: string): Promise<number> {
-  const head = (await db.get(HEAD, [agentId, path]))?.[0];
-  const headHash = head == null ? null : String(head);
+  const row = await db.get(HEAD, [agentId, path]);
+  const head = row?.[0] == null ? null : { hash: String(row[0]), version: Number(row[1]) };
   let written = 0;
-  if (headHash) {
-    const m = await metaOf(db, agentId, headHash);
-    if (m && m.encoding !== 'raw') written += await rematerialize(db, agentId, headHash);
+  if (head) {
+    const m = await metaOf(db, agentId, head.hash);
+    if (m && m.encoding !== 'raw') written += await rematerialize(db, agentId, head.hash);
   }
-  const { todo, anchor } = await walk(db, agentId, path, headHash);
+  const { todo, anchor } = await walk(db, agentId, path, head);
   let prev: Prev | null = anchor && { meta: anchor, bytes: null };
   for (const m of todo) {
     if (await db.get(IS_LIVE, [agentId, m.hash])) {
@@ -182,31 +188,42 @@ async function packOne(db: Db, agentId: string, m: Meta, prev: Prev | null): Pro
   const enc = await encodeBlob(bytes, base);
   if (enc.encoding === 'raw') return { written: await keepRaw(), bytes };
   const on = enc.encoding === 'delta' ? prev!.meta : null;
+  const written = await writeEncoded(db, agentId, m.hash, enc, on);
+  if (written || !on) return { written, bytes };
+  // The delta was refused: another packer made this blob a base meanwhile (a delta's target may
+  // have no dependents) or re-encoded it. Left raw and undecided below a decided blob, no later
+  // walk would reach it again (walks stop at the first decided blob), so it is decided now, as a
+  // snapshot (a blob with dependents may only ever be one); the write refuses it if already decided.
+  const alone = await encodeBlob(bytes, null);
+  return { written: alone.encoding === 'raw' ? await keepRaw() : await writeEncoded(db, agentId, m.hash, alone, null), bytes };
+}
+
+/** Stores `hash` encoded (a delta on `on`, or a snapshot); 0 when the invariants refuse it (header). */
+function writeEncoded(db: Db, agentId: string, hash: string, enc: { encoding: Encoding; content: Buffer }, on: Meta | null): Promise<number> {
   const params = [
     enc.encoding,
     on?.hash ?? null,
     on ? on.depth + 1 : 0,
     enc.content,
     agentId,
-    m.hash,
+    hash,
     agentId,
-    m.hash,
+    hash,
     on?.hash ?? '',
     agentId,
     on?.hash ?? '',
     on?.depth ?? 0,
     on?.hash ?? '',
     agentId,
-    m.hash,
+    hash,
   ];
-  const written = await db.write(
+  return db.write(
     function* () {
       yield* get(PACK_LOCK, []);
       return yield* run(PACK_WRITE, params);
     },
     { agentLock: { agentId, exclusive: false }, ...REDONE },
   );
-  return { written, bytes };
 }
 
 async function rematerialize(db: Db, agentId: string, hash: string): Promise<number> {
