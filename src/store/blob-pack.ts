@@ -129,7 +129,12 @@ async function metaOf(db: Db, agentId: string, hash: string): Promise<Meta | nul
  * above it, leaving that blob raw below a decided one, where no later walk reaches (found by
  * history-storage's concurrent packers, a third raw blob on PostgreSQL).
  */
-async function walk(db: Db, agentId: string, path: string, head: { hash: string; version: number } | null): Promise<{ todo: Meta[]; anchor: Meta | null }> {
+async function walk(
+  db: Db,
+  agentId: string,
+  path: string,
+  head: { hash: string; version: number } | null,
+): Promise<{ todo: Meta[]; anchor: Meta | null }> {
   const todo: Meta[] = [];
   const seen = new Set<string>(head ? [head.hash] : []);
   let below = head ? head.version + 1 : 2 ** 31 - 1;
