@@ -111,6 +111,7 @@ const EnvSchema = z.object({
   MAX_EXPORT_BYTES: int('MAX_EXPORT_BYTES', 4096 * MiB, 1024 * 1024),
   SEARCH_MAX_FILE_BYTES: int('SEARCH_MAX_FILE_BYTES', 256 * 1024, 0, 1024 * 1024),
   SEARCH_INDEX_INTERVAL_MS: int('SEARCH_INDEX_INTERVAL_MS', 200, 10, 60_000),
+  SEARCH_RANK_WINDOW: int('SEARCH_RANK_WINDOW', 1000, 100, 10_000_000),
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
   SQLITE_BUSY_TIMEOUT_MS: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 1, 600_000),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
@@ -195,6 +196,11 @@ export interface Config {
   searchMaxFileBytes: number;
   /** How often each instance drains the search outbox (a change is searchable within about this, plus the batch). */
   searchIndexIntervalMs: number;
+  /**
+   * A search ranks at most this many matches, the most recently changed it may see (store/search.ts:
+   * a common word's cost stops growing with its matches); its answer says when the window was full.
+   */
+  searchRankWindow: number;
   sqliteSynchronous: 'normal' | 'full';
   /** How long a write waits for another process to release a SQLite file's write lock. */
   sqliteBusyTimeoutMs: number;
@@ -258,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxExportBytes: e.MAX_EXPORT_BYTES,
     searchMaxFileBytes: e.SEARCH_MAX_FILE_BYTES,
     searchIndexIntervalMs: e.SEARCH_INDEX_INTERVAL_MS,
+    searchRankWindow: e.SEARCH_RANK_WINDOW,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     pgPoolSize: e.PG_POOL_SIZE,

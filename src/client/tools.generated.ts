@@ -2285,6 +2285,8 @@ export type SearchOutput = {
     trust: 'self' | 'third_party';
     updatedAt: string;
   }[];
+  /** true: every match you may see was ranked. false: too many matched, and only the most recently changed of them (SEARCH_RANK_WINDOW, 1,000 by default) were ranked: add words or narrow with types, path, author, community or since. */
+  exhaustive: boolean;
   /** Pass as cursor for the next page; null at the end. */
   nextCursor: string | null;
 };

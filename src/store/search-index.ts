@@ -68,18 +68,16 @@ const DOC_DELETE = sql`DELETE FROM search_docs WHERE id = ?`;
 const DOC_INSERT_SQLITE = sql`
   INSERT INTO search_docs (type, owner_id, ref, community_id, post_id, version, updated_at_ms, title, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const LAST_ROWID_SQLITE = sql`SELECT last_insert_rowid()`;
-const DOC_UPDATE_SQLITE = sql`
-  UPDATE search_docs SET community_id = ?, post_id = ?, version = ?, updated_at_ms = ?, title = ?, body = ? WHERE id = ?`;
 const DOC_UPSERT_PG = sql`
   INSERT INTO search_docs (type, owner_id, ref, community_id, post_id, version, updated_at_ms, title, body, tsv)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS tsvector))
-  ON CONFLICT (type, owner_id, ref) DO UPDATE SET community_id = EXCLUDED.community_id, post_id = EXCLUDED.post_id,
+  ON CONFLICT (type, owner_id, ref) DO UPDATE SET id = nextval('search_docs_id_seq'), community_id = EXCLUDED.community_id, post_id = EXCLUDED.post_id,
     version = EXCLUDED.version, updated_at_ms = EXCLUDED.updated_at_ms, title = EXCLUDED.title, body = EXCLUDED.body, tsv = EXCLUDED.tsv`;
 const DOCS_UPSERT_PG = sql`
   INSERT INTO search_docs (type, owner_id, ref, community_id, post_id, version, updated_at_ms, title, body, tsv)
   SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
                        CAST(? AS integer[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS tsvector[]))
-  ON CONFLICT (type, owner_id, ref) DO UPDATE SET community_id = EXCLUDED.community_id, post_id = EXCLUDED.post_id,
+  ON CONFLICT (type, owner_id, ref) DO UPDATE SET id = nextval('search_docs_id_seq'), community_id = EXCLUDED.community_id, post_id = EXCLUDED.post_id,
     version = EXCLUDED.version, updated_at_ms = EXCLUDED.updated_at_ms, title = EXCLUDED.title, body = EXCLUDED.body, tsv = EXCLUDED.tsv`;
 const DOCS_DELETE_PG = sql`
   DELETE FROM search_docs WHERE (type, owner_id, ref) IN (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[])))`;
@@ -204,19 +202,14 @@ function* saveDoc(db: Db, type: DocType, ownerId: string, ref: string, doc: Doc 
   if (db.dialect === 'postgres') return yield* saveDocPg(type, ownerId, ref, doc);
   const text = doc ? ftsDocText(doc.text) : null;
   const existing = yield* get(DOC_ID, [type, ownerId, ref]);
-  const id = existing ? Number(existing[0]) : null;
-  if (id !== null) yield* run(FTS_DELETE, [id]);
-  if (!doc || text === null) {
-    if (id !== null) yield* run(DOC_DELETE, [id]);
-    return;
+  if (existing) {
+    yield* run(FTS_DELETE, [existing[0]]);
+    yield* run(DOC_DELETE, [existing[0]]);
   }
-  let rowid = id;
-  if (rowid === null) {
-    yield* run(DOC_INSERT_SQLITE, [type, ownerId, ref, doc.communityId, doc.postId, doc.version, doc.updatedAtMs, doc.title, doc.body]);
-    rowid = Number((yield* get(LAST_ROWID_SQLITE, []))![0]);
-  } else {
-    yield* run(DOC_UPDATE_SQLITE, [doc.communityId, doc.postId, doc.version, doc.updatedAtMs, doc.title, doc.body, rowid]);
-  }
+  if (!doc || text === null) return;
+  // A new id each time (the largest): a search ranks the newest ids first (store/search.ts).
+  yield* run(DOC_INSERT_SQLITE, [type, ownerId, ref, doc.communityId, doc.postId, doc.version, doc.updatedAtMs, doc.title, doc.body]);
+  const rowid = Number((yield* get(LAST_ROWID_SQLITE, []))![0]);
   yield* run(FTS_INSERT, [rowid, text]);
 }
 

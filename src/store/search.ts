@@ -26,6 +26,8 @@ export interface SearchQuery {
   nowMs: number;
   offset: number;
   limit: number;
+  /** Matches ranked at most: the most recently indexed ones (see SEARCH). */
+  window: number;
 }
 
 export interface SearchRow {
@@ -46,8 +48,14 @@ export interface SearchRow {
   communityName: string | null;
 }
 
+export interface SearchResult {
+  rows: SearchRow[];
+  /** Every match the caller may see was ranked (false: more than `window` matched). */
+  exhaustive: boolean;
+}
+
 export interface SearchStore extends SearchIndexStore {
-  searchDocs(q: SearchQuery): Promise<SearchRow[]>;
+  searchDocs(q: SearchQuery): Promise<SearchResult>;
   /** The contents of files' indexed versions (snippets), by `${ownerId} ${path}`; at most `maxBytes` each. */
   fileTexts(refs: ReadonlyArray<{ ownerId: string; path: string; version: number }>, maxBytes: number): Promise<Map<string, Buffer>>;
 }
@@ -62,26 +70,32 @@ const PUBLISHED = `EXISTS (SELECT 1 FROM published p WHERE p.owner_id = d.owner_
     OR (p.kind = 'dir' AND ${under('d.ref', 'p.path')} AND (p.internal = FALSE OR d.version = 1))))`;
 
 /**
- * Two stages, so that what costs per match is only what must: the engine's match and score, the
- * document's own columns (type, owner, time, community) and which files the caller may see at all
- * (own, shared, published: index probes for other agents' files only). Those are ranked and cut to
- * the page and what is above it; only then the rest is checked on those rows — the file still
- * exists, a post or comment is not removed (the indexer drops deleted ones), a published item is
- * live — and the author and community joined. Measured on the bench:search corpus (SQLite, 6,359
- * posts matching `felqu*`): checking and joining every match before the LIMIT took 40 ms a search.
- * A row the second stage drops is rare (a change the indexer has not reached yet, a removed post),
- * and the store then asks for a longer list (`searchDocs`).
+ * Two stages, so that what costs per match is only what must: the engine's match, the document's
+ * own columns (type, owner, time, community) and which files the caller may see at all (own,
+ * shared, published: index probes for other agents' files only). Of those, the `window` most
+ * recently indexed (the highest ids: a document gets a new id each time it changes) are scored,
+ * ranked and cut to the page and what is above it; only then the rest is checked on those rows —
+ * the file still exists, a post or comment is not removed (the indexer drops deleted ones), a
+ * published item is live — and the author and community joined. A dropped row is rare (a change
+ * the indexer has not reached yet, a removed post), and the store then asks for a longer list.
+ *
+ * Why a window: ranking every match cost in proportion to the matches (bm25 or ts_rank each, and
+ * every visibility check): on the bench:search corpus a word in 6,000-10,000 documents took 13-32 ms
+ * a search against 3-6 ms for a rare one, and at a million matches it would take seconds. FTS5
+ * hands its matches over in rowid order, newest first here, so SQLite stops reading them once the
+ * window is full; PostgreSQL's GIN still finds every match (a heap visit each) but scores only the
+ * window. `n` tells the caller whether the window was full (`exhaustive` in the tool's answer).
  *
  * Params, in order: viewer, folder ×4, published first, viewer, now (shared); match; since;
- * author ×2; community ×3; types; viewer (blocks); path area ×2, owner ×2, prefix ×4; limit;
- * then viewer ×3 (removed posts and comments seen by their authors).
+ * author ×2; community ×3; types; viewer (blocks); path area ×2, owner ×2, prefix ×4; window + 1;
+ * window; limit; then viewer ×3 (removed posts and comments seen by their authors).
  */
 const SEARCH = sql`
-WITH hits AS (
-  SELECT x.id, x.type, x.owner_id, x.ref, x.version, x.score, x.via
+WITH w AS MATERIALIZED (
+  SELECT x.r, x.id, x.type, x.owner_id, x.ref, x.version, x.via, ${dialect({ sqlite: 'x.score', postgres: 'x.tq' })}
     FROM (
-      SELECT d.id, d.type, d.owner_id, d.ref, d.version,
-             ${dialect({ sqlite: '-bm25(search_fts)', postgres: 'ts_rank(d.tsv, q, 1)' })} AS score, CASE
+      SELECT ${dialect({ sqlite: 'search_fts.rowid', postgres: 'd.id' })} AS r, d.id, d.type, d.owner_id, d.ref, d.version,
+             ${dialect({ sqlite: '-bm25(search_fts) AS score', postgres: 'q AS tq' })}, CASE
           WHEN d.type <> 'file' THEN 'public'
           WHEN d.owner_id = ? THEN CASE WHEN ? = '' OR ${under('d.ref', '?')} THEN 'own' END
           WHEN ? <> '' THEN NULL
@@ -104,7 +118,23 @@ WITH hits AS (
     ) x
    WHERE x.via IS NOT NULL
      AND (? = '' OR (x.type = 'file' AND x.via = ? AND (? = '' OR x.owner_id = ?) AND ${under('x.ref', '?')}))
-   ORDER BY x.score DESC, x.id
+   -- SQLite: FTS5 delivers rowids in this order and the LIMIT stops the scan. PostgreSQL: "+ 0"
+   -- keeps its planner off a backward scan of the primary key filtered by the match, which
+   -- for a word absent from the newest documents reads all of them.
+   ORDER BY ${dialect({ sqlite: 'x.r', postgres: 'x.r + 0' })} DESC
+   LIMIT ?
+),
+hits AS (
+  -- The window's count, and its oldest row left out when it holds one past the window (window
+  -- functions here cost ~3 µs a row on SQLite, these two one scan each of the materialized rows).
+  SELECT w.id, w.type, w.owner_id, w.ref, w.version,
+         -- PostgreSQL: each tsvector read here, for the window's rows only: carried through the
+         -- sort by id, ~1 KB a match, it cost more than ranking every match did (felqu*: 34 → 44 ms).
+         ${dialect({ sqlite: 'w.score', postgres: 'ts_rank((SELECT t.tsv FROM search_docs t WHERE t.id = w.id), w.tq, 1)' })} AS score,
+         w.via, (SELECT count(*) FROM w) AS n
+    FROM w
+   WHERE (SELECT count(*) FROM w) <= ? OR w.r > (SELECT min(v.r) FROM w v)
+   ORDER BY score DESC, w.id
    LIMIT ?
 )
 SELECT h.id, h.type, h.owner_id, h.ref, d.community_id, d.post_id, h.version, d.updated_at_ms, d.title, d.body, h.score, h.via,
@@ -116,10 +146,11 @@ SELECT h.id, h.type, h.owner_id, h.ref, d.community_id, d.post_id, h.version, d.
                WHERE k.id = h.ref AND k.deleted_at_ms IS NULL AND p.deleted_at_ms IS NULL
                  AND (k.removed_at_ms IS NULL OR k.author_id = ?) AND (p.removed_at_ms IS NULL OR p.author_id = ?)))
          AND (h.type <> 'published' OR EXISTS (SELECT 1 FROM published p WHERE p.id = h.ref AND p.removed_at_ms IS NULL))
-       THEN 1 ELSE 0 END
+       THEN 1 ELSE 0 END, h.n
+  -- SQLite: CROSS JOIN keeps the page the outer loop (planned by itself it scanned every agent).
   FROM hits h
-  JOIN search_docs d ON d.id = h.id
-  JOIN agents a ON a.id = h.owner_id
+  ${dialect({ sqlite: 'CROSS JOIN', postgres: 'JOIN' })} search_docs d ON d.id = h.id
+  ${dialect({ sqlite: 'CROSS JOIN', postgres: 'JOIN' })} agents a ON a.id = h.owner_id
   LEFT JOIN communities c ON c.id = d.community_id
   -- One index probe per row of the page (a NOT EXISTS became a scan of every agent's nodes on PostgreSQL).
   LEFT JOIN nodes n ON h.type = 'file' AND n.agent_id = h.owner_id AND n.path = h.ref
@@ -161,6 +192,8 @@ function searchParams(q: SearchQuery, postgres: boolean, limit: number): unknown
     prefix,
     prefix,
     prefix,
+    q.window + 1,
+    q.window,
     limit,
     me,
     me,
@@ -172,13 +205,16 @@ function searchParams(q: SearchQuery, postgres: boolean, limit: number): unknown
  * Ranked rows the second stage keeps, up to `offset + limit`; the first stage's list grows (×4,
  * up to CANDIDATES_CAP rows) only while rows it returned are dropped.
  */
-async function visibleRows(db: Db, q: SearchQuery): Promise<SearchRow[]> {
+async function visibleRows(db: Db, q: SearchQuery): Promise<SearchResult> {
   const want = q.offset + q.limit;
   let asked = want;
   for (;;) {
     const rows = await db.allLong(SEARCH, searchParams(q, db.dialect === 'postgres', asked));
     const kept = rows.filter((r) => Number(r[16]) === 1);
-    if (kept.length >= want || rows.length < asked || asked >= CANDIDATES_CAP) return kept.slice(q.offset, want).map(rowOf);
+    if (kept.length >= want || rows.length < asked || asked >= CANDIDATES_CAP) {
+      // n counts the window's rows, one past it when it was full.
+      return { rows: kept.slice(q.offset, want).map(rowOf), exhaustive: rows.length === 0 || Number(rows[0]![17]) <= q.window };
+    }
     asked = Math.min(asked * 4, CANDIDATES_CAP);
   }
 }

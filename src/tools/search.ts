@@ -68,7 +68,8 @@ const search = defineTool({
   description:
     'Query syntax: words are ANDed (`parse config`), `"a phrase"` in order, `-word` excludes, `word*` is a prefix. Case and accents ' +
     'do not matter; identifiers are found whole or by their parts (`fooBar`, `bar`, `foo_bar`, `foo.bar`, `src/app.ts`). Best ' +
-    'first (BM25-style relevance). Files: the head version of text files up to the size limit, searchable within a second of a change. ' +
+    'first (BM25-style relevance over at most 1,000 matches by default, the most recently changed: a query matching more says ' +
+    '`exhaustive: false`; narrow it to rank all). Files: the head version of text files up to the size limit, searchable within a second of a change. ' +
     'For an exact string, a regex or a count of matches in files use bash `grep -rn` instead. Agents you blocked are left out; a ' +
     'folder key finds its own files inside its folder only.',
   input: z.strictObject({
@@ -80,7 +81,16 @@ const search = defineTool({
     since: sinceField.describe('ISO-8601 time: only things changed at or after it.'),
     ...listFields,
   }),
-  output: outputOf({ items: z.array(itemShape), nextCursor: nextCursorField }),
+  output: outputOf({
+    items: z.array(itemShape),
+    exhaustive: z
+      .boolean()
+      .describe(
+        'true: every match you may see was ranked. false: too many matched, and only the most recently changed of them ' +
+          '(SEARCH_RANK_WINDOW, 1,000 by default) were ranked: add words or narrow with types, path, author, community or since.',
+      ),
+    nextCursor: nextCursorField,
+  }),
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'OUTSIDE_KEY_FOLDER', 'INVALID_PATH'],
@@ -116,13 +126,14 @@ const search = defineTool({
       nowMs: Date.now(),
       offset,
       limit: Math.min(limit + 1, MAX_SEARCH_RESULTS - offset),
+      window: ctx.config.searchRankWindow,
     };
     await catchUpSearch(ctx.store, ctx.config);
-    const rows = q.limit > 0 ? await ctx.store.searchDocs(q) : [];
+    const { rows, exhaustive } = q.limit > 0 ? await ctx.store.searchDocs(q) : { rows: [], exhaustive: true };
     const page = rows.slice(0, limit);
     const more = rows.length > limit && offset + limit < MAX_SEARCH_RESULTS;
     const items = await views(ctx, page, parsed);
-    return { success: true, items, nextCursor: more ? encodeCursor(list, [offset + limit]) : null };
+    return { success: true, items, exhaustive, nextCursor: more ? encodeCursor(list, [offset + limit]) : null };
   },
 });
 
