@@ -676,7 +676,7 @@ function report({ grep, searches, writes, baseline, startedAt, elapsedS, treeByt
       `**Queries.** \`search\` as the tree's owner (all types unless said; default limit 25), ${WARMUP} warm-up calls then ${CALLS} in sequence over HTTP (3 when a call takes over a second; a call over ${CAP_MS / 1000} s is cut short and the server restarted). ` +
         'SQLite twice: as deployed (nothing in the service runs ANALYZE, so its planner has no statistics), then after `ANALYZE` and a server restart (a SQLite connection reads the statistics when it opens); ' +
         'PostgreSQL after `ANALYZE` (autovacuum would run it by itself) and a restart. ' +
-        `"matches" is the engine's own count of matching documents (files/posts) before visibility rules and the limit. GNU: \`LC_ALL=C grep -rl <word> .\` over the same files ` +
+        `"matches" is the engine's own count of matching documents (files/posts) before visibility rules and the limit; a search ranks at most the server's SEARCH_RANK_WINDOW (1,000 by default) of them, the most recently changed it may see, and answers \`exhaustive: false\` when more matched. GNU: \`LC_ALL=C grep -rl <word> .\` over the same files ` +
         `written to a temp dir (warm page cache), median of ${GREP_RUNS}; for the two-word and -exclude queries grep looks for the first word only, for the prefix the bare prefix. ` +
         `"× grep" is GNU's median over the search's p50 (target ≥ ${TARGET_GREP_X}×, and p50 < ${TARGET_P50_MS} ms). The search also covers the ${POSTS.toLocaleString('en')} posts; grep only the files.`,
       '',
