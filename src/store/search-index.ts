@@ -35,9 +35,13 @@ const PENDING_RANGE = sql`SELECT MIN(id), MAX(id) FROM search_outbox`;
 
 // Heads are raw but for a moment after a restore (store/blob-pack.ts): an encoded head comes
 // without its stored bytes (column 3 its hash, 4 its size) and is decoded in the program.
+// The content by a scalar subquery, not a LEFT JOIN (a join is re-planned per call on a SQLite
+// file that has sqlite_stat4: tree.ts READ_NODE).
 const FILE_SOURCE = sql`
-  SELECT n.version, n.updated_at_ms, CASE WHEN n.size <= ? AND ${isRaw('b.')} THEN b.content END, n.blob_hash, n.size
-    FROM nodes n LEFT JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash
+  SELECT n.version, n.updated_at_ms,
+         (SELECT CASE WHEN n.size <= ? AND ${isRaw('b.')} THEN b.content END FROM blobs b WHERE b.agent_id = n.agent_id AND b.hash = n.blob_hash),
+         n.blob_hash, n.size
+    FROM nodes n
    WHERE n.agent_id = ? AND n.path = ? AND n.kind = 'file' AND n.deleted = FALSE`;
 /** PostgreSQL: a batch's files, in the batch's order, until the text read passes the budget. */
 const FILE_SOURCES = sql`

@@ -224,10 +224,12 @@ const CANDIDATES_CAP = 4000;
 
 // Old versions are mostly encoded (store/blob-codec.ts): those come as NULL with their hash, and
 // are decoded by blob-read.ts.
+// SQLite: the version's blob by a scalar subquery, not a join (a join is re-planned per call on a
+// file that has sqlite_stat4: tree.ts READ_NODE).
 const FILE_TEXT = sql`
   SELECT CASE WHEN ${isRaw('b.')} THEN substr(b.content, 1, ?) END, b.hash
-    FROM versions v JOIN blobs b ON b.agent_id = v.agent_id AND b.hash = v.blob_hash
-   WHERE v.agent_id = ? AND v.path = ? AND v.version = ?`;
+    FROM blobs b
+   WHERE b.agent_id = ? AND b.hash = (SELECT v.blob_hash FROM versions v WHERE v.agent_id = ? AND v.path = ? AND v.version = ?)`;
 /** PostgreSQL: a page's files in one round trip (one each cost a search ~0.4 ms a file result). */
 const FILE_TEXTS = sql`
   SELECT k.ord, CASE WHEN ${isRaw('b.')} THEN substring(b.content from 1 for ?) END, b.hash
@@ -270,7 +272,7 @@ export function searchStore(db: Db): SearchStore {
         const params = [maxBytes, refs.map((f) => f.ownerId), refs.map((f) => f.path), refs.map((f) => f.version)];
         for (const r of await db.all(FILE_TEXTS, params)) await keep(refs[Number(r[0]) - 1], r.slice(1));
       } else {
-        for (const f of refs) await keep(f, await db.get(FILE_TEXT, [maxBytes, f.ownerId, f.path, f.version]));
+        for (const f of refs) await keep(f, await db.get(FILE_TEXT, [maxBytes, f.ownerId, f.ownerId, f.path, f.version]));
       }
       return out;
     },
