@@ -454,6 +454,7 @@ describe('config: loadConfig', () => {
       maxExportBytes: 4 * 1024 ** 3,
       searchMaxFileBytes: 262_144,
       searchIndexIntervalMs: 200,
+      searchRankWindow: 1000,
     });
   });
 
@@ -543,6 +544,8 @@ describe('config: loadConfig', () => {
       ['BASH_MAX_CONCURRENT_PER_AGENT', '0'],
       ['BASH_MAX_COMMANDS', '99'],
       ['BASH_MAX_CONCURRENT_PER_AGENT', '1025'],
+      ['SEARCH_RANK_WINDOW', '99'],
+      ['SEARCH_RANK_WINDOW', 'all'],
       ['SQLITE_BUSY_TIMEOUT_MS', 'long'],
       ['TRUST_PROXY', 'maybe'],
       ['DATABASE_URL', 'not a url'],
