@@ -985,13 +985,14 @@ for (const backend of heavyBackends()) {
      * Other test files (and other users of the machine) run in parallel on the same cores (2
      * here), so the same reads are first measured without the command, and on a busy machine the
      * bound grows with that idle p99: max(50 ms, 3 × idle p99 + 20 ms) (the command itself takes
-     * a core). One retry absorbs a burst. A blocked event loop would hold every read for up to the
-     * whole command (≥ TIMEOUT_MS), which the max check catches under any load.
+     * a core). Two retries absorb bursts (one was not always enough on a slow 2-core VM: 67 ms
+     * against 57.5, then 93.8 against 93.5, on one run). A blocked event loop would hold every read for up to
+     * the whole command (≥ TIMEOUT_MS) in every attempt, which the max check catches under any load.
      */
     async function underLoad(command: string) {
       let m = await underLoadOnce(command);
-      if (m.p99 >= m.bound) {
-        console.log(`p99 ${m.p99.toFixed(1)} ms (idle ${m.idle99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms) on the first attempt; measuring again`);
+      for (let attempt = 1; attempt < 3 && m.p99 >= m.bound; attempt++) {
+        console.log(`p99 ${m.p99.toFixed(1)} ms (idle ${m.idle99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms) on attempt ${attempt}; measuring again`);
         m = await underLoadOnce(command);
       }
       return m;
