@@ -72,17 +72,19 @@ const DOC_DELETE = sql`DELETE FROM search_docs WHERE id = ?`;
 const DOC_INSERT_SQLITE = sql`
   INSERT INTO search_docs (type, owner_id, ref, community_id, post_id, version, updated_at_ms, title, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const LAST_ROWID_SQLITE = sql`SELECT last_insert_rowid()`;
+// A changed document gets a new id (the newest): a search ranks the newest ids first (store/search.ts).
+const UPSERT_DOC = `ON CONFLICT (type, owner_id, ref) DO UPDATE SET id = nextval('search_docs_id_seq'), community_id = EXCLUDED.community_id,
+    post_id = EXCLUDED.post_id, version = EXCLUDED.version, updated_at_ms = EXCLUDED.updated_at_ms, title = EXCLUDED.title,
+    body = EXCLUDED.body, tsv = EXCLUDED.tsv`;
 const DOC_UPSERT_PG = sql`
   INSERT INTO search_docs (type, owner_id, ref, community_id, post_id, version, updated_at_ms, title, body, tsv)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS tsvector))
-  ON CONFLICT (type, owner_id, ref) DO UPDATE SET id = nextval('search_docs_id_seq'), community_id = EXCLUDED.community_id, post_id = EXCLUDED.post_id,
-    version = EXCLUDED.version, updated_at_ms = EXCLUDED.updated_at_ms, title = EXCLUDED.title, body = EXCLUDED.body, tsv = EXCLUDED.tsv`;
+  ${UPSERT_DOC}`;
 const DOCS_UPSERT_PG = sql`
   INSERT INTO search_docs (type, owner_id, ref, community_id, post_id, version, updated_at_ms, title, body, tsv)
   SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
                        CAST(? AS integer[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS tsvector[]))
-  ON CONFLICT (type, owner_id, ref) DO UPDATE SET id = nextval('search_docs_id_seq'), community_id = EXCLUDED.community_id, post_id = EXCLUDED.post_id,
-    version = EXCLUDED.version, updated_at_ms = EXCLUDED.updated_at_ms, title = EXCLUDED.title, body = EXCLUDED.body, tsv = EXCLUDED.tsv`;
+  ${UPSERT_DOC}`;
 const DOCS_DELETE_PG = sql`
   DELETE FROM search_docs WHERE (type, owner_id, ref) IN (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[])))`;
 const DOC_DELETE_REF = sql`DELETE FROM search_docs WHERE type = ? AND owner_id = ? AND ref = ?`;

@@ -223,9 +223,8 @@ async function visibleRows(db: Db, q: SearchQuery): Promise<SearchResult> {
 const CANDIDATES_CAP = 4000;
 
 // Old versions are mostly encoded (store/blob-codec.ts): those come as NULL with their hash, and
-// are decoded by blob-read.ts.
-// SQLite: the version's blob by a scalar subquery, not a join (a join is re-planned per call on a
-// file that has sqlite_stat4: tree.ts READ_NODE).
+// are decoded by blob-read.ts. SQLite: the version's blob by a scalar subquery, not a join (a join
+// is re-planned per call on a file that has sqlite_stat4: tree.ts READ_NODE).
 const FILE_TEXT = sql`
   SELECT CASE WHEN ${isRaw('b.')} THEN substr(b.content, 1, ?) END, b.hash
     FROM blobs b
