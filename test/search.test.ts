@@ -7,6 +7,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { ftsSegmentCount } from '../src/store/search-index.js';
+import { compactSearchIndex, drainSearchOutbox } from '../src/tools/search-indexer.js';
 import { backends } from './helpers/backends.js';
 import { freePort, spawnServer, startServer, type TestServer } from './helpers/server.js';
 
@@ -279,6 +283,52 @@ for (const backend of backends()) {
         assert.equal(await t.store.pendingSearchCount(), 0);
         const found = (await t.ok(r.apiKey, 'search', { query: 'kiwi', types: ['files'] })).items.map((i: any) => `${i.path} ${i.version}`);
         assert.deepEqual(found.sort(), ['/b/0.md 2', '/b/1.md 1', '/b/2.md 1', '/b/3.md 1', '/b/4.md 1']);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('an idle indexer merges the index segments its batches left (SQLite), and nothing is lost by it', async () => {
+      // The background loop waits a minute: the test drains and merges through the loop's own functions.
+      const t = await startServer(backend, { SEARCH_INDEX_INTERVAL_MS: '60000' });
+      const segments = () => {
+        const db = new Database(path.join(t.config.dataDir, 'afs.sqlite'), { readonly: true });
+        try {
+          return ftsSegmentCount(db.prepare('SELECT block FROM search_fts_data WHERE id = 10').pluck().get() as Buffer);
+        } finally {
+          db.close();
+        }
+      };
+      try {
+        const r = await t.register('Merge Owner');
+        await drainSearchOutbox(t.store, t.config, 5000); // the agent's own document
+        // One batch, so one new segment, per file: FTS5 merges small segments only at 16 (crisismerge).
+        for (let i = 0; i < 10; i++) {
+          await t.ok(r.apiKey, 'write', { path: `/m/${i}.md`, content: `walrus${i} tundra ${'floe '.repeat(i)}` });
+          assert.equal(await drainSearchOutbox(t.store, t.config, 5000), 1);
+        }
+        await t.ok(r.apiKey, 'delete', { path: '/m/3.md' });
+        assert.equal(await drainSearchOutbox(t.store, t.config, 5000), 1);
+        const found = async (query: string) => (await t.ok(r.apiKey, 'search', { query, types: ['files'] })).items.map((i: any) => i.path).sort();
+        const all = [...Array(10).keys()].filter((i) => i !== 3).map((i) => `/m/${i}.md`).sort();
+        assert.deepEqual(await found('tundra'), all);
+        if (backend === 'sqlite') {
+          // Any two segments of a level (migration 12): FTS5's default, four, left 9 of the bench corpus's 26.
+          const db = new Database(path.join(t.config.dataDir, 'afs.sqlite'), { readonly: true });
+          assert.equal(db.prepare("SELECT v FROM search_fts_config WHERE k = 'usermerge'").pluck().get(), 2);
+          db.close();
+          const before = segments();
+          assert.ok(before >= 8, `${before} segments after 12 batches`);
+          await compactSearchIndex(t.store, 10_000);
+          const merged = segments();
+          assert.ok(merged <= 2, `${before} segments merged to ${merged}`);
+          // Nothing left to merge: the next step says so.
+          assert.equal(await t.store.compactSearchIndex({ pages: 64 }), false);
+        } else assert.equal(await t.store.compactSearchIndex({ pages: 64 }), false, 'PostgreSQL: GIN has no segments');
+        assert.deepEqual(await found('tundra'), all);
+        assert.deepEqual(await found('walrus7'), ['/m/7.md']);
+        assert.deepEqual(await found('walrus3'), []);
+        assert.deepEqual(await found('"tundra floe floe floe floe floe floe floe floe floe"'), ['/m/9.md']);
       } finally {
         await t.close();
       }

@@ -329,4 +329,13 @@ export const MIGRATIONS: Migration[] = [
     sqlite: packSchemaSqlite,
     postgres: packSchemaPostgres,
   },
+  {
+    version: 12,
+    name: 'search index: idle-time merges take any two segments of a level',
+    // FTS5's 'merge' command (search-index.ts compactStep) merges a level's segments once it
+    // holds `usermerge` of them (default 4); 2 keeps an index fed in small batches at a few
+    // segments. Stored in the FTS5 table's own config; PostgreSQL's GIN index has no segments.
+    sqlite: "INSERT INTO search_fts (search_fts, rank) VALUES ('usermerge', 2);",
+    postgres: 'SELECT 1;',
+  },
 ];

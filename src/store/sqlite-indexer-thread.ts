@@ -8,12 +8,15 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { indexBatch } from './search-index.js';
+import { compactStep, indexBatch } from './search-index.js';
 import { SqliteDb } from './sqlite-db.js';
 import { runProgramSync } from './sql.js';
 import type { WorkerReply } from './worker-client.js';
 
-export type IndexerRequest = { id: number; maxItems: number; maxBytes: number; maxFileBytes: number };
+/** A batch of the outbox, or (`compact`) one step of merging the index's segments. */
+export type IndexerRequest =
+  | { id: number; kind: 'batch'; maxItems: number; maxBytes: number; maxFileBytes: number }
+  | { id: number; kind: 'compact'; pages: number };
 
 const { file, synchronous, busyTimeoutMs, cacheKib } = workerData as {
   file: string;
@@ -32,8 +35,8 @@ const db = new SqliteDb(conn);
 parentPort!.on('message', (req: IndexerRequest) => {
   let reply: WorkerReply;
   try {
-    const batch = () => runProgramSync(indexBatch(db, req.maxItems, req.maxBytes, req.maxFileBytes), (s) => db.exec(s));
-    reply = { id: req.id, ok: true, value: conn.transaction(batch).immediate() };
+    const program = req.kind === 'compact' ? compactStep(req.pages) : indexBatch(db, req.maxItems, req.maxBytes, req.maxFileBytes);
+    reply = { id: req.id, ok: true, value: conn.transaction(() => runProgramSync<unknown>(program, (s) => db.exec(s))).immediate() };
   } catch (err) {
     reply = { id: req.id, ok: false, message: String((err as Error).message), code: (err as { code?: string }).code };
   }

@@ -132,7 +132,8 @@ export class SqliteStore implements Store {
       'SQLite indexer',
     );
     this.indexer = indexer;
-    this.indexPending = (batch) => indexer.call(batch);
+    this.indexPending = (batch) => indexer.call({ kind: 'batch', ...batch });
+    this.compactSearchIndex = ({ pages }) => indexer.call({ kind: 'compact', pages });
   }
 
   async migrate(): Promise<number> {
