@@ -310,7 +310,10 @@ for (const backend of backends()) {
         await t.ok(r.apiKey, 'delete', { path: '/m/3.md' });
         assert.equal(await drainSearchOutbox(t.store, t.config, 5000), 1);
         const found = async (query: string) => (await t.ok(r.apiKey, 'search', { query, types: ['files'] })).items.map((i: any) => i.path).sort();
-        const all = [...Array(10).keys()].filter((i) => i !== 3).map((i) => `/m/${i}.md`).sort();
+        const all = [...Array(10).keys()]
+          .filter((i) => i !== 3)
+          .map((i) => `/m/${i}.md`)
+          .sort();
         assert.deepEqual(await found('tundra'), all);
         if (backend === 'sqlite') {
           // Any two segments of a level (migration 12): FTS5's default, four, left 9 of the bench corpus's 26.

@@ -15,8 +15,7 @@ import type { WorkerReply } from './worker-client.js';
 
 /** A batch of the outbox, or (`compact`) one step of merging the index's segments. */
 export type IndexerRequest =
-  | { id: number; kind: 'batch'; maxItems: number; maxBytes: number; maxFileBytes: number }
-  | { id: number; kind: 'compact'; pages: number };
+  { id: number; kind: 'batch'; maxItems: number; maxBytes: number; maxFileBytes: number } | { id: number; kind: 'compact'; pages: number };
 
 const { file, synchronous, busyTimeoutMs, cacheKib } = workerData as {
   file: string;
