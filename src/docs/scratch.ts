@@ -3,7 +3,7 @@
  * store in a temp directory, one bash worker, and agents made directly in the store (no
  * registration limit, fixed slugs), called in-process through the same dispatch as HTTP.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BashPool } from '../sandbox/pool.js';
@@ -57,8 +57,45 @@ async function scratchAgent(store: SqliteStore, name: string, slug: string): Pro
   };
 }
 
+/** A scratch directory not named after a process (made before names carried one) is stale after this. */
+const UNNAMED_STALE_MS = 60 * 60 * 1000;
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the scratch directories of `prefix` left by processes that are gone (a server killed
+ * while it generated its reference files leaves its directory behind; each holds a SQLite store).
+ * A directory is named `{prefix}{pid}-{random}`: one whose process still runs is in use.
+ */
+export function sweepScratch(prefix: string, root = tmpdir()): number {
+  let removed = 0;
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = /^(\d+)-/.exec(name.slice(prefix.length))?.[1];
+    const path = join(root, name);
+    try {
+      const stale = pid ? Number(pid) !== process.pid && !alive(Number(pid)) : Date.now() - statSync(path).mtimeMs > UNNAMED_STALE_MS;
+      if (!stale) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Gone meanwhile, or not ours to remove: left alone.
+    }
+  }
+  return removed;
+}
+
 export async function withScratch<T>(registry: ToolRegistry, config: Config, prefix: string, fn: (s: Scratch) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  sweepScratch(prefix);
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`));
   const store = new SqliteStore({ dataDir: dir, synchronous: 'normal' });
   const bash = new BashPool(1, {
     databaseUrl: undefined,
