@@ -21,8 +21,8 @@
 //     index; it also lacks everything added since), or any commit. Fresh database each run, builds
 //     alternating, `--write-rounds` rounds. CPU per call is the whole server process's CPU (/proc)
 //     plus, on PostgreSQL, its backends' (issue 18's measure), from the start of the measured run
-//     until the search outbox is empty again (so the background indexer's work for every measured
-//     write is counted), over the calls.
+//     until the search outbox is empty again and the server idle (so the background indexer's work
+//     for every measured write is counted, its idle-time index merges included), over the calls.
 // GNU: the same tree written to a temp dir; `LC_ALL=C grep -rl <word> .` median of `--grep-runs`
 // after a warm-up run (warm page cache).
 //
@@ -572,7 +572,8 @@ async function writeRun(backend, build, variant) {
     });
     // Everything the measured writes queued gets indexed before the CPU is read (this build only).
     const drainMs = build.search ? await drained(db, { everyMs: 25 }) : 0;
-    await sleep(200);
+    // Then idle: SQLite merges the index's segments once the outbox is empty (tools/search-indexer.ts).
+    await quiet(server.proc.pid);
     const cpu = cpuOf(server.proc.pid) - start.cpu;
     // The two builds differ in what they claim to: files indexed after, none before.
     const [[indexed]] = await db.query(`SELECT COUNT(*) FROM search_docs WHERE type = 'file'`);
@@ -707,8 +708,8 @@ function report({ grep, searches, writes, baseline, startedAt, elapsedS, treeByt
       `**Indexing overhead on \`write\`.** The same write load against this build ("after") and ${baselineText(baseline)} ("before"), ` +
         `${opts.connections} connections from a separate load-generator process (bench/search-writeload.mjs), ${opts['write-warmup']} s warm-up + ${opts['write-seconds']} s measured, ` +
         `fresh database per run, ${opts['write-rounds']} rounds alternating which build runs first; medians. CPU per call = the whole server process's CPU (/proc, user + system) ` +
-        "plus, on PostgreSQL, its backends' CPU, from the start of the measured run until the search outbox is empty again (the background indexer runs in the server process: its work for every measured write is " +
-        'counted, plus the warm-up\'s last unindexed writes), over the measured calls. "words": 1 KB of words to one of 2,000 paths (each write is a file to tokenize and index); ' +
+        "plus, on PostgreSQL, its backends' CPU, from the start of the measured run until the search outbox is empty again and the server process idle (the background indexer runs in the server process: its work for every measured write is " +
+        'counted, its merges of the index in idle time included, plus the warm-up\'s last unindexed writes), over the measured calls. "words": 1 KB of words to one of 2,000 paths (each write is a file to tokenize and index); ' +
         '"scenario": npm run bench\'s `write` (1 KB of filler, ~30 tokens, to one of 4 paths).',
       '',
       `| Backend | load | CPU µs/call before (server + PostgreSQL) | after | overhead | runs before / after (µs) | server CPU µs/call before / after | PostgreSQL CPU µs/call before / after | req/s before / after | outbox empty after the run | ≤ +${TARGET_WRITE_CPU * 100}% |`,

@@ -120,8 +120,10 @@ let status = run(files, slow ? { SOCIAL_RACE_ROUNDS: process.env.SOCIAL_RACE_ROU
 // (500 random bodies and 30 cost cases, on SQLite) to stay under five minutes on two cores.
 if (slow && filter.length === 0) {
   status = run(['dist/test/fuzz.test.js'], { FUZZ_RUNS: process.env.FUZZ_RUNS ?? '40000', HEAVY_BACKENDS: 'sqlite,postgres' }) || status;
-  // The deadline-bound suites npm test runs on SQLite only (test/helpers/backends.ts heavyBackends): here
-  // on PostgreSQL, and the event loop's cost fuzz at depth on both.
+  // The suites npm test runs on SQLite only (test/helpers/backends.ts heavyBackends): here on
+  // PostgreSQL, and the event loop's cost fuzz at depth on both. They are the deadline-bound ones,
+  // and the two longest PostgreSQL halves (export/import 25 s, compact history 23 s: npm test took
+  // 6 m 35 s on a slow 2-core VM with them).
   status =
     run(['dist/test/event-loop.test.js'], { COST_FUZZ_RUNS: process.env.COST_FUZZ_RUNS ?? '300', HEAVY_BACKENDS: 'sqlite,postgres' }) || status;
   status =
@@ -130,6 +132,8 @@ if (slow && filter.length === 0) {
         'dist/test/bash-runaway.test.js',
         'dist/test/bash-isolation.test.js',
         'dist/test/bash.test.js',
+        'dist/test/export-import.test.js',
+        'dist/test/history-storage.test.js',
         'dist/test/slow/big-trees.test.js',
         'dist/test/slow/cli.test.js',
       ],

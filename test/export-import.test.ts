@@ -21,7 +21,7 @@ import { ImportError, importArchive } from '../src/transfer/import.js';
 import { TarError } from '../src/core/tar.js';
 import { EXPORT_ROW_TTL_MS } from '../src/store/transfer.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
-import { backends } from './helpers/backends.js';
+import { backends, heavyBackends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const IMPORT_JS = fileURLToPath(new URL('../src/import-agent.js', import.meta.url));
@@ -103,7 +103,7 @@ async function buildAgent(s: TestServer) {
   return { agent: a, key: k, postId: post.postId };
 }
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`export_my_data and import-agent (${backend})`, () => {
     let s: TestServer;
     let key: string;
