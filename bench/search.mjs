@@ -548,7 +548,9 @@ const startBuild = (serverJs, cwd, env) => startServer(env, { serverJs, cwd });
 
 async function writeRun(backend, build, variant) {
   const db = await openDb(backend, 'w');
-  const server = await startBuild(build.server, build.dir, db.env);
+  // The packer off in both builds: its work after the run (old versions encoded, the same in
+  // both) is not what this measures, and counting it until the server is idle would dilute the ratio.
+  const server = await startBuild(build.server, build.dir, { ...db.env, PACK_INTERVAL_MS: '0' });
   try {
     const { apiKey } = await register(server.base, 'Write Bench');
     const job = {
@@ -708,7 +710,7 @@ function report({ grep, searches, writes, baseline, startedAt, elapsedS, treeByt
       `**Indexing overhead on \`write\`.** The same write load against this build ("after") and ${baselineText(baseline)} ("before"), ` +
         `${opts.connections} connections from a separate load-generator process (bench/search-writeload.mjs), ${opts['write-warmup']} s warm-up + ${opts['write-seconds']} s measured, ` +
         `fresh database per run, ${opts['write-rounds']} rounds alternating which build runs first; medians. CPU per call = the whole server process's CPU (/proc, user + system) ` +
-        "plus, on PostgreSQL, its backends' CPU, from the start of the measured run until the search outbox is empty again and the server process idle (the background indexer runs in the server process: its work for every measured write is " +
+        "plus, on PostgreSQL, its backends' CPU, from the start of the measured run until the search outbox is empty again and the server process idle (the history packer off in both builds; the background indexer runs in the server process: its work for every measured write is " +
         'counted, its merges of the index in idle time included, plus the warm-up\'s last unindexed writes), over the measured calls. "words": 1 KB of words to one of 2,000 paths (each write is a file to tokenize and index); ' +
         '"scenario": npm run bench\'s `write` (1 KB of filler, ~30 tokens, to one of 4 paths).',
       '',
