@@ -3,7 +3,8 @@
  * in the background of each server process, and before a search (so an agent finds what it just
  * wrote). Batches are bounded (items and bytes of text), and the loop yields to the event loop
  * between them; one drain runs at a time per store in this process, and one indexer per database
- * (the store's lock), so instances share the work without racing.
+ * (the store's lock), so instances share the work without racing. Once the outbox is empty the
+ * background loop merges SQLite's index segments (compactSearchIndex).
  */
 import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';
@@ -54,7 +55,7 @@ export function drainSearchOutbox(store: Store, config: Config, budgetMs: number
  * While the outbox stays empty: merge steps of the index until one finds nothing to merge or
  * `budgetMs` passed (each step is a transaction of its own, so writes interleave). Measured
  * with the words write load's churn: ~+8% of FTS5's work a document, for 3 segments instead of
- * 20 (docs/benchmarks.md, "Search").
+ * 20 (docs/benchmarks.md, "Merging the SQLite index's segments").
  */
 export async function compactSearchIndex(store: Store, budgetMs: number): Promise<void> {
   const started = performance.now();
