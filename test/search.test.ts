@@ -327,6 +327,23 @@ for (const backend of backends()) {
           assert.ok(merged <= 2, `${before} segments merged to ${merged}`);
           // Nothing left to merge: the next step says so.
           assert.equal(await t.store.compactSearchIndex({ pages: 64 }), false);
+          // Segments left by this process are merged by the next one to start, with nothing to index.
+          for (let i = 10; i < 20; i++) {
+            await t.ok(r.apiKey, 'write', { path: `/n/${i}.md`, content: `narwhal${i} taiga` });
+            assert.equal(await drainSearchOutbox(t.store, t.config, 5000), 1);
+          }
+          assert.ok(segments() >= 8, `${segments()} segments after ten more batches`);
+          const next = await spawnServer({ DATA_DIR: t.config.dataDir, SEARCH_INDEX_INTERVAL_MS: '20' }, await freePort());
+          try {
+            const deadline = Date.now() + 10_000;
+            while (segments() > 2) {
+              assert.ok(Date.now() < deadline, `${segments()} segments 10 s after a server started`);
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+          } finally {
+            await next.kill('SIGTERM');
+          }
+          assert.deepEqual(await found('narwhal15'), ['/n/15.md']);
         } else assert.equal(await t.store.compactSearchIndex({ pages: 64 }), false, 'PostgreSQL: GIN has no segments');
         assert.deepEqual(await found('tundra'), all);
         assert.deepEqual(await found('walrus7'), ['/m/7.md']);

@@ -94,6 +94,9 @@ export function startSearchIndexer(store: Store, config: Config, onError: (err: 
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<unknown> = Promise.resolve();
+  // An index left in segments by an earlier process (or a database upgraded to migration 12) is
+  // merged at the first idle tick, not only after this process indexes something.
+  unmerged.add(store);
   const tick = () => {
     timer = null;
     if (stopped) return;
