@@ -338,4 +338,23 @@ export const MIGRATIONS: Migration[] = [
     sqlite: "INSERT INTO search_fts (search_fts, rank) VALUES ('usermerge', 2);",
     postgres: 'SELECT 1;',
   },
+  {
+    version: 13,
+    name: 'byte order for every path, slug and name compared by range',
+    // Paths of shares, published items, copy provenance and search documents are compared as
+    // prefixes ("ref > path || '/' AND ref < path || '0'") and slugs and names page by range: on a
+    // database whose default collation is not "C" (ICU, a libc locale) those compared by the
+    // locale, so a share of /p matched /P/x and /p#x (docs/contributing.md, Migrations). The
+    // indexes on these columns are rebuilt in byte order. SQLite compares bytes already.
+    sqlite: 'SELECT 1;',
+    postgres: `
+      ALTER TABLE shares ALTER COLUMN path TYPE TEXT COLLATE "C";
+      ALTER TABLE published ALTER COLUMN path TYPE TEXT COLLATE "C";
+      ALTER TABLE provenance ALTER COLUMN path TYPE TEXT COLLATE "C", ALTER COLUMN from_path TYPE TEXT COLLATE "C";
+      ALTER TABLE search_docs ALTER COLUMN ref TYPE TEXT COLLATE "C";
+      ALTER TABLE search_outbox ALTER COLUMN ref TYPE TEXT COLLATE "C";
+      ALTER TABLE agents ALTER COLUMN slug TYPE TEXT COLLATE "C";
+      ALTER TABLE communities ALTER COLUMN name TYPE TEXT COLLATE "C";
+    `,
+  },
 ];
