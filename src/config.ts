@@ -161,6 +161,7 @@ const EnvSchema = z.object({
   BASH_CACHE_BYTES: int('BASH_CACHE_BYTES', 32 * MiB, 0, 4096 * MiB),
   BASH_WORKERS: int('BASH_WORKERS', 4, 1, 64),
   BASH_MAX_CONCURRENT_PER_AGENT: int('BASH_MAX_CONCURRENT_PER_AGENT', 2, 1, 1024),
+  BASH_WORKER_MS_PER_MINUTE: int('BASH_WORKER_MS_PER_MINUTE', 30_000, 0, 3_600_000),
   HEADERS_TIMEOUT_MS: int('HEADERS_TIMEOUT_MS', 15_000, 100),
   REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 60_000, 100),
   VALIDATE_OUTPUTS: bool('VALIDATE_OUTPUTS', false),
@@ -256,6 +257,8 @@ export interface Config {
   bashCacheBytes: number;
   bashWorkers: number;
   bashMaxConcurrentPerAgent: number;
+  /** Worker time an agent's bash commands may hold in a minute (sandbox/slots.ts WorkerTime); 0: no limit. */
+  bashWorkerMsPerMinute: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   /** Check every successful tool result against its tool's output schema (tests; a mismatch is a 500). */
@@ -316,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bashCacheBytes: e.BASH_CACHE_BYTES,
     bashWorkers: e.BASH_WORKERS,
     bashMaxConcurrentPerAgent: e.BASH_MAX_CONCURRENT_PER_AGENT,
+    bashWorkerMsPerMinute: e.BASH_WORKER_MS_PER_MINUTE,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     validateOutputs: e.VALIDATE_OUTPUTS,

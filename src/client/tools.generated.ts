@@ -1018,6 +1018,8 @@ export type GetKeyInfoOutput = {
     maxPublished: number;
     /** bash commands of the agent that may run at once (all keys); one more answers 429. */
     bashConcurrent: number;
+    /** Milliseconds bash commands of the agent may hold workers in a minute (all keys, per instance); past it bash answers 429 with Retry-After. 0: no limit. */
+    bashWorkerMsPerMinute: number;
     /** Per-action limits of the agent (all keys): past one, the tool answers COOLDOWN. */
     actions: {
       [key: string]: {

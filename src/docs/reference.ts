@@ -260,7 +260,11 @@ function limitsSection(registry: ToolRegistry, config: Config): string {
 - Files and directories per agent: ${config.maxFilesPerAgent} (live ones; deleted ones do not count).
 - Entries of a changeset per response: 100 (\`entryCount\` has them all; \`list_changes\` with \`changesetId\` pages through them).
 - \`read\` pages: ${config.readPageLines} lines / ${config.readPageBytes} bytes (continue with \`next.offset\`).
-- \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond); at most ${config.bashMaxConcurrentPerAgent} commands of an agent at once (one more: 429 \`RATE_LIMITED\` with \`details.limit: "bash_concurrency"\`, \`max\`, \`running\` and \`Retry-After\`; not the per-minute budget).
+- \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond); at most ${config.bashMaxConcurrentPerAgent} commands of an agent at once (one more: 429 \`RATE_LIMITED\` with \`details.limit: "bash_concurrency"\`, \`max\`, \`running\` and \`Retry-After\`; not the per-minute budget)${
+    config.bashWorkerMsPerMinute > 0
+      ? `; at most ${config.bashWorkerMsPerMinute} ms of bash worker time per agent in any minute (past it: 429 \`RATE_LIMITED\` with \`details.limit: "bash_worker_time"\` and \`Retry-After\`)`
+      : ''
+  }.${config.bashWorkers >= 2 ? " An agent with no command running that used under 2 s of worker time in the last minute never waits behind other agents' long commands (a worker is kept for it)." : ''}
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
 - \`bash\` calls running at once per agent: ${config.bashMaxConcurrentPerAgent} (the others wait their turn).
 - Registrations per address: ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per hour` : 'no limit on this server'}.

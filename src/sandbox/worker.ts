@@ -148,19 +148,33 @@ async function run(job: BashJob): Promise<BashOutcome> {
   }
 }
 
+// Warm: the first command of a thread cost ~1 s more than the next (building the interpreter,
+// compiling just-bash's code), seconds on a busy machine. A command that touches no file pays it
+// before the thread reports ready, so the pool's standby (pool.ts) answers its first command at once.
+const warm = workerData.warm as { timeoutMs: number; maxCommands: number } | undefined;
+const nobody = { agentId: '', folder: null, canWrite: false, canDelete: false, viewer: { agentId: '' } };
+const warmed: Promise<unknown> = (
+  warm ? run({ id: 0, command: 'echo warm >/dev/null; true', cwd: '/', access: nobody, maxOutputBytes: 1024, ...warm }) : Promise.resolve()
+)
+  .catch(() => undefined)
+  .then(() => parentPort!.postMessage({ ready: true }));
+
 parentPort!.on('message', (job: BashJob) => {
-  run(job).then(
-    (outcome) => parentPort!.postMessage(outcome),
-    (err) =>
-      parentPort!.postMessage({
-        id: job.id,
-        stdout: '',
-        stderr: '',
-        exitCode: 1,
-        truncated: false,
-        timedOut: false,
-        changes: [],
-        error: String((err as Error)?.stack ?? err),
-      }),
-  );
+  // After the warm-up: one command at a time on this thread's interpreter and jobFs.
+  void warmed
+    .then(() => run(job))
+    .then(
+      (outcome) => parentPort!.postMessage(outcome),
+      (err) =>
+        parentPort!.postMessage({
+          id: job.id,
+          stdout: '',
+          stderr: '',
+          exitCode: 1,
+          truncated: false,
+          timedOut: false,
+          changes: [],
+          error: String((err as Error)?.stack ?? err),
+        }),
+    );
 });
