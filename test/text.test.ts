@@ -432,6 +432,7 @@ describe('config: loadConfig', () => {
       bashCacheBytes: 33_554_432,
       bashWorkers: 4,
       bashMaxConcurrentPerAgent: 2,
+      bashWorkerMsPerMinute: 30_000,
       headersTimeoutMs: 15_000,
       requestTimeoutMs: 60_000,
       validateOutputs: false,

@@ -19,7 +19,7 @@
 import { Worker } from 'node:worker_threads';
 import type { BashJob, BashOutcome } from './commands.js';
 import { searchBudgetMs, stoppedSearch } from './search-watch.js';
-import { WorkerTime } from './slots.js';
+import { WORKER_TIME_WINDOW_MS, WorkerTime } from './slots.js';
 
 export interface StoreSettings {
   databaseUrl: string | undefined;
@@ -71,13 +71,14 @@ const SEARCH_CHECK_MS = 100;
 
 export class BashPool {
   private readonly slots: Slot[] = [];
-  /** A loaded thread that replaces the reserve's when a command gives the reserve up. */
+  /** A thread (loaded, or loading) that replaces the reserve's when a command gives the reserve up. */
   private standby: Slot | null = null;
   /** Waiting jobs per agent; agents are served in turn (round robin), each queue in order. */
   private readonly queues = new Map<string, Pending[]>();
   private readonly runningByAgent = new Map<string, number>();
   /** Worker time per agent in the last minute (the reserve's and BASH_WORKER_MS_PER_MINUTE's measure). */
   private readonly time = new WorkerTime();
+  private sweptAtMs = Date.now();
   private nextId = 1;
   private closed = false;
   private readonly watchdog: NodeJS.Timeout;
@@ -87,7 +88,7 @@ export class BashPool {
     private readonly store: StoreSettings,
     /** Per worker: file contents kept between commands (BASH_CACHE_BYTES). */
     private readonly cacheBytes = 32 * 1024 * 1024,
-    /** The limits of the commands to come: a new thread runs a trivial one with them before it reports ready (worker.ts). */
+    /** The limits of the commands to come: a new reserve thread runs a trivial one with them first (worker.ts). */
     private readonly warmLimits?: { timeoutMs: number; maxCommands: number },
   ) {
     this.watchdog = setInterval(() => this.checkSearches(), SEARCH_CHECK_MS);
@@ -111,7 +112,8 @@ export class BashPool {
   private spawn(reserve: boolean): Slot {
     const searches = new Int32Array(new SharedArrayBuffer(8));
     const worker = new Worker(new URL('./worker.js', import.meta.url), {
-      workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer, warm: this.warmLimits },
+      // The reserve's threads warm up first (worker.ts): its commands are the ones that must not wait.
+      workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer, warm: reserve ? this.warmLimits : undefined },
     });
     const slot: Slot = { worker, reserve, job: null, searches, seen: null };
     worker.on('message', (outcome: BashOutcome | { ready: true }) => {
@@ -125,6 +127,13 @@ export class BashPool {
       else this.pump();
     });
     const fail = (reason: string) => {
+      if (slot === this.standby) {
+        // Never handed a command: a new standby is started by the next pump.
+        this.standby = null;
+        void worker.terminate();
+        if (!this.closed) this.pump();
+        return;
+      }
       const current = slot.job;
       slot.job = null;
       if (current) {
@@ -135,7 +144,7 @@ export class BashPool {
     };
     worker.on('error', (err) => fail(`bash worker failed: ${err.message}`));
     worker.on('exit', (code) => {
-      if (!this.closed && this.slots.includes(slot)) fail(`bash worker exited (${code})`);
+      if (!this.closed && (this.slots.includes(slot) || slot === this.standby)) fail(`bash worker exited (${code})`);
     });
     worker.unref();
     return slot;
@@ -144,6 +153,10 @@ export class BashPool {
   /** Stops every worker whose current search has run past its budget (a runaway regex). */
   private checkSearches(): void {
     const now = Date.now();
+    if (now - this.sweptAtMs > WORKER_TIME_WINDOW_MS) {
+      this.sweptAtMs = now;
+      this.time.sweep(now);
+    }
     for (const slot of [...this.slots]) {
       const current = slot.job;
       const kind = Atomics.load(slot.searches, 1);

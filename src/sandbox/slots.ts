@@ -67,6 +67,11 @@ export class WorkerTime {
     return used;
   }
 
+  /** Forgets agents whose last command ended over a minute ago (the pool calls it now and then). */
+  sweep(nowMs: number): void {
+    for (const [agentId, list] of this.done) if (list[list.length - 1]!.endMs <= nowMs - WORKER_TIME_WINDOW_MS) this.done.delete(agentId);
+  }
+
   /** Seconds (≥ 1) until the agent's worker time of the last minute falls below `budgetMs`. */
   retryAfterSeconds(agentId: string, budgetMs: number, nowMs: number): number {
     let used = this.usedMs(agentId, nowMs);
