@@ -26,6 +26,13 @@ for (const backend of heavyBackends()) {
       const busy = await Promise.all([1, 2, 3, 4].map(async (i) => (await s.register(`Busy ${i}`)).apiKey));
       const fresh = (await s.register('Fresh')).apiKey;
       await Promise.all([...busy, fresh].map((k) => s.ok(k, 'write', { path: '/a.txt', content: 'a\n' })));
+      // A server in service: its threads loaded (they start with the first commands), the standby
+      // too (started after them; seconds on a busy machine).
+      await Promise.all([...busy, fresh].map((k) => s.ok(k, 'bash', { command: 'true' })));
+      for (let i = 0; !/^afs_bash_workers\{state="standby"\} 1$/m.test((await s.raw('/metrics')).text); i++) {
+        assert.ok(i < 300, 'the standby thread never loaded');
+        await new Promise((r) => setTimeout(r, 100));
+      }
       const t0 = performance.now();
       const loops = busy.map((k) => s.call(k, 'bash', { command: LOOP }).then((r) => ({ r, ms: performance.now() - t0 })));
       await new Promise((r) => setTimeout(r, 1500)); // every worker holds a loop

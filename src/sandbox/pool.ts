@@ -13,8 +13,9 @@
  * agents run them. A command still on the reserve after RESERVE_SLICE_MS gives it up as soon as
  * another such agent waits: its thread is replaced and the command goes back to the head of its
  * agent's queue for another worker, to run again from the start (nothing it did was saved: a
- * command's changes are committed only from its outcome). A loaded standby thread takes the
- * reserve's place at once (a thread loads just-bash for ~0.2 s, seconds on a busy machine).
+ * command's changes are committed only from its outcome). A standby thread, started (and warmed
+ * up) once the pool's threads have loaded, takes the reserve's place at once (a thread loads
+ * just-bash for ~0.2 s, seconds on a busy machine).
  */
 import { Worker } from 'node:worker_threads';
 import type { BashJob, BashOutcome } from './commands.js';
@@ -37,6 +38,8 @@ interface Pending {
 
 interface Running extends Pending {
   pending: Pending;
+  /** The thread began the command (a thread still loading has not): worker time and the reserve's slice count from here. */
+  started: () => void;
   timer: NodeJS.Timeout;
   /** The reserve: when the command has had its slice. */
   slice: NodeJS.Timeout | null;
@@ -49,6 +52,8 @@ interface Slot {
   worker: Worker;
   /** Runs only light agents' commands (see the header). */
   reserve: boolean;
+  /** The thread has loaded (its first message). */
+  ready: boolean;
   job: Running | null;
   /** Shared with the worker: [searches started, kind of the search running or 0] (search-watch.ts). */
   searches: Int32Array;
@@ -95,11 +100,11 @@ export class BashPool {
     this.watchdog.unref();
   }
 
-  /** For /metrics: workers by state and jobs waiting (all agents). */
-  stats(): { workers: number; busy: number; queued: number } {
+  /** For /metrics: workers by state, jobs waiting (all agents), and whether a loaded standby waits for the reserve's place (0 or 1). */
+  stats(): { workers: number; busy: number; queued: number; standby: number } {
     let queued = 0;
     for (const q of this.queues.values()) queued += q.length;
-    return { workers: this.slots.length, busy: this.slots.filter((s) => s.job !== null).length, queued };
+    return { workers: this.slots.length, busy: this.slots.filter((s) => s.job !== null).length, queued, standby: this.standby?.ready ? 1 : 0 };
   }
 
   /** Worker time of the agent's commands in the last minute over `budgetMs`: how long to wait, or null while under it. */
@@ -109,16 +114,24 @@ export class BashPool {
     return usedMs < budgetMs ? null : { usedMs, retryAfterSeconds: this.time.retryAfterSeconds(agentId, budgetMs, now) };
   }
 
-  private spawn(reserve: boolean): Slot {
+  private spawn(reserve: boolean, warm = false): Slot {
     const searches = new Int32Array(new SharedArrayBuffer(8));
     const worker = new Worker(new URL('./worker.js', import.meta.url), {
-      // The reserve's threads warm up first (worker.ts): its commands are the ones that must not wait.
-      workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer, warm: reserve ? this.warmLimits : undefined },
+      // The standby warms up (worker.ts): the reserve's commands are the ones that must not wait.
+      workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer, warm: warm ? this.warmLimits : undefined },
     });
-    const slot: Slot = { worker, reserve, job: null, searches, seen: null };
-    worker.on('message', (outcome: BashOutcome | { ready: true }) => {
-      if ('ready' in outcome) return; // loaded and warm (worker.ts)
+    const slot: Slot = { worker, reserve, ready: false, job: null, searches, seen: null };
+    worker.on('message', (outcome: BashOutcome | { ready: true } | { started: number }) => {
+      if ('ready' in outcome) {
+        slot.ready = true;
+        this.startStandby();
+        return;
+      }
       const current = slot.job;
+      if ('started' in outcome) {
+        if (current?.job.id === outcome.started) current.started();
+        return;
+      }
       if (!current || current.job.id !== outcome.id) return;
       clearTimers(current);
       slot.job = null;
@@ -128,10 +141,10 @@ export class BashPool {
     });
     const fail = (reason: string) => {
       if (slot === this.standby) {
-        // Never handed a command: a new standby is started by the next pump.
+        // Never handed a command: another standby takes its place.
         this.standby = null;
         void worker.terminate();
-        if (!this.closed) this.pump();
+        this.startStandby();
         return;
       }
       const current = slot.job;
@@ -193,6 +206,13 @@ export class BashPool {
     const standby = slot.reserve ? this.standby : null;
     if (standby) this.standby = null;
     this.slots.push(standby ?? this.spawn(slot.reserve));
+    this.startStandby();
+  }
+
+  /** With a reserve, a standby thread once every thread of the pool has loaded (so it never slows their start). */
+  private startStandby(): void {
+    if (this.size < 2 || this.standby || this.closed || this.slots.length < this.size || !this.slots.every((s) => s.ready)) return;
+    this.standby = this.spawn(true, true);
   }
 
   /**
@@ -235,7 +255,6 @@ export class BashPool {
     while (this.slots.length < this.size && !this.closed) {
       this.slots.push(this.spawn(this.size >= 2 && !this.slots.some((s) => s.reserve)));
     }
-    if (this.size >= 2 && !this.standby && !this.closed) this.standby = this.spawn(true);
     this.reclaimReserve();
     // The regular workers first: the reserve stays free while they can take the work.
     for (const slot of [...this.slots.filter((s) => !s.reserve), ...this.slots.filter((s) => s.reserve)]) {
@@ -249,7 +268,6 @@ export class BashPool {
     const agentId = next.job.access.agentId;
     const jobId = next.job.id;
     this.runningByAgent.set(agentId, (this.runningByAgent.get(agentId) ?? 0) + 1);
-    this.time.start(agentId, jobId, Date.now());
     let settled = false;
     const end = () => {
       this.finished(agentId);
@@ -267,13 +285,15 @@ export class BashPool {
       resolve({ id: jobId, stdout: '', stderr: '', exitCode: 124, truncated: false, timedOut: true, changes: [] });
       this.replace(slot);
     }, next.job.timeoutMs + HARD_GRACE_MS);
-    const running: Running = { job: next.job, resolve, pending: next, timer, slice: null, overSlice: false, end };
-    if (slot.reserve && next.job.timeoutMs > RESERVE_SLICE_MS) {
+    const started = () => {
+      this.time.start(agentId, jobId, Date.now());
+      if (!slot.reserve || next.job.timeoutMs <= RESERVE_SLICE_MS) return;
       running.slice = setTimeout(() => {
         running.overSlice = true;
         if (slot.job === running) this.pump();
       }, RESERVE_SLICE_MS);
-    }
+    };
+    const running: Running = { job: next.job, resolve, pending: next, started, timer, slice: null, overSlice: false, end };
     slot.job = running;
     slot.worker.postMessage(next.job);
   }

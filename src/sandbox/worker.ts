@@ -162,7 +162,10 @@ const warmed: Promise<unknown> = (
 parentPort!.on('message', (job: BashJob) => {
   // After the warm-up: one command at a time on this thread's interpreter and jobFs.
   void warmed
-    .then(() => run(job))
+    .then(() => {
+      parentPort!.postMessage({ started: job.id }); // the pool counts worker time from here
+      return run(job);
+    })
     .then(
       (outcome) => parentPort!.postMessage(outcome),
       (err) =>
