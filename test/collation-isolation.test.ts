@@ -26,8 +26,12 @@ for (const backend of isolationBackends()) {
       owner = { id: a.id, key: a.apiKey, slug: a.slug };
       const r = await s.register('Collation Reader');
       reader = { key: r.apiKey, slug: r.slug };
-      for (const p of ['/proj/pub/ok.md', '/web/ok.md', '/WEB/secret.md', '/web#x/secret.md', ...NEAR]) {
-        await s.ok(owner.key, 'write', { path: p, content: `needle in ${p}\n` });
+      const all = ['/proj/pub/ok.md', '/web/ok.md', '/WEB/secret.md', '/web#x/secret.md', ...NEAR];
+      for (const p of all) await s.ok(owner.key, 'write', { path: p, content: `needle in ${p}\n` });
+      // Indexed (a search catches up for a bounded time only; a loaded machine may need more).
+      for (let i = 0; (await paths(owner.key)).length < all.length; i++) {
+        assert.ok(i < 200, 'the files were never indexed');
+        await new Promise((r) => setTimeout(r, 100));
       }
     });
     after(() => s.close());
