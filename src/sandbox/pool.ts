@@ -299,13 +299,15 @@ export class BashPool {
   }
 
   /**
-   * A command past its slice on the reserve, while a light agent's command waits: its thread is
-   * replaced and it goes back to the head of its agent's queue, for a regular worker.
+   * A command past its slice on the reserve, while a light agent's command waits and no regular
+   * worker is free: its thread is replaced and it goes back to the head of its agent's queue, for
+   * a regular worker.
    */
   private reclaimReserve(): void {
     const slot = this.slots.find((s) => s.reserve && s.job?.overSlice);
     const now = Date.now();
-    if (!slot || ![...this.queues].some(([agentId, q]) => this.light(agentId, q[0]!, now))) return;
+    if (!slot || this.slots.some((s) => !s.reserve && !s.job)) return;
+    if (![...this.queues].some(([agentId, q]) => this.light(agentId, q[0]!, now))) return;
     const evicted = slot.job!;
     clearTimers(evicted);
     slot.job = null;
