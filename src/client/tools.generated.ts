@@ -1798,6 +1798,8 @@ export type ListSharesOutput = {
     createdAt: string;
     updatedAt: string;
     expiresAt: string | null;
+    /** An agent share: true when the recipient sees the history from before the share too. */
+    includeHistory: boolean;
     /** self: you own it; third_party: another agent shared it with you. */
     trust: 'self' | 'third_party';
   }[];
@@ -2348,6 +2350,8 @@ export type ShareInput = {
   expiresInSeconds?: number;
   /** A note for the recipient (at most 500 characters). */
   message?: string;
+  /** true: the recipient also sees the versions from before the share and the files deleted before it. Default: from the share on. */
+  includeHistory?: boolean;
   /** Replaying the same key with the same input returns the first answer. The SDK sets a fresh one on every mutating call (CallOptions.idempotent: false turns that off). */
   idempotencyKey?: string;
 };
@@ -2382,6 +2386,8 @@ export type ShareOutput = {
     createdAt: string;
     updatedAt: string;
     expiresAt: string | null;
+    /** An agent share: true when the recipient sees the history from before the share too. */
+    includeHistory: boolean;
     /** self: you own it; third_party: another agent shared it with you. */
     trust: 'self' | 'third_party';
   };

@@ -6,6 +6,7 @@
 import { ToolError } from '../core/errors.js';
 import { copyAcross } from './copy-across.js';
 import { answerMountDirectory } from './mount-dirs.js';
+import { historyGate } from './mount-history.js';
 import { errorToCaller, namedPaths, reboundAuth, routeMounts, toCaller } from './mounts.js';
 import type { AnyTool, ToolContext } from './registry.js';
 
@@ -21,9 +22,13 @@ export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext
   const route = await routeMounts(tool, fields, ctx, named);
   if (route === 'across') return copyAcross(ctx, fields, named);
   const inner = ctx.rebind(reboundAuth(ctx.auth, route.view, route.grant));
+  const gate = await historyGate(tool.name, route, inner);
+  let result: object;
   try {
-    return toCaller(route, await tool.handler(route.input, inner));
+    result = await tool.handler(route.input, inner);
   } catch (err) {
-    throw err instanceof ToolError ? errorToCaller(route, err) : err;
+    if (!(err instanceof ToolError)) throw err;
+    throw gate.hidden(err) ?? errorToCaller(route, gate.scrub(err));
   }
+  return toCaller(route, await gate.after(result));
 }
