@@ -53,6 +53,9 @@ export async function historyGate(tool: string, route: MountRoute, inner: ToolCo
             'creation on. list_versions shows the versions you can read.',
           { path: shown, version },
         );
+  // A deleted file the reader may not see is not there, whatever the tool (its history included).
+  const goneBefore = view.kind === 'since' ? node?.deleted && node.updatedAtMs < view.sinceMs : view.kind === 'head' && (!node || node.deleted);
+  if (goneBefore && tool !== 'list_deleted') throw area === 'published' ? mountNotFound(shown, area) : absent(shown);
   const input = route.input;
   if (view.kind === 'pinned' && (tool === 'read' || tool === 'stat') && input.version === undefined) input.version = view.version;
   for (const field of VERSION_FIELDS[tool] ?? []) {
@@ -143,6 +146,10 @@ async function countSince(ctx: ToolContext, owner: string, node: NodeRecord, sin
     cursor = { seq: end.seq, deleted: end.deleted, path: end.path, version: end.version };
   }
 }
+
+/** What a share answers for a path that is not there (tools/common.ts notFound, without suggestions). */
+const absent = (path: string) =>
+  new ToolError('NOT_FOUND', `No file or directory at ${path}. Use list or bash \`find\` to see what exists.`, { path, similar: [] });
 
 /** A NOT_FOUND of a file deleted before the share was made: as if it never existed. */
 function scrubDeleted(err: ToolError, sinceMs: number): ToolError {
