@@ -1302,7 +1302,7 @@ export type ListChangesOutput = {
     by: {
       keyId: string | null;
       label: string | null;
-      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
       slug?: string;
     };
     /** At most 100; see nextEntriesCursor. */
@@ -1333,7 +1333,7 @@ export type ListChangesOutput = {
   by?: {
     keyId: string | null;
     label: string | null;
-    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
     slug?: string;
   };
   /** With changesetId: all its entries. */
@@ -1491,7 +1491,7 @@ export type ListDeletedOutput = {
     by: {
       keyId: string | null;
       label: string | null;
-      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
       slug?: string;
     };
   }[];
@@ -1837,7 +1837,7 @@ export type ListVersionsOutput = {
     by: {
       keyId: string | null;
       label: string | null;
-      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
       slug?: string;
     };
     /** This version is a copy of another agent's file. */
@@ -2424,7 +2424,7 @@ export type StatOutput = {
   updatedBy: {
     keyId: string | null;
     label: string | null;
-    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
     slug?: string;
   } | null;
   /** Directories: live entries directly inside (that this key can see). */
