@@ -43,7 +43,9 @@ export async function historyGate(tool: string, route: MountRoute, inner: ToolCo
   const area = route.view.area;
   const shown = toMountPath(area, route.view.slug, ownerPath);
   const owner = route.view.owner.id;
-  const node = await inner.store.getNode(owner, ownerPath);
+  // A plain read needs no lookup here: the handler's NOT_FOUND for what is hidden is rewritten below.
+  const plainRead = tool === 'read' && route.input.version === undefined;
+  const node = plainRead ? null : await inner.store.getNode(owner, ownerPath);
   const hiddenVersion = (version: number) =>
     area === 'published'
       ? mountNotFound(shown, area)
@@ -55,7 +57,7 @@ export async function historyGate(tool: string, route: MountRoute, inner: ToolCo
         );
   // A deleted file the reader may not see is not there, whatever the tool (its history included).
   const goneBefore = view.kind === 'since' ? node?.deleted && node.updatedAtMs < view.sinceMs : view.kind === 'head' && (!node || node.deleted);
-  if (goneBefore && tool !== 'list_deleted') throw area === 'published' ? mountNotFound(shown, area) : absent(shown);
+  if (goneBefore && !plainRead && tool !== 'list_deleted') throw area === 'published' ? mountNotFound(shown, area) : absent(shown);
   const input = route.input;
   if (view.kind === 'pinned' && (tool === 'read' || tool === 'stat') && input.version === undefined) input.version = view.version;
   for (const field of VERSION_FIELDS[tool] ?? []) {
