@@ -7,7 +7,7 @@ import { ToolError } from '../core/errors.js';
 import { copyAcross } from './copy-across.js';
 import { answerMountDirectory } from './mount-dirs.js';
 import { historyGate } from './mount-history.js';
-import { errorToCaller, namedPaths, reboundAuth, routeMounts, toCaller } from './mounts.js';
+import { errorToCaller, nameKeyRefs, namedPaths, reboundAuth, routeMounts, toCaller } from './mounts.js';
 import type { AnyTool, ToolContext } from './registry.js';
 
 export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<object> {
@@ -28,7 +28,10 @@ export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext
     result = await tool.handler(route.input, inner);
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
+    await nameKeyRefs(inner, err.details);
     throw gate.hidden(err) ?? errorToCaller(route, gate.scrub(err));
   }
-  return toCaller(route, await gate.after(result));
+  const shown = await gate.after(result);
+  await nameKeyRefs(inner, shown);
+  return toCaller(route, shown);
 }

@@ -26,6 +26,7 @@ import {
 import { ancestorsOf, checkCreatable, isWithin } from '../core/paths.js';
 import type { AgentSummary } from '../store/social-rows.js';
 import { liveShares } from './grant-cache.js';
+import { nameWriters, type KeyRef } from './common.js';
 import type { AnyTool, AuthContext, ToolContext } from './registry.js';
 
 /** What each file tool may do in a mount ('never': refused there). bash routes mounts itself. */
@@ -303,12 +304,30 @@ export function hideKeys(value: unknown, ownerSlug: string): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => hideKeys(v, ownerSlug));
   const o = value as Record<string, unknown>;
-  if ('keyId' in o && 'label' in o && Object.keys(o).every((k) => k === 'keyId' || k === 'label' || k === 'slug')) {
-    return { keyId: null, label: null, slug: typeof o.slug === 'string' ? o.slug : ownerSlug };
-  }
+  if (isKeyRef(o)) return { keyId: null, label: null, slug: typeof o.slug === 'string' ? o.slug : ownerSlug };
   const out: Record<string, unknown> = {};
   for (const k in o) if (Object.hasOwn(o, k)) out[k] = hideKeys(o[k], ownerSlug);
   return out;
+}
+
+const isKeyRef = (o: Record<string, unknown>) =>
+  'keyId' in o && 'label' in o && Object.keys(o).every((k) => k === 'keyId' || k === 'label' || k === 'slug');
+
+/** Names the writers of the key references in an answer (nameWriters) that the tool did not name itself, before hideKeys. */
+export async function nameKeyRefs(ctx: ToolContext, value: unknown): Promise<void> {
+  const refs: KeyRef[] = [];
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) return v.forEach(walk);
+    const o = v as Record<string, unknown>;
+    if (isKeyRef(o)) {
+      if (o.slug === undefined) refs.push(o as unknown as KeyRef);
+      return;
+    }
+    for (const k in o) if (Object.hasOwn(o, k)) walk(o[k]);
+  };
+  walk(value);
+  if (refs.length) await nameWriters(ctx, refs);
 }
 
 export function errorToCaller(route: MountRoute, err: ToolError): ToolError {
@@ -320,5 +339,8 @@ export function errorToCaller(route: MountRoute, err: ToolError): ToolError {
     const raw = err.details?.path;
     return mountNotFound(map(typeof raw === 'string' ? raw : route.grant.root), area);
   }
-  return new ToolError(err.code, mapMessagePaths(err.message, route.grant.root, map), hideKeys(details, slug) as typeof details);
+  // EDIT_CONFLICT names the key that changed the file: through a mount, the agent.
+  const writer = (details?.current as { by?: { slug?: string } } | undefined)?.by?.slug ?? slug;
+  const message = mapMessagePaths(err.message, route.grant.root, map).replace(/ by key ".*"(?=\. Read it again)/s, ` by @${writer}`);
+  return new ToolError(err.code, message, hideKeys(details, slug) as typeof details);
 }
