@@ -115,6 +115,17 @@ for (const backend of backends()) {
       assert.equal(gone.stdout, 'report.md\n');
     });
 
+    it('a file published pinned inside a directory published too reads at its head, through read and bash alike', async () => {
+      await s.ok(a.key, 'write', { path: '/mix/m.md', content: 'm1\n' });
+      await s.ok(a.key, 'publish', { path: '/mix/m.md', title: 'M', version: 1 });
+      await s.ok(a.key, 'write', { path: '/mix/m.md', content: 'm2 head\n' });
+      await s.ok(a.key, 'publish', { path: '/mix', title: 'Mix' });
+      const read = (await s.ok(b.key, 'read', { path: `${P}/mix/m.md` })).content;
+      assert.equal(read, 'm2 head\n');
+      const sh = await s.ok(b.key, 'bash', { command: `cat ${P}/mix/m.md; cat ${P}/mix/*; wc -c < ${P}/mix/m.md` });
+      assert.equal(sh.stdout, `${read}${read}8\n`);
+    });
+
     it('search finds only the published bytes', async () => {
       for (const q of ['sk-live', 'hunter2', 'UNRELEASED', 'SECRET-v1']) {
         const r = await s.ok(b.key, 'search', { query: q, types: ['files'] });
