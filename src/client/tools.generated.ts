@@ -2640,6 +2640,10 @@ export type WriteFilesInput = {
     /** The full new content (text, or base64 when encoding is "base64"). */
     content: string;
     encoding?: 'utf8' | 'base64';
+    /** The version you last read; the whole call fails with EDIT_CONFLICT if the file is not at it. */
+    expectedVersion?: number;
+    /** "create": the whole call fails with EDIT_CONFLICT if the file exists. */
+    mode?: 'overwrite' | 'create';
   }[];
   /** Replaying the same key with the same input returns the first answer. The SDK sets a fresh one on every mutating call (CallOptions.idempotent: false turns that off). */
   idempotencyKey?: string;
