@@ -3,7 +3,7 @@
  * normalisation, and the mapping of failures to exit codes and to messages that say what to do.
  */
 import { AgentFiles, NetworkError, ToolError, TransportError } from '../client/index.js';
-import { CredentialsError, credentialsPath, readCredentials } from '../client/credentials.js';
+import { CredentialsError, credentialsPath, credentialsSource, readCredentials } from '../client/credentials.js';
 
 /** The exit codes `afs --help` and the README document. `afs bash` exits with the remote command's own code. */
 export const EXIT = { ok: 0, tool: 1, usage: 2, auth: 3, network: 4 } as const;
@@ -83,7 +83,7 @@ export function reportFailure(e: unknown): number {
   if (e instanceof TransportError) return transportFailure(e);
   if (e instanceof NetworkError) {
     err(
-      `afs: cannot reach the service: ${e.message}\n  Is it running? The base URL is in ${credentialsPath()} (\`afs register --base-url\` sets it).`,
+      `afs: cannot reach the service: ${e.message}\n  Is it running? The base URL is in ${credentialsSource()} (\`afs login --base-url\` sets it).`,
     );
     return EXIT.network;
   }
