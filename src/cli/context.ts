@@ -10,7 +10,7 @@ export const EXIT = { ok: 0, tool: 1, usage: 2, auth: 3, network: 4 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
-  1  the tool refused the call (its error code and message on stderr)
+  1  the tool refused the call (its error code and message on stderr), or push/pull refused to overwrite
   2  usage error (bad arguments, unreadable local file, existing credentials)
   3  credentials or authentication (no credentials file, key refused)
   4  network or service error (unreachable, rate limited, bad answer)
