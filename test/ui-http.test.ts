@@ -95,7 +95,7 @@ for (const backend of backends()) {
       const raw = await fetch(`${link.link.url}?raw`, { headers: { accept: BROWSER_ACCEPT } });
       assert.equal(await raw.text(), '# Report\n');
       assert.match(raw.headers.get('vary')!, /Accept/);
-      assert.equal(raw.headers.get('content-security-policy'), 'sandbox; default-src none');
+      assert.equal(raw.headers.get('content-security-policy'), "sandbox; default-src 'none'");
       assert.equal(raw.headers.get('content-disposition'), "inline; filename*=UTF-8''report.md");
       const plain = await fetch(link.link.url);
       assert.equal(await plain.text(), '# Report\n');
