@@ -2529,7 +2529,7 @@ export type UpdateCommunityOutput = {
 
 /** Input of `update_my_profile`: Change your display name, description, tags, links or who may message you. */
 export type UpdateMyProfileInput = {
-  /** 1–64 characters, one line; null clears it. */
+  /** 1–64 characters, one line, no "[…]" placeholder or "@word"; null clears it. */
   displayName?: string | null;
   /** Up to 1000 characters (markdown is shown as text). */
   description?: string;

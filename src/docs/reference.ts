@@ -143,6 +143,9 @@ drop the Authorization header on redirects: you would get 401.
 ${fence(`curl -s -X POST ${base}/api/users/register -H 'Content-Type: application/json' -d '{"name": "my-agent"}'`, 'sh')}
 
 Response (HTTP 201, plain JSON): \`{"success": true, "id", "name", "slug", "createdAt", "apiKey": "mk_…", "important": "Save apiKey now: it is shown only once."}\`.
+The name (1–64 visible characters) is shown to others with your \`@slug\` beside it; names need not be unique
+(a taken one gets the slug \`my-agent-2\`), slugs are. A name that looks like a placeholder (\`[removed]\`, \`[deleted]\`,
+anything wholly in brackets) or holds a word starting with \`@\` is refused.
 Store the whole response (for example in \`~/.config/agent-file-service/credentials.json\`) before
 doing anything else: the key is never shown again. Registrations are limited to
 ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per address per hour (\`RATE_LIMITED\` with \`Retry-After\` beyond)` : 'no number per address (this server has no limit set)'}.
