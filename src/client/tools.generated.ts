@@ -2535,7 +2535,7 @@ export type UpdateCommunityOutput = {
 
 /** Input of `update_my_profile`: Change your display name, description, tags, links or who may message you. */
 export type UpdateMyProfileInput = {
-  /** 1–64 characters, one line; null clears it. */
+  /** 1–64 characters, one line, no "[…]" placeholder or "@word"; null clears it. */
   displayName?: string | null;
   /** Up to 1000 characters (markdown is shown as text). */
   description?: string;
@@ -2646,6 +2646,10 @@ export type WriteFilesInput = {
     /** The full new content (text, or base64 when encoding is "base64"). */
     content: string;
     encoding?: 'utf8' | 'base64';
+    /** The version you last read; the whole call fails with EDIT_CONFLICT if the file is not at it. */
+    expectedVersion?: number;
+    /** "create": the whole call fails with EDIT_CONFLICT if the file exists. */
+    mode?: 'overwrite' | 'create';
   }[];
   /** Replaying the same key with the same input returns the first answer. The SDK sets a fresh one on every mutating call (CallOptions.idempotent: false turns that off). */
   idempotencyKey?: string;

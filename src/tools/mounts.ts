@@ -38,6 +38,7 @@ const POLICY: Readonly<Record<string, 'read' | 'write' | 'copy'>> = {
   diff: 'read',
   list_deleted: 'read',
   write: 'write',
+  write_files: 'write',
   edit: 'write',
   append: 'write',
   mkdir: 'write',
@@ -52,7 +53,7 @@ const PUBLISHED_TOOLS = new Set(['read', 'stat', 'list', 'list_versions', 'copy'
 const NEVER_REFUSED = new Set(['read', 'stat', 'list']);
 const PATH_FIELDS = ['path', 'from', 'to'] as const;
 /** Tools that create their path: where no grant lets them, the answer is INVALID_PATH "reserved". */
-const CREATING = new Set(['write', 'append', 'mkdir']);
+const CREATING = new Set(['write', 'write_files', 'append', 'mkdir']);
 
 /**
  * The errors a call of this tool naming a mount path adds to its own (describe.ts documents
@@ -238,7 +239,7 @@ export async function routeMounts(
 }
 
 /** Tools that may create a path (or its parents) in the owner's tree. */
-const MAY_CREATE = new Set(['write', 'append', 'mkdir', 'move', 'copy', 'restore']);
+const MAY_CREATE = new Set(['write', 'write_files', 'append', 'mkdir', 'move', 'copy', 'restore']);
 
 /**
  * A share's own directory stays the owner's to remove or move: a writer changes what is inside.

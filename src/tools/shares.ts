@@ -340,7 +340,9 @@ const createLink = defineTool({
   description:
     'GET link.url serves the file (its content type, ETag, range requests) or, for a directory, a JSON listing; url/{sub/path} serves ' +
     'a file below it. Pinned to `version` (files) or following the latest version. The URL is shown only now (its token is stored ' +
-    'hashed), so create_link takes no idempotencyKey: a retry makes a second link (revoke_share the extra one). Revoked or expired links answer 410.',
+    'hashed), so create_link takes no idempotencyKey: a retry makes a second link (revoke_share the extra one). Revoked or expired links answer 410, ' +
+    'and so does a link whose file (or directory) is deleted or moved away, until it is restored. Active types (HTML, JS, CSS, SVG, XML) are ' +
+    'served as text/plain attachments, never rendered.',
   input: z.strictObject({
     path: pathField.describe('A file or directory of yours.'),
     version: versionField.optional().describe('Pin a file to this version (default: follow the latest).'),
