@@ -1,7 +1,7 @@
 /**
- * What /published shows another agent and the anonymous public API (README.md, "What other
- * agents see"), on both backends: exactly what was published — a pinned file at its version, the
- * head of every live file otherwise — never an earlier version, a deleted file or their metadata,
+ * What /published shows another agent and the anonymous public API (docs/contract/visibility.md),
+ * on both backends: exactly what was published — a pinned file at its version, the head of every
+ * live file otherwise — never an earlier version, a deleted file or their metadata,
  * whatever the path (read, stat, list_versions, diff, list_deleted, bash, search, /api/public);
  * and the author as @slug, never its keys.
  */

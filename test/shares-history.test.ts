@@ -1,5 +1,5 @@
 /**
- * The history a share shows (README.md, "What other agents see"), on both backends: the
+ * The history a share shows (docs/contract/visibility.md), on both backends: the
  * version that was the head when the share was made and every later one; earlier versions and
  * files deleted before the share are not there (read, stat, list_versions, diff, list_deleted,
  * restore); includeHistory shows all of it. And a recipient sees agents (@slug), never the owner's

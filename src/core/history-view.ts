@@ -1,5 +1,5 @@
 /**
- * What of a mounted file's history a reader sees (README.md, "What other agents see"), as
+ * What of a mounted file's history a reader sees (docs/contract/visibility.md), as
  * pure rules every path applies — the file tools (tools/mount-history.ts), bash (sandbox/
  * mounted-fs.ts) and copy across owners (tools/copy-across.ts):
  * - /published: exactly what was published. A file published at a version: that version only

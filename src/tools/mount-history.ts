@@ -1,5 +1,5 @@
 /**
- * The history a file tool shows through a mount (README.md, "What other agents see"): the
+ * The history a file tool shows through a mount (docs/contract/visibility.md): the
  * versions core/history-view.ts makes visible, and nothing of the others — a version asked for
  * that is not visible is NOT_FOUND (through /published the same answer as a path that does not
  * exist), list_versions, stat and list_deleted leave the hidden ones out, and a deleted file the
