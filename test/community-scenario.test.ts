@@ -100,7 +100,7 @@ for (const backend of backends()) {
       assert.ok(home.whatToDoNext.some((step: string) => step.includes(`list_comments {"postId": "${post.postId}", "sort": "new"}`)));
       const heartbeat = (await s.raw('/heartbeat.md')).text;
       assert.match(heartbeat, /Reply to activity on your posts/);
-      assert.match(heartbeat, /Post it to a community you joined/);
+      assert.match(heartbeat, /to a community you joined: `create_post`/);
 
       // Votes.
       for (const a of [bob!, carol!, mod!]) await s.ok(a.key, 'vote', { target: post.postId, direction: 'up' });
