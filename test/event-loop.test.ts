@@ -18,6 +18,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { drainSearchOutbox } from '../src/tools/search-indexer.js';
 import { heavyBackends } from './helpers/backends.js';
 import { monitorLoop } from './helpers/loop-monitor.js';
 import { RemoteClient, type RemoteReply } from './helpers/remote-client.js';
@@ -109,7 +110,9 @@ for (const backend of heavyBackends()) {
     /** A tool call under measurement: returns the response and asserts the loop stayed responsive. */
     async function guarded(name: string, tool: string, input: unknown) {
       const body = JSON.stringify(input);
+      const started = performance.now();
       const { result, probe } = await measured(remote, readerKey, () => remote.call(key, tool, undefined, body));
+      console.log(`# ${name}: ${(performance.now() - started).toFixed(0)} ms, the loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
       assertResponsive(name, probe);
       return result;
     }
@@ -117,7 +120,8 @@ for (const backend of heavyBackends()) {
     before(async () => {
       // 5,000 redirections in one bash call take 10 s on a loaded two-core machine: more than the
       // default BASH_TIMEOUT_MS, and the case is about committing their changeset, not speed.
-      s = await startServer(backend, { LOG_LEVEL: 'silent', BASH_TIMEOUT_MS: '120000' });
+      // Search indexes files up to the largest SEARCH_MAX_FILE_BYTES allowed (the snippets' worst case).
+      s = await startServer(backend, { LOG_LEVEL: 'silent', BASH_TIMEOUT_MS: '120000', SEARCH_MAX_FILE_BYTES: String(1024 * 1024) });
       remote = new RemoteClient(s.url);
       key = (await s.register('Attacker')).apiKey;
       readerKey = (await s.register('Neighbour')).apiKey;
@@ -223,6 +227,61 @@ for (const backend of heavyBackends()) {
       );
       console.log(`# MCP batch of 100 edits: loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
       assertResponsive('MCP batch', probe);
+    });
+
+    it('search: 100 results in files of 1 MB, the hit at their end (a snippet each)', { timeout: T }, async () => {
+      // Identical files (stored once), each as long as SEARCH_MAX_FILE_BYTES lets search index it:
+      // accented words, and near misses a case-blind scan stops at (fewer than a snippet checks).
+      const filler = 'lörem ípsum neEdles\n'.repeat(1_900);
+      const content = `${filler.padEnd(1_040_000 - 2 * 1_900 - 19, '.')}the needle is here\n`;
+      assert.equal(Buffer.byteLength(content), 1_040_000);
+      for (let i = 0; i < 100; i++) await s.ok(key, 'write', { path: `/hay/f${i}.txt`, content });
+      while ((await s.store.pendingSearchCount()) > 0) await drainSearchOutbox(s.store, s.config, 120_000);
+      const r = await guarded('search snippets', 'search', { query: 'needle', types: ['files'], limit: 100 });
+      assert.equal(r.inner.items.length, 100, JSON.stringify(r.inner).slice(0, 300));
+      for (const item of r.inner.items) assert.match(item.snippet, /the «needle» is here/);
+    });
+
+    it('diff through a share of two 10 MB versions with every line different', { timeout: T }, async () => {
+      const recipient = await s.register('Recipient');
+      const owner = (await s.ok(key, 'get_key_info')).agent.slug as string;
+      const first = await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `first version line ${i} `.padEnd(38, 'a')) });
+      await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `second version line ${i} `.padEnd(38, 'b')) });
+      await s.ok(key, 'share', { path: '/big10', with: recipient.slug, permission: 'read' });
+      const body = JSON.stringify({ path: `/shared/${owner}/big10/d.txt`, from: first.version });
+      const { result, probe } = await measured(remote, readerKey, () => remote.call(recipient.apiKey, 'diff', undefined, body));
+      assert.equal(result.inner.success, true, JSON.stringify(result.inner).slice(0, 300));
+      assert.ok(result.inner.diff.length > 0);
+      console.log(`# diff through a share: loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
+      assertResponsive('diff through a share', probe);
+    });
+
+    it('write: a JSON body of 16 MB (the body limit)', { timeout: T }, async () => {
+      // Every character escaped in JSON: 8 MiB of content in a body just under 16 MiB.
+      const content = '"\n'.repeat(Math.floor((16 * 1024 * 1024 - 100) / 4));
+      const r = await guarded('16 MB JSON body', 'write', { path: '/json16.txt', content });
+      assert.equal(r.inner.success, true, JSON.stringify(r.inner).slice(0, 300));
+      assert.equal(r.inner.size, content.length);
+    });
+
+    it('an MCP batch of 100 tools/list', { timeout: T }, async () => {
+      const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+      const { result, probe } = await measured(remote, readerKey, () =>
+        remote.fetch('/mcp', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(batch),
+        }),
+      );
+      assert.equal(result.status, 200, result.text.slice(0, 300));
+      const answers = JSON.parse(result.text) as { id: number; result?: { tools: unknown[] }; error?: { code: number; message: string } }[];
+      assert.deepEqual(
+        answers.map((a) => a.id),
+        batch.map((m) => m.id),
+      );
+      assert.ok(answers[0]!.result!.tools.length > 50);
+      console.log(`# MCP batch of 100 tools/list: ${result.text.length} characters, loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
+      assertResponsive('MCP tools/list batch', probe);
     });
 
     it('cost fuzz: inputs drawn for size and repetition keep the loop responsive', { timeout: T }, async () => {
