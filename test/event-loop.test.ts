@@ -108,8 +108,9 @@ for (const backend of heavyBackends()) {
     let readerKey: string;
 
     /** A tool call under measurement: returns the response and asserts the loop stayed responsive. */
+    /** `input` as a string is sent as it is (a body no client would serialize). */
     async function guarded(name: string, tool: string, input: unknown) {
-      const body = JSON.stringify(input);
+      const body = typeof input === 'string' ? input : JSON.stringify(input);
       const started = performance.now();
       const { result, probe } = await measured(remote, readerKey, () => remote.call(key, tool, undefined, body));
       console.log(`# ${name}: ${(performance.now() - started).toFixed(0)} ms, the loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
@@ -262,6 +263,18 @@ for (const backend of heavyBackends()) {
       const r = await guarded('16 MB JSON body', 'write', { path: '/json16.txt', content });
       assert.equal(r.inner.success, true, JSON.stringify(r.inner).slice(0, 300));
       assert.equal(r.inner.size, content.length);
+    });
+
+    it('a 16 MB body of millions of values is refused, its parse off the event loop (and a broken one)', { timeout: T }, async () => {
+      const many = `{"path": "/probe.txt", "junk": [${'{},'.repeat(5_500_000)}{}]}`;
+      assert.ok(many.length > 15 * 1024 * 1024 && many.length < 16 * 1024 * 1024);
+      const r = await guarded('16 MB of values', 'read', many);
+      assert.equal(r.status, 400);
+      assert.equal(r.inner.error.code, 'INVALID_JSON');
+      assert.match(r.inner.error.message, /more than 100000 values/);
+      const broken = await guarded('16 MB, broken', 'read', `{"path": "/probe.txt", "x": "${'y'.repeat(16_000_000)}`);
+      assert.equal(broken.inner.error.code, 'INVALID_JSON');
+      assert.match(broken.inner.error.message, /^The body is not valid JSON/);
     });
 
     it('an MCP batch of 100 tools/list', { timeout: T }, async () => {
