@@ -9,6 +9,7 @@ import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { catalogueRows } from '../core/errors.js';
 import { MAX_BATCH, MAX_BATCH_ANSWER_CHARS, NOT_RUN } from '../core/mcp-limits.js';
+import { MAX_JSON_VALUES, SYNC_PARSE_CHARS } from '../core/body-limits.js';
 import type { ExampleRun } from './examples.js';
 import { sharesSection } from './shares-section.js';
 import { heartbeatMd } from './heartbeat.js';
@@ -256,7 +257,7 @@ ${catalogueRows()
 function limitsSection(registry: ToolRegistry, config: Config): string {
   return `## Limits
 
-- File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes.
+- File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes, of at most ${MAX_JSON_VALUES} JSON values when over ${SYNC_PARSE_CHARS / 1024} KiB (\`INVALID_JSON\` beyond: send large text as one string).
 - Storage per agent: ${config.storageQuotaBytes} bytes (every distinct content, history included, until purged).
 - Files and directories per agent: ${config.maxFilesPerAgent} (live ones; deleted ones do not count).
 - Entries of a changeset per response: 100 (\`entryCount\` has them all; \`list_changes\` with \`changesetId\` pages through them).

@@ -8,14 +8,10 @@
  * is bounded.
  */
 import type { FastifyInstance } from 'fastify';
+import { MAX_JSON_VALUES, SYNC_PARSE_CHARS } from '../../core/body-limits.js';
 import { TransportError } from '../../core/errors.js';
 import { WorkerClient } from '../../store/worker-client.js';
 import { global } from './skip-override.js';
-
-/** Bodies up to this are parsed on the event loop: ~20k values at most, a few ms. */
-export const SYNC_PARSE_CHARS = 64 * 1024;
-/** Values (objects, arrays, strings, numbers…) a body parsed off the event loop may hold. */
-export const MAX_JSON_VALUES = 100_000;
 
 const invalid = (why: string) => new TransportError('INVALID_JSON', `The body is not valid JSON (${why}). Send a JSON object.`);
 
