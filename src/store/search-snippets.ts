@@ -34,10 +34,11 @@ const START = `CASE WHEN f.p = ${NONE} OR f.p <= ${WINDOW_LEAD_BYTES} THEN 1 ELS
 
 /**
  * PostgreSQL, a page's files in one round trip: [ord, window (null when encoded), hash, size,
- * start (1-based)]. Params: the three spellings, the files, the window's bytes.
+ * start (1-based)]. Params: the three spellings, the files, the window's bytes. MATERIALIZED: the
+ * position is found once a file (inlined, each use of f.p would search the content again).
  */
 const WINDOWS = sql`
-  WITH f AS (
+  WITH f AS MATERIALIZED (
     SELECT k.ord, b.agent_id, b.hash, b.size, CASE WHEN ${isRaw('b.')} THEN least(${FIRST}) ELSE ${NONE} END AS p
       FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[])) WITH ORDINALITY AS k(agent_id, path, version, ord)
       JOIN versions v ON v.agent_id = k.agent_id AND v.path = k.path AND v.version = k.version
