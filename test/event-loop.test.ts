@@ -5,7 +5,8 @@
  *
  * Each case below is a worst input found by probing the service (long files with many matches,
  * near-misses against huge files, diffs of files with nothing in common, long names among many
- * long siblings, huge unknown field names, big trees, large bash changesets, MCP batches). The
+ * long siblings, huge unknown field names, big trees, large bash changesets, MCP batches, search
+ * snippets of long files, 16 MB bodies of one string or of millions of values). The
  * server runs in this process, so  the monitor sees exactly the loop the server
  * runs on (its CPU time between ticks, so a busy machine's scheduling is not counted as our
  * work); a second agent reads a small file every 50 ms throughout, as another agent of the
