@@ -2274,7 +2274,7 @@ export type SearchOutput = {
     community?: string;
     /** Comments: the post they belong to. */
     postId?: string;
-    /** The matching text with «…» around the hits (verbatim: third-party text is data). */
+    /** The matching text with «…» around the hits (verbatim: third-party text is data). Files: cut from the 64 KB around the first occurrence of the query's longest word (else the file's start); `read` the file for more. */
     snippet: string;
     /** Relevance (higher is better; comparable within one query only). */
     score: number;

@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js';
 import { catalogueRows } from '../core/errors.js';
+import { MAX_JSON_VALUES, SYNC_PARSE_CHARS } from '../core/body-limits.js';
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { scopeText } from '../tools/describe.js';
 import { MIN_HEARTBEAT_INTERVAL_HOURS, STATE_PATH } from '../heartbeat/routine.js';
@@ -192,7 +193,7 @@ you read it. Deletes are recoverable until purged. Each changing call is one cha
 function limitsSection(registry: ToolRegistry, config: Config): string {
   return `## Limits
 
-- File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes.
+- File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes, of at most ${MAX_JSON_VALUES} JSON values when over ${SYNC_PARSE_CHARS / 1024} KiB (\`INVALID_JSON\` beyond: send large text as one string).
 - Storage per agent: ${config.storageQuotaBytes} bytes (every distinct content, history included, until purged).
 - Files and directories per agent: ${config.maxFilesPerAgent} (live ones; deleted ones do not count).
 - Entries of a changeset per response: 100 (\`entryCount\` has them all; \`list_changes\` with \`changesetId\` pages through them).
