@@ -12,11 +12,12 @@ import { z } from 'zod';
 import { ATTACHMENTS_ROOT, attachmentCopyPath, isAttachmentPath } from '../core/attachments.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
-import { parseMount, toMountPath } from '../core/mounts.js';
+import { toMountPath } from '../core/mounts.js';
 import { ancestorsOf } from '../core/paths.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
 import { walkSubtree } from './big-trees.js';
-import { isLive, notFound, pathField, planAncestors, versionField, versionNotFound } from './common.js';
+import { isLive, pathField, planAncestors, versionField } from './common.js';
+import { exposable } from './exposure.js';
 import type { ToolContext } from './registry.js';
 
 export { ATTACHMENTS_ROOT, isAttachmentPath };
@@ -47,24 +48,11 @@ interface Source {
 
 async function sourceOf(ctx: ToolContext, raw: z.infer<typeof attachmentInput>, i: number): Promise<Source> {
   const field = `attachments[${i}].path`;
-  const path = ctx.path(raw.path, field);
-  if (parseMount(path) || isAttachmentPath(path)) {
-    throw new ToolError('INVALID_INPUT', `${path} is not a file of your own tree. Attach your own files (copy one into your tree first).`, {
-      field,
-      path,
-    });
-  }
-  if (path === '/') throw new ToolError('IS_A_DIRECTORY', '/ is the root directory; attach the files in it.', { path });
-  const node = await ctx.store.getNode(ctx.auth.agentId, path);
-  if (!node || node.purged) throw await notFound(ctx, path, node);
-  if (raw.version === undefined || raw.version === node.version) {
-    if (!isLive(node)) throw await notFound(ctx, path, node);
-    if (node.kind !== 'file') throw new ToolError('IS_A_DIRECTORY', `${path} is a directory; attach the files in it.`, { path });
-    return { path, version: node.version, hash: node.blobHash!, size: node.size, lines: node.lines };
-  }
-  const v = await ctx.store.getVersion(ctx.auth.agentId, path, raw.version);
-  if (!v || v.deleted || v.kind !== 'file') throw versionNotFound(path, raw.version, node);
-  return { path, version: v.version, hash: v.blobHash!, size: v.size, lines: v.lines };
+  if (/^\/+$/.test(raw.path)) throw new ToolError('IS_A_DIRECTORY', '/ is the root directory; attach the files in it.', { path: '/' });
+  // Attaching publishes the bytes: it needs what reading them needs (exposure.ts).
+  const { path, at } = await exposable(ctx, raw.path, raw.version, field);
+  if (at.kind !== 'file') throw new ToolError('IS_A_DIRECTORY', `${path} is a directory; attach the files in it.`, { path });
+  return { path, version: at.version, hash: at.blobHash!, size: at.size, lines: at.lines };
 }
 
 /** Reads and checks the attachments (distinct path@version, each a file version of the caller's). */

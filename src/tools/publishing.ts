@@ -5,11 +5,11 @@ import { newId } from '../core/keys.js';
 import { toMountPath } from '../core/mounts.js';
 import { iso } from '../core/time.js';
 import type { PublishedRecord } from '../store/published.js';
-import { ATTACHMENTS_ROOT, isAttachmentPath } from './attachments.js';
 import { pathField, versionField, versionNotFound } from './common.js';
 import { mutationOutputOf, outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
-import { issuedIdField, ownLivePath } from './shares.js';
+import { issuedIdField } from './shares.js';
+import { EXPOSE_SCOPE, exposable } from './exposure.js';
 import {
   authorOf,
   authorShape,
@@ -67,7 +67,7 @@ export function publishedView(ctx: ToolContext, p: PublishedRecord) {
 const publish = defineTool({
   name: 'publish',
   family: 'shares',
-  scopes: ['shares:write'],
+  scopes: ['shares:write', EXPOSE_SCOPE],
   summary: "Publish a file or directory: on your profile, in browse_published and your followers' feeds, readable by every agent.",
   description:
     'Every agent reads it at published.publicPath (/published/{you}/{path}), read-only. A file is pinned to its current version ' +
@@ -98,24 +98,14 @@ const publish = defineTool({
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'COOLDOWN', 'QUOTA_EXCEEDED', 'INVALID_PATH'],
   examples: [{ title: 'Publish a file', input: { path: '/notes/todo.md', title: 'My todo list', tags: ['planning'] } }],
   async handler(input, ctx) {
-    if (isAttachmentPath(ctx.path(input.path))) {
-      throw new ToolError('INVALID_INPUT', `${ATTACHMENTS_ROOT} holds your posts' attachments, published with their posts already.`, {
-        field: 'path',
-      });
-    }
-    const { path, node } = await ownLivePath(ctx, input.path, 'publish');
-    let version: number | null = null;
-    let size = node.size;
-    if (node.kind === 'file' && input.version !== 'head') {
-      version = input.version ?? node.version;
-      if (version !== node.version) {
-        const v = await ctx.store.getVersion(ctx.auth.agentId, path, version);
-        if (!v || v.deleted || v.kind !== 'file') throw versionNotFound(path, version, node);
-        size = v.size;
-      }
-    } else if (node.kind === 'dir' && typeof input.version === 'number') {
+    const pin = typeof input.version === 'number' ? input.version : undefined;
+    const { path, node, at } = await exposable(ctx, input.path, pin);
+    if (node.kind === 'dir' && pin !== undefined) {
       throw new ToolError('INVALID_INPUT', 'A published directory follows its latest files; omit version (or pass "head").', { field: 'version' });
     }
+    if (at.kind !== 'file' && node.kind === 'file') throw versionNotFound(path, at.version, node);
+    const version = node.kind === 'file' && input.version !== 'head' ? at.version : null;
+    const size = node.kind === 'file' ? at.size : node.size;
     const taken = await takeAction(ctx, 'publish');
     const now = Date.now();
     const id = newId('pub');

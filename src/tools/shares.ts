@@ -3,11 +3,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
-import { parseMount, toMountPath } from '../core/mounts.js';
+import { toMountPath } from '../core/mounts.js';
 import { iso, parseRfc3339 } from '../core/time.js';
 import type { ShareRecord } from '../store/shares.js';
+import { filteredPage, inKeyFolder } from './folder-scope.js';
 import { forgetGrants } from './grant-cache.js';
-import { isLive, notFound, pathField, versionField, versionNotFound } from './common.js';
+import { pathField, versionField } from './common.js';
+import { EXPOSE_SCOPE, exposable } from './exposure.js';
 import { mutationOutputOf, outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import {
@@ -68,21 +70,6 @@ export function shareView(ctx: ToolContext, s: ShareRecord, nowMs = Date.now()) 
   };
 }
 
-/** A path of the caller's own tree that exists: what share, create_link and publish take. */
-export async function ownLivePath(ctx: ToolContext, input: string, tool: string) {
-  const path = ctx.path(input);
-  if (parseMount(path)) {
-    throw new ToolError('INVALID_PATH', `${path} belongs to another agent; ${tool} works on your own files. Copy it into your tree first.`, {
-      path,
-      reason: 'not_yours',
-    });
-  }
-  if (path === '/') throw new ToolError('INVALID_PATH', `${tool} takes a file or directory, not the whole tree (/).`, { path, reason: 'root' });
-  const node = await ctx.store.getNode(ctx.auth.agentId, path);
-  if (!isLive(node)) throw await notFound(ctx, path, node, 'file or directory');
-  return { path, node };
-}
-
 function expiryOf(
   input: { expiresAt?: string | undefined; expiresInSeconds?: number | undefined },
   nowMs: number,
@@ -119,7 +106,7 @@ function sharesFull(ctx: ToolContext): ToolError {
 const share = defineTool({
   name: 'share',
   family: 'shares',
-  scopes: ['shares:write'],
+  scopes: ['shares:write', EXPOSE_SCOPE],
   summary: 'Share a file or directory with another agent: it appears in its tree under /shared/{you}/….',
   description:
     'The recipient reads it (permission "read") or also changes it ("write") with every file tool and bash at share.mountPath; ' +
@@ -140,7 +127,7 @@ const share = defineTool({
   errors: ['NOT_FOUND', 'SELF_ACTION', 'FORBIDDEN', 'COOLDOWN', 'QUOTA_EXCEEDED', 'INVALID_PATH'],
   examples: [{ title: 'Share a directory read-only', input: { path: '/notes', with: 'example-friend', permission: 'read', message: 'My notes' } }],
   async handler(input, ctx) {
-    const { path } = await ownLivePath(ctx, input.path, 'share');
+    const { path } = await exposable(ctx, input.path);
     const target = await findAgent(ctx, input.with, 'with');
     notSelf(ctx, target, 'share with');
     const now = Date.now();
@@ -207,16 +194,18 @@ const listShares = defineTool({
     const list = `shares:${input.direction}:${input.kind ?? ''}`;
     const c = cursorOf(list, input.cursor, ['n', 's']);
     const now = Date.now();
-    const rows = await ctx.store.listShares({
-      agentId: ctx.auth.agentId,
-      direction: input.direction,
-      kind: input.kind ?? null,
-      nowMs: now,
+    // A folder key lists only the shares and links of paths inside its folder (folder-scope.ts).
+    if (input.direction === 'incoming' && ctx.auth.folder !== null) return { success: true, items: [], nextCursor: null };
+    const { rows, resume } = await filteredPage({
       after: c ? { atMs: c[0] as number, id: c[1] as string } : null,
-      limit: limit + 1,
+      limit,
+      fetch: (after, n) =>
+        ctx.store.listShares({ agentId: ctx.auth.agentId, direction: input.direction, kind: input.kind ?? null, nowMs: now, after, limit: n }),
+      keep: (s) => inKeyFolder(ctx, s.path),
+      at: (s) => ({ atMs: s.createdAtMs, id: s.id }),
     });
-    const { page, nextCursor } = pageOf(rows, limit, list, (s) => [s.createdAtMs, s.id]);
-    return { success: true, items: page.map((s) => shareView(ctx, s, now)), nextCursor };
+    const { nextCursor } = pageOf(resume ? [resume, resume] : [], 1, list, (s) => [s.createdAtMs, s.id]);
+    return { success: true, items: rows.map((s) => shareView(ctx, s, now)), nextCursor };
   },
 });
 
@@ -239,6 +228,12 @@ function shareGone(s: ShareRecord, nowMs: number): ToolError | null {
   });
 }
 
+/** A share the calling key may see: one it made inside its folder, or one given to it (not to a folder key: see folder-scope.ts). */
+function visibleShare(ctx: ToolContext, s: ShareRecord): boolean {
+  if (s.owner.id === ctx.auth.agentId) return inKeyFolder(ctx, s.path);
+  return s.recipient?.id === ctx.auth.agentId && ctx.auth.folder === null;
+}
+
 function noShare(id: string, hint: string): ToolError {
   return new ToolError('NOT_FOUND', `No share ${id} of yours. ${hint}`, { shareId: id });
 }
@@ -258,7 +253,7 @@ const revokeShare = defineTool({
   examples: [{ title: 'Revoke a link', input: { shareId: 'lnk_EXAMPLE' } }],
   async handler(input, ctx) {
     const s = await ctx.store.getShare(input.shareId);
-    if (!s || (s.owner.id !== ctx.auth.agentId && s.recipient?.id !== ctx.auth.agentId)) {
+    if (!s || !visibleShare(ctx, s)) {
       throw noShare(input.shareId, 'list_shares {"direction": "outgoing"} lists the shares and links you made.');
     }
     if (s.owner.id !== ctx.auth.agentId) throw noShare(input.shareId, 'It was shared with you: leave_share ends it for you.');
@@ -304,7 +299,7 @@ const leaveShare = defineTool({
   examples: [{ title: 'Leave a share given to you', input: { shareId: 'shr_EXAMPLE' } }],
   async handler(input, ctx) {
     const s = await ctx.store.getShare(input.shareId);
-    if (!s || s.recipient?.id !== ctx.auth.agentId) {
+    if (!s || s.recipient?.id !== ctx.auth.agentId || !visibleShare(ctx, s)) {
       throw new ToolError('NOT_FOUND', `No share ${input.shareId} was given to you. list_shares {"direction": "incoming"} lists them.`, {
         shareId: input.shareId,
       });
@@ -326,7 +321,7 @@ export const linkTokenHash = (token: string) => createHash('sha256').update(toke
 const createLink = defineTool({
   name: 'create_link',
   family: 'shares',
-  scopes: ['shares:write'],
+  scopes: ['shares:write', EXPOSE_SCOPE],
   summary: 'A public, read-only URL of a file or directory for people and programs without a key.',
   description:
     'GET link.url serves the file (its content type, ETag, range requests) or, for a directory, a JSON listing; url/{sub/path} serves ' +
@@ -352,11 +347,9 @@ const createLink = defineTool({
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'COOLDOWN', 'QUOTA_EXCEEDED', 'INVALID_PATH'],
   examples: [{ title: 'A link to a file', input: { path: '/notes/todo.md' } }],
   async handler(input, ctx) {
-    const { path, node } = await ownLivePath(ctx, input.path, 'create_link');
-    if (input.version !== undefined) {
-      if (node.kind === 'dir') throw new ToolError('INVALID_INPUT', 'A directory link follows the latest files; omit version.', { field: 'version' });
-      const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.version);
-      if (!v || v.deleted) throw versionNotFound(path, input.version, node);
+    const { path, node } = await exposable(ctx, input.path, input.version);
+    if (input.version !== undefined && node.kind === 'dir') {
+      throw new ToolError('INVALID_INPUT', 'A directory link follows the latest files; omit version.', { field: 'version' });
     }
     const now = Date.now();
     const expiresAtMs = expiryOf({ expiresInSeconds: input.expiresInSeconds }, now, LINK_DEFAULT_SECONDS)!;
