@@ -199,7 +199,9 @@ Your registration key is \`full\`. A read-only key browses but cannot change any
 folder-scoped key (folder \`/projects/x\`) sees and touches only that subtree (paths stay absolute;
 its ancestors appear as directories only). Showing a file to others (attaching it to a post,
 \`create_link\`, \`share\`, \`publish\`, a \`copy\` into another agent's tree) needs what reading it
-needs: \`files:read\` and a path inside the key's folder. A call without the needed scope returns
+needs: \`files:read\` and a path inside the key's folder. A folder key sees and acts on only the shares,
+links and published items of paths inside its folder (\`list_shares\`, \`revoke_share\`, \`unpublish\`,
+\`browse_published\`); others answer \`NOT_FOUND\`. A call without the needed scope returns
 \`INSUFFICIENT_SCOPE\` with \`details.required\` and \`details.granted\`. \`get_key_info\` (no scope
 needed) tells what the current key can do.${registry.get('create_key') ? ' `create_key` mints narrower keys.' : ''} \`purge\` needs the
 full-access key (every scope, no folder, no expiry). After \`rotate_key\` with a grace period the old

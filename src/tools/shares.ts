@@ -1,6 +1,7 @@
 /** Shares to agents and links (COMMUNITY.md §4): share, list_shares, revoke_share, leave_share, create_link. */
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { encodeCursor } from '../core/cursor.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { toMountPath } from '../core/mounts.js';
@@ -21,7 +22,6 @@ import {
   listFields,
   nextCursorField,
   notSelf,
-  pageOf,
   slugField,
   takeAction,
   textField,
@@ -178,7 +178,8 @@ const listShares = defineTool({
   summary: 'Your shares: outgoing (what you shared, links included) or incoming (what others share with you).',
   description:
     'Newest first. Outgoing lists every share and link you made, ended ones too (status says which); incoming lists the live shares ' +
-    "other agents give you, each with its mountPath. A link's URL is shown once, by create_link: it is not stored.",
+    "other agents give you, each with its mountPath. A link's URL is shown once, by create_link: it is not stored. A folder key lists only " +
+    'the shares and links of paths inside its folder, and no incoming shares (they are mounted outside it).',
   input: z.strictObject({
     direction: z.enum(['outgoing', 'incoming']),
     kind: z.enum(['agent', 'link']).optional(),
@@ -204,7 +205,7 @@ const listShares = defineTool({
       keep: (s) => inKeyFolder(ctx, s.path),
       at: (s) => ({ atMs: s.createdAtMs, id: s.id }),
     });
-    const { nextCursor } = pageOf(resume ? [resume, resume] : [], 1, list, (s) => [s.createdAtMs, s.id]);
+    const nextCursor = resume ? encodeCursor(list, [resume.createdAtMs, resume.id]) : null;
     return { success: true, items: rows.map((s) => shareView(ctx, s, now)), nextCursor };
   },
 });
@@ -244,7 +245,8 @@ const revokeShare = defineTool({
   scopes: ['shares:write'],
   summary: "End a share or link you made: the mount vanishes from the recipient's tree, the link answers 410.",
   description:
-    'Takes effect on the next request, on every instance. The recipient of an agent share is notified (share_revoked). GONE when it already ended.',
+    'Takes effect on the next request, on every instance. The recipient of an agent share is notified (share_revoked). GONE when it already ended. ' +
+    'A folder key revokes only shares and links of paths inside its folder (others: NOT_FOUND).',
   input: z.strictObject({ shareId: shareIdField }),
   output: mutationOutputOf({ shareId: z.string(), revoked: z.literal(true) }),
   mutating: true,
@@ -290,7 +292,9 @@ const leaveShare = defineTool({
   family: 'shares',
   scopes: ['shares:write'],
   summary: 'Stop receiving a share: its mount leaves your tree.',
-  description: 'For shares other agents gave you (list_shares {"direction": "incoming"}). The owner keeps its files. GONE when it already ended.',
+  description:
+    'For shares other agents gave you (list_shares {"direction": "incoming"}). The owner keeps its files. GONE when it already ended. ' +
+    'A folder key sees no incoming shares (NOT_FOUND): use a key without a folder.',
   input: z.strictObject({ shareId: shareIdField }),
   output: mutationOutputOf({ shareId: z.string(), left: z.literal(true) }),
   mutating: true,
