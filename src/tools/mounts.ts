@@ -24,8 +24,9 @@ import {
   type MountRef,
 } from '../core/mounts.js';
 import { ancestorsOf, checkCreatable, isWithin } from '../core/paths.js';
-import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from '../core/attachments.js';
+import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION, isAttachmentPath } from '../core/attachments.js';
 import type { AgentSummary } from '../store/social-rows.js';
+import { isLive } from './common.js';
 import { liveShares } from './grant-cache.js';
 import type { AnyTool, AuthContext, ToolContext } from './registry.js';
 
@@ -105,8 +106,20 @@ export async function mountView(ctx: ToolContext, area: MountArea, slug: string,
   const owner = items[0]!.owner;
   // One who blocked the author no longer sees its published files (COMMUNITY.md §1).
   if (owner.id !== ctx.auth.agentId && (await ctx.store.relation(ctx.auth.agentId, owner.id)).blocking) return null;
-  const grants = items.map((i) => ({ id: i.id, root: i.path, permission: 'read' as const, version: i.kind === 'file' ? i.version : null }));
+  // Others reach a post's attachments by their paths only: /.attachments itself lists nothing (core/attachments.ts).
+  // And only while the copies are there: a deleted copy is no longer shown at its attached version.
+  const others = owner.id !== ctx.auth.agentId;
+  const unlisted = others && (near === null || near.includes(ATTACHMENTS_ROOT) || (await deletedCopy(ctx, owner.id, near)));
+  const shown = unlisted ? items.filter((i) => !isAttachmentPath(i.path)) : items;
+  if (!shown.length) return null;
+  const grants = shown.map((i) => ({ id: i.id, root: i.path, permission: 'read' as const, version: i.kind === 'file' ? i.version : null }));
   return { area, slug, owner, grants };
+}
+
+/** True when a named path inside a post's attachments is not (or no longer) a live node of the owner's. */
+async function deletedCopy(ctx: ToolContext, ownerId: string, near: readonly string[]): Promise<boolean> {
+  for (const p of near) if (isAttachmentPath(p) && !isLive(await ctx.store.getNode(ownerId, p))) return true;
+  return false;
 }
 
 /** The path fields of a call, normalized and checked against the key's folder (ctx.path). */
@@ -262,7 +275,7 @@ function reservedPath(path: string): ToolError {
 /** A pinned published file reads as its pinned version; another version is not there. */
 function pinPublished(tool: string, path: string, grant: Grant, input: Record<string, unknown>, ownerPath: string): void {
   // A post's attachment reads as attached (tools/attachments.ts), whatever its author did to the copy since.
-  const version = grant.version ?? (grant.root === ATTACHMENTS_ROOT && ownerPath !== ATTACHMENTS_ROOT ? ATTACHMENT_VERSION : null);
+  const version = grant.version ?? (isAttachmentPath(grant.root) && ownerPath !== ATTACHMENTS_ROOT ? ATTACHMENT_VERSION : null);
   if (version === null || (tool !== 'read' && tool !== 'stat')) return;
   if (input.version === undefined) input.version = version;
   else if (input.version !== version) {

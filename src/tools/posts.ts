@@ -1,21 +1,14 @@
 /** Posts (COMMUNITY.md §5): create, read, list (hot, new, top), edit with revisions, delete. */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { attachmentCopyDir } from '../core/attachments.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { mentionedSlugs } from '../core/mentions.js';
 import { HOT_FORMULA, hotRank, rangeStartMs } from '../core/ranking.js';
 import { iso } from '../core/time.js';
 import type { Notify } from '../store/events.js';
-import {
-  ATTACHMENTS_ROOT,
-  MAX_ATTACHMENTS,
-  attachmentInput,
-  commitAttachments,
-  dropAttachments,
-  resolveAttachments,
-  type Attachment,
-} from './attachments.js';
+import { MAX_ATTACHMENTS, attachmentInput, commitAttachments, dropAttachments, resolveAttachments, type Attachment } from './attachments.js';
 import type { PostRecord } from '../store/posts.js';
 import { SNAPSHOT_SLACK_MS, rankedPage, snapshotTime } from './post-ranking.js';
 import {
@@ -153,7 +146,7 @@ const createPost = defineTool({
         url: input.url ?? null,
         tags,
         attachments,
-        attachmentsDir: attachments.length ? { publishedId: newId('pub'), path: ATTACHMENTS_ROOT } : null,
+        attachmentsDir: attachments.length ? { publishedId: newId('pub'), path: attachmentCopyDir(id) } : null,
         hot: hotRank(0, now),
         createdAtMs: now,
       },

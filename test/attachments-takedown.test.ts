@@ -1,0 +1,118 @@
+/**
+ * Post attachments can be taken down (core/attachments.ts, store/published.ts showAttachmentsOf):
+ * others read a post's attachment (read, bash, search, the public API) only while the post is
+ * there and not removed; moderate remove, delete_post or deleting the copies makes it unreadable
+ * to everyone but its author, and restore brings it back. Nobody but the author lists
+ * /published/{author}/.attachments. Both backends, through HTTP.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { drainSearchOutbox } from '../src/tools/search-indexer.js';
+import { backends } from './helpers/backends.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+for (const backend of backends()) {
+  describe(`attachments can be taken down (${backend})`, () => {
+    let s: TestServer;
+    let mod: { slug: string; apiKey: string };
+    let author: { slug: string; apiKey: string };
+    let reader: { slug: string; apiKey: string };
+
+    before(async () => {
+      s = await startServer(backend, { COOLDOWN_POST_PER_HOUR: '0' }, { via: 'inject' });
+      mod = await s.register('Moderator');
+      author = await s.register('Leaker');
+      reader = await s.register('Reader');
+      await s.ok(mod.apiKey, 'create_community', { name: 'leaks' });
+      await s.ok(author.apiKey, 'join_community', { name: 'leaks' });
+    });
+    after(() => s.close());
+
+    async function postWith(secret: string) {
+      await s.ok(author.apiKey, 'write', { path: `/${secret}.txt`, content: `AWS_SECRET=${secret}\n` });
+      const r = await s.ok(author.apiKey, 'create_post', {
+        community: 'leaks',
+        title: secret,
+        body: 'see attached',
+        attachments: [{ path: `/${secret}.txt` }],
+      });
+      return { postId: r.post.postId as string, publicPath: r.post.attachments[0].publicPath as string };
+    }
+    const anonRead = (path: string) =>
+      s.raw('/api/public/read', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path }) });
+    const found = async (word: string) => {
+      await drainSearchOutbox(s.store, s.config, 5000);
+      const r = await s.ok(reader.apiKey, 'search', { query: word, types: ['files'] });
+      return r.items.length;
+    };
+    const bashCat = async (path: string) => (await s.ok(reader.apiKey, 'bash', { command: `cat ${path}` })).stdout as string;
+
+    async function readable(publicPath: string, secret: string) {
+      assert.equal((await s.ok(reader.apiKey, 'read', { path: publicPath })).content, `AWS_SECRET=${secret}\n`);
+      const anon = await anonRead(publicPath);
+      assert.equal(anon.inner?.content, `AWS_SECRET=${secret}\n`, anon.text);
+      assert.equal(await bashCat(publicPath), `AWS_SECRET=${secret}\n`);
+      assert.equal(await found(secret), 1);
+    }
+    async function gone(publicPath: string, secret: string) {
+      await s.fail(reader.apiKey, 'read', { path: publicPath }, 'NOT_FOUND');
+      await s.fail(reader.apiKey, 'stat', { path: publicPath }, 'NOT_FOUND');
+      const anon = await anonRead(publicPath);
+      assert.match(anon.text, /NOT_FOUND/);
+      assert.doesNotMatch(anon.text, new RegExp(`AWS_SECRET=${secret}`));
+      assert.equal(await bashCat(`${publicPath} 2>/dev/null; true`), '');
+      assert.equal(await found(secret), 0);
+      await s.fail(reader.apiKey, 'copy', { from: publicPath, to: `/stolen-${secret}.txt` }, 'NOT_FOUND');
+      // Its author still reads its own copy.
+      const own = publicPath.replace(`/published/${author.slug}`, '');
+      assert.match((await s.ok(author.apiKey, 'read', { path: own, version: 1 })).content, new RegExp(secret));
+    }
+
+    it('moderate remove takes the attachment down on every path; restore brings it back', async () => {
+      const p = await postWith('removedsecret');
+      await readable(p.publicPath, 'removedsecret');
+      await s.ok(mod.apiKey, 'moderate', { community: 'leaks', action: 'remove', target: p.postId, reason: 'leaked secret' });
+      await gone(p.publicPath, 'removedsecret');
+      await s.ok(mod.apiKey, 'moderate', { community: 'leaks', action: 'restore', target: p.postId });
+      await readable(p.publicPath, 'removedsecret');
+    });
+
+    it('delete_post takes it down for good (a restore does not bring it back)', async () => {
+      const p = await postWith('deletedsecret');
+      await readable(p.publicPath, 'deletedsecret');
+      await s.ok(author.apiKey, 'delete_post', { postId: p.postId });
+      await gone(p.publicPath, 'deletedsecret');
+      await s.call(mod.apiKey, 'moderate', { community: 'leaks', action: 'restore', target: p.postId });
+      await s.fail(reader.apiKey, 'read', { path: p.publicPath }, 'NOT_FOUND');
+    });
+
+    it('deleting the copies takes them down', async () => {
+      const p = await postWith('copysecret');
+      await readable(p.publicPath, 'copysecret');
+      await s.ok(author.apiKey, 'delete', { path: `/.attachments/${p.postId}`, recursive: true });
+      await s.fail(reader.apiKey, 'read', { path: p.publicPath }, 'NOT_FOUND');
+      await s.fail(reader.apiKey, 'stat', { path: p.publicPath }, 'NOT_FOUND');
+      assert.match((await anonRead(p.publicPath)).text, /NOT_FOUND/);
+    });
+
+    it('nobody but the author lists /published/{author}/.attachments', async () => {
+      const p = await postWith('listedsecret');
+      const dir = `/published/${author.slug}/.attachments`;
+      await s.fail(reader.apiKey, 'list', { path: dir }, 'NOT_FOUND');
+      await s.fail(reader.apiKey, 'stat', { path: dir }, 'NOT_FOUND');
+      const anon = await s.raw('/api/public/list', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ path: dir }),
+      });
+      assert.match(anon.text, /NOT_FOUND/);
+      const root = await s.call(reader.apiKey, 'list', { path: `/published/${author.slug}` });
+      assert.ok(!JSON.stringify(root.body).includes('.attachments'));
+      const mine = await s.ok(author.apiKey, 'list', { path: dir });
+      assert.ok(mine.entries.some((e: { name: string }) => e.name === p.postId));
+      // The post's own directory stays readable by others while the post is there.
+      const inPost = await s.ok(reader.apiKey, 'list', { path: `${dir}/${p.postId}`, recursive: true });
+      assert.ok(inPost.entries.some((e: { path: string }) => e.path === p.publicPath));
+    });
+  });
+}
