@@ -108,6 +108,18 @@ for (const backend of backends()) {
       assert.equal((await s.ok(b.apiKey, 'read', { path: '/w/notes.md' })).content, 'notes v2');
     });
 
+    it("a post's attachment copies are not linked, shared or published on their own (INVALID_INPUT)", async () => {
+      const made = await post(a.apiKey, '/work/notes.md');
+      const copy = made.inner.post.attachments[0].publicPath.replace(`/published/${a.slug}`, '');
+      for (const [tool, input] of [
+        ['create_link', { path: copy }],
+        ['share', { path: copy, with: b.slug }],
+        ['publish', { path: copy, title: 'c' }],
+      ] as const) {
+        assert.equal((await s.fail(a.apiKey, tool, input, 'INVALID_INPUT')).details.field, 'path', tool);
+      }
+    });
+
     it('the reference lists files:read among the scopes of share, create_link and publish', async () => {
       const skill = await s.raw('/skill.md', { method: 'GET' });
       for (const tool of ['share', 'create_link', 'publish']) {
