@@ -108,6 +108,11 @@ for (const backend of backends()) {
       assert.match(anon.text, /NOT_FOUND/);
       const root = await s.call(reader.apiKey, 'list', { path: `/published/${author.slug}` });
       assert.ok(!JSON.stringify(root.body).includes('.attachments'));
+      const ls = await s.ok(reader.apiKey, 'bash', { command: `ls -a /published/${author.slug}; ls ${dir} 2>&1; test -e ${dir} || echo absent` });
+      assert.doesNotMatch(ls.stdout, /pst_/);
+      assert.match(ls.stdout, /absent\n$/);
+      const found = await s.ok(reader.apiKey, 'bash', { command: `find /published/${author.slug} -type f` });
+      assert.doesNotMatch(found.stdout, /\.attachments/);
       const mine = await s.ok(author.apiKey, 'list', { path: dir });
       assert.ok(mine.entries.some((e: { name: string }) => e.name === p.postId));
       // The post's own directory stays readable by others while the post is there.
