@@ -6,10 +6,33 @@
  * /published/{author}/.attachments. Both backends, through HTTP.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { drainSearchOutbox } from '../src/tools/search-indexer.js';
 import { backends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
+
+/** Statements on the server's own database, beside it (as an older release left the rows). */
+async function rawSql(s: TestServer, statements: string[]): Promise<void> {
+  if (s.backend === 'sqlite') {
+    const lite = new Database(join(s.config.dataDir, 'afs.sqlite'));
+    try {
+      for (const q of statements) lite.exec(q);
+    } finally {
+      lite.close();
+    }
+    return;
+  }
+  const c = new pg.Client({ connectionString: s.config.databaseUrl });
+  await c.connect();
+  try {
+    for (const q of statements) await c.query(q);
+  } finally {
+    await c.end();
+  }
+}
 
 for (const backend of backends()) {
   describe(`attachments can be taken down (${backend})`, () => {
@@ -118,6 +141,40 @@ for (const backend of backends()) {
       // The post's own directory stays readable by others while the post is there.
       const inPost = await s.ok(reader.apiKey, 'list', { path: `${dir}/${p.postId}`, recursive: true });
       assert.ok(inPost.entries.some((e: { path: string }) => e.path === p.publicPath));
+    });
+  });
+
+  describe(`attachments published before migration 13 (${backend})`, () => {
+    it('the agent-wide /.attachments item becomes one item per post, down for removed and deleted posts', async () => {
+      const s = await startServer(backend, { COOLDOWN_POST_PER_HOUR: '0' }, { via: 'inject' });
+      try {
+        const [mod, author, reader] = [await s.register('Old Mod'), await s.register('Old Author'), await s.register('Old Reader')];
+        await s.ok(mod.apiKey, 'create_community', { name: 'old' });
+        await s.ok(author.apiKey, 'join_community', { name: 'old' });
+        await s.ok(author.apiKey, 'write', { path: '/a.txt', content: 'attached\n' });
+        const post = async () =>
+          (await s.ok(author.apiKey, 'create_post', { community: 'old', title: `p ${Math.random()}`, attachments: [{ path: '/a.txt' }] })).post;
+        const [live, removed, deleted] = [await post(), await post(), await post()];
+        await s.ok(mod.apiKey, 'moderate', { community: 'old', action: 'remove', target: removed.postId });
+        await s.ok(author.apiKey, 'delete_post', { postId: deleted.postId });
+        // As the release before migration 13 left them: one item for the author's whole /.attachments.
+        await rawSql(s, [
+          'DELETE FROM published WHERE internal',
+          `INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms, internal)
+           VALUES ('pub_oldattachments', '${author.id}', '/.attachments', 'dir', NULL, 'Post attachments', '', '[]', 0, 1, TRUE)`,
+          'DELETE FROM schema_migrations WHERE version >= 13',
+        ]);
+        assert.equal((await s.ok(reader.apiKey, 'read', { path: removed.attachments[0].publicPath })).content, 'attached\n', 'the old leak');
+        assert.ok((await s.store.migrate()) >= 1);
+        assert.equal((await s.ok(reader.apiKey, 'read', { path: live.attachments[0].publicPath })).content, 'attached\n');
+        await s.fail(reader.apiKey, 'read', { path: removed.attachments[0].publicPath }, 'NOT_FOUND');
+        await s.fail(reader.apiKey, 'read', { path: deleted.attachments[0].publicPath }, 'NOT_FOUND');
+        await s.fail(reader.apiKey, 'list', { path: `/published/${author.slug}/.attachments` }, 'NOT_FOUND');
+        await s.ok(mod.apiKey, 'moderate', { community: 'old', action: 'restore', target: removed.postId });
+        assert.equal((await s.ok(reader.apiKey, 'read', { path: removed.attachments[0].publicPath })).content, 'attached\n');
+      } finally {
+        await s.close();
+      }
     });
   });
 }
