@@ -116,6 +116,9 @@ for (const backend of backends()) {
       await s.fail(reader.apiKey, 'read', { path: p.publicPath }, 'NOT_FOUND');
       await s.fail(reader.apiKey, 'stat', { path: p.publicPath }, 'NOT_FOUND');
       assert.match((await anonRead(p.publicPath)).text, /NOT_FOUND/);
+      assert.equal(await bashCat(`${p.publicPath} 2>/dev/null; true`), '');
+      const grep = await s.ok(reader.apiKey, 'bash', { command: `grep -r AWS_SECRET /published/${author.slug}/.attachments/${p.postId}; true` });
+      assert.doesNotMatch(grep.stdout, /copysecret/);
     });
 
     it('nobody but the author lists /published/{author}/.attachments', async () => {

@@ -157,9 +157,15 @@ export class MountedFs implements IFileSystem {
     const run = (m: Mount | null): Promise<T> => {
       if (!m) return Promise.reject(fsError(isWrite(syscall) ? 'EROFS' : 'ENOENT', syscall, p));
       if (this.unlisted(m, ref.ownerPath!)) return Promise.reject(fsError('ENOENT', syscall, p));
-      return fn(m.fs, ref.ownerPath!).catch((err: unknown) => {
-        throw renamed(err, mountPrefix(m.area, m.slug));
-      });
+      const call = () =>
+        fn(m.fs, ref.ownerPath!).catch((err: unknown) => {
+          throw renamed(err, mountPrefix(m.area, m.slug));
+        });
+      if (!this.othersCopy(m, ref.ownerPath!)) return call();
+      // A post's attachment reads at its attached version only while its copy is there (file tools alike: mounts.ts).
+      return this.io(() => this.store.getNode(m.ownerId, ref.ownerPath!)).then((n) =>
+        n && !n.deleted ? call() : Promise.reject(fsError('ENOENT', syscall, p)),
+      );
     };
     const known = this.resolved.get(`${ref.area}/${slug}`);
     return known !== undefined ? run(known) : this.open(ref.area, slug).then(run);
@@ -168,6 +174,10 @@ export class MountedFs implements IFileSystem {
   /** Others reach a post's attachments by their paths only: /published/{slug}/.attachments is not there for them (core/attachments.ts). */
   private unlisted(m: Mount, ownerPath: string): boolean {
     return m.area === 'published' && m.ownerId !== this.viewerId && ownerPath === ATTACHMENTS_ROOT;
+  }
+
+  private othersCopy(m: Mount, ownerPath: string): boolean {
+    return m.area === 'published' && m.ownerId !== this.viewerId && ownerPath.startsWith(ATTACHMENTS_ROOT + '/');
   }
 
   private async areaSlugs(area: MountArea): Promise<string[]> {
