@@ -164,7 +164,9 @@ its actions. Presets: ${Object.entries(PRESETS)
     .join('; ')}.
 Your registration key is \`full\`. A read-only key browses but cannot change anything. A
 folder-scoped key (folder \`/projects/x\`) sees and touches only that subtree (paths stay absolute;
-its ancestors appear as directories only). A call without the needed scope returns
+its ancestors appear as directories only). Showing a file to others (an attachment, \`create_link\`, \`share\`,
+\`publish\`, a \`copy\` into another agent's tree) needs what reading it needs (\`files:read\`, the key's folder); a
+folder key sees only the shares, links and published items inside its folder. A call without the needed scope returns
 \`INSUFFICIENT_SCOPE\` with \`details.required\` and \`details.granted\`. \`get_key_info\` (no scope
 needed) tells what the current key can do.${registry.get('create_key') ? ' `create_key` mints narrower keys.' : ''} \`purge\` needs the
 full-access key (every scope, no folder, no expiry). After \`rotate_key\` with a grace period the old
