@@ -1,0 +1,217 @@
+/**
+ * The plain model of what each reader of a world may see (test/visibility-model.test.ts), written
+ * from the visibility rules (docs/COMMUNITY.md, the tools' descriptions), sharing no code with src/:
+ *
+ * - /published: a pinned file shows that version only; a head publish or a published directory the
+ *   head of each live file only; never an earlier version or a deleted file. One who blocked the
+ *   owner sees nothing there. An attachment is readable while its post exists and is not removed.
+ * - /shared: the recipient sees each live file's head and its history from the share's creation on
+ *   (the head at that moment and every later version); nothing of a revoked share.
+ * - Links serve their file (pinned version or head) while it exists, 410 once it is deleted.
+ * - An exposure by a key that may not read the file (no files:read, outside its folder) is refused.
+ *
+ * A pinned publish whose file was deleted or moved away later is left open by the rules: its
+ * version may be seen, and its path is not compared (`ambiguous`).
+ */
+import { exposureAllowed, finalTree, isLive, isWithin, headOf, type Op, type Tree, type Version, type World } from './visibility-world.js';
+
+export type Viewer = 'recipient' | 'stranger' | 'anon';
+
+export interface FileView {
+  /** The version number a reader sees at this path, and its content. */
+  v: number;
+  content: string;
+}
+
+export interface SharedFile {
+  head: FileView;
+  /** Every version number the recipient may read at this path, with its content. */
+  versions: Map<number, string>;
+}
+
+export interface AttachmentView {
+  /** Index among the world's accepted posts. */
+  post: number;
+  path: string;
+  version: number;
+  content: string;
+  readable: boolean;
+}
+
+export interface LinkView {
+  op: number;
+  path: string;
+  version: number | null;
+  /** 200 with these bytes, or 410 once the file is gone. */
+  expect: { status: 200; content: string } | { status: 410 };
+}
+
+export interface ModelView {
+  tree: Tree;
+  /** What readers other than the owner see under /published/{owner} (owner paths), per viewer. */
+  published: Record<Viewer, Map<string, FileView>>;
+  ambiguous: Set<string>;
+  /** Owner paths under a live publication (what the checker probes, visible or not). */
+  publishedProbe: Set<string>;
+  attachments: AttachmentView[];
+  /** The recipient's /shared/{owner} view: live files; `sharedHistory` adds what deleted files may show. */
+  shared: Map<string, SharedFile>;
+  sharedRoots: string[];
+  /** Deleted files whose history the recipient saw (deleted after the share was made): absent, not unknown. */
+  sharedGone: Set<string>;
+  /** Contents each viewer may see somewhere (anything else of the owner's must never appear). */
+  allowed: Record<Viewer, Set<string>>;
+  /** Every content the owner ever wrote. */
+  contents: Set<string>;
+  links: LinkView[];
+  /** Each exposure operation (by index) and whether the rules allow it. */
+  exposures: Array<{ op: number; allowed: boolean }>;
+  strangerBlocksOwner: boolean;
+}
+
+interface Pub {
+  path: string;
+  version: number | 'head' | null;
+  live: boolean;
+}
+
+/** The versions of `path` a share made at `at` shows: the head at that moment and every later one. */
+function sinceShare(versions: Version[], at: number): Version[] {
+  const before = versions.filter((v) => v.at < at);
+  const headThen = before.at(-1);
+  return versions.filter((v) => v.at > at || v === headThen).filter((v) => v.content !== null);
+}
+
+export function model(world: World): ModelView {
+  const tree = finalTree(world);
+  const pubs: Pub[] = [];
+  const shares: Array<{ path: string; at: number; live: boolean }> = [];
+  const posts: Array<{ attachments: Array<{ path: string; version: number; content: string }>; gone: boolean }> = [];
+  const links: Array<{ op: number; path: string; version: number | null }> = [];
+  const exposures: ModelView['exposures'] = [];
+  let recipientBlocked = false;
+  let strangerBlocksOwner = false;
+  const partial: Tree = new Map();
+  const headAt = (path: string) => headOf(partial, path)!;
+  world.ops.forEach((op: Op, at) => {
+    const versionsNow = (path: string) => partial.get(path) ?? [];
+    if (op.t === 'write' || op.t === 'delete' || op.t === 'move') {
+      const src = op.t === 'move' ? op.from : op.path;
+      const list = versionsNow(src);
+      const next = (path: string, content: string | null) => {
+        const l = partial.get(path) ?? [];
+        l.push({ v: (l.at(-1)?.v ?? 0) + 1, content, at });
+        partial.set(path, l);
+      };
+      if (op.t === 'write') next(op.path, op.content);
+      else if (op.t === 'delete') next(op.path, null);
+      else {
+        const content = list.at(-1)!.content;
+        next(op.from, null);
+        next(op.to, content);
+      }
+      return;
+    }
+    if (op.t === 'block') {
+      if (op.who === 'owner_blocks_recipient') recipientBlocked = true;
+      else strangerBlocksOwner = true;
+      return;
+    }
+    if ('key' in op) {
+      const allowed = exposureAllowed(op, recipientBlocked);
+      exposures.push({ op: at, allowed });
+      if (!allowed) return;
+    }
+    if (op.t === 'share') shares.push({ path: op.path, at, live: true });
+    else if (op.t === 'revoke') shares[op.share]!.live = false;
+    else if (op.t === 'publish') {
+      const isFile = partial.has(op.path);
+      const version = !isFile ? null : op.version === 'head' ? 'head' : (op.version ?? headAt(op.path).v);
+      pubs.push({ path: op.path, version, live: true });
+    } else if (op.t === 'unpublish') pubs[op.publish]!.live = false;
+    else if (op.t === 'link') links.push({ op: at, path: op.path, version: op.version ?? null });
+    else if (op.t === 'post') {
+      const attachments = op.attachments.map((a) => {
+        const version = a.version ?? headAt(a.path).v;
+        return { path: a.path, version, content: partial.get(a.path)!.find((v) => v.v === version)!.content! };
+      });
+      posts.push({ attachments, gone: false });
+    } else if (op.t === 'remove_post' || op.t === 'delete_post') posts[op.post]!.gone = true;
+  });
+
+  const contents = new Set<string>();
+  for (const versions of tree.values()) for (const v of versions) if (v.content !== null) contents.add(v.content);
+
+  // /published, as every other agent sees it.
+  const published = new Map<string, FileView>();
+  const ambiguous = new Set<string>();
+  const publishedProbe = new Set<string>();
+  const mayAlsoSee = new Set<string>();
+  for (const p of pubs.filter((x) => x.live)) {
+    for (const path of tree.keys()) if (isWithin(path, p.path)) publishedProbe.add(path);
+    if (typeof p.version === 'number') {
+      const content = tree.get(p.path)!.find((v) => v.v === p.version)!.content!;
+      if (isLive(tree, p.path)) published.set(p.path, { v: p.version, content });
+      else {
+        ambiguous.add(p.path);
+        mayAlsoSee.add(content);
+      }
+      continue;
+    }
+    for (const path of tree.keys()) {
+      const head = headOf(tree, path)!;
+      if (isWithin(path, p.path) && head.content !== null) published.set(path, { v: head.v, content: head.content });
+    }
+  }
+  const attachments: AttachmentView[] = [];
+  posts.forEach((post, i) => {
+    for (const a of post.attachments) attachments.push({ post: i, ...a, readable: !post.gone });
+  });
+
+  // /shared, as the recipient sees it.
+  const shared = new Map<string, SharedFile>();
+  const sharedSeen = new Set<string>();
+  const sharedGone = new Set<string>();
+  for (const s of shares.filter((x) => x.live)) {
+    for (const [path, versions] of tree) {
+      if (!isWithin(path, s.path)) continue;
+      const visible = sinceShare(versions, s.at);
+      for (const v of visible) sharedSeen.add(v.content!);
+      const head = versions.at(-1)!;
+      if (head.content === null) {
+        if (visible.length) sharedGone.add(path);
+        continue;
+      }
+      shared.set(path, { head: { v: head.v, content: head.content }, versions: new Map(visible.map((v) => [v.v, v.content!])) });
+    }
+  }
+
+  const publicSeen = new Set<string>([...[...published.values()].map((f) => f.content), ...mayAlsoSee]);
+  for (const a of attachments) if (a.readable) publicSeen.add(a.content);
+  const strangerView = strangerBlocksOwner ? new Map<string, FileView>() : published;
+  // One who blocked the owner sees nothing under /published/{owner}, attachments included.
+  const strangerSeen = strangerBlocksOwner ? new Set<string>() : publicSeen;
+
+  const linkViews: LinkView[] = links.map((l) => {
+    const head = headOf(tree, l.path)!;
+    if (head.content === null) return { ...l, expect: { status: 410 } };
+    const content = l.version === null ? head.content : tree.get(l.path)!.find((v) => v.v === l.version)!.content!;
+    return { ...l, expect: { status: 200, content } };
+  });
+
+  return {
+    tree,
+    published: { recipient: published, stranger: strangerView, anon: published },
+    ambiguous,
+    publishedProbe,
+    attachments,
+    shared,
+    sharedRoots: shares.filter((s) => s.live).map((s) => s.path),
+    sharedGone,
+    allowed: { recipient: new Set([...publicSeen, ...sharedSeen]), stranger: strangerSeen, anon: publicSeen },
+    contents,
+    links: linkViews,
+    exposures,
+    strangerBlocksOwner,
+  };
+}
