@@ -7,6 +7,6 @@
  */
 import { seedsOf, visibilitySuite } from './helpers/visibility-suite.js';
 
-const WORLDS = Number(process.env.VIS_WORLDS ?? 120);
+const WORLDS = Number(process.env.VIS_WORLDS ?? 100);
 
 visibilitySuite('visibility model', seedsOf(1, WORLDS));

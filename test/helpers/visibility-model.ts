@@ -189,8 +189,9 @@ export function model(world: World): ModelView {
   const publicSeen = new Set<string>([...[...published.values()].map((f) => f.content), ...mayAlsoSee]);
   for (const a of attachments) if (a.readable) publicSeen.add(a.content);
   const strangerView = strangerBlocksOwner ? new Map<string, FileView>() : published;
-  // One who blocked the owner sees nothing under /published/{owner}, attachments included.
-  const strangerSeen = strangerBlocksOwner ? new Set<string>() : publicSeen;
+  // One who blocked the owner reads nothing under /published/{owner}, attachments included; the
+  // posts it still sees list their attachments.
+  const strangerSeen = strangerBlocksOwner ? new Set(attachments.filter((a) => a.readable).map((a) => a.content)) : publicSeen;
 
   const linkViews: LinkView[] = links.map((l) => {
     const head = headOf(tree, l.path)!;

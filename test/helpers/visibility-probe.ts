@@ -22,7 +22,7 @@ export const sha256 = (content: string) => createHash('sha256').update(content).
 export class Probe {
   readonly failures: Failure[];
   private readonly twins = new Map<string, Answer>();
-  private readonly hidden: Record<Viewer, Array<{ token: RegExp; what: string }>>;
+  private readonly hidden: Record<Viewer, Array<{ token: RegExp; what: string; kind?: string }>>;
 
   constructor(
     readonly s: TestServer,
@@ -31,7 +31,7 @@ export class Probe {
   ) {
     this.failures = played.failures;
     const hiddenFor = (viewer: Viewer) => {
-      const out: Array<{ token: RegExp; what: string }> = [];
+      const out: Array<{ token: RegExp; what: string; kind?: string }> = [];
       for (const c of view.contents) {
         if (view.allowed[viewer].has(c)) continue;
         const m = markerOf(c);
@@ -40,7 +40,7 @@ export class Probe {
           { token: new RegExp(sha256(c)), what: `hash of hidden ${m}` },
         );
       }
-      for (const id of played.keyIds) out.push({ token: new RegExp(id), what: `owner key id ${id}` });
+      for (const id of played.keyIds) out.push({ token: new RegExp(id), what: `owner key id ${id}`, kind: 'key-ids' });
       return out;
     };
     this.hidden = { recipient: hiddenFor('recipient'), stranger: hiddenFor('stranger'), anon: hiddenFor('anon') };
@@ -59,7 +59,7 @@ export class Probe {
   /** Fails `check` when the text shows anything the model hides from this viewer. */
   scan(viewer: Viewer, check: string, where: string, text: string): void {
     for (const h of this.hidden[viewer]) {
-      if (h.token.test(text)) this.fail(`${check}.leak`, `${viewer} ${where} shows ${h.what}: ${text.slice(0, 300)}`);
+      if (h.token.test(text)) this.fail(`${check}.${h.kind ?? 'leak'}`, `${viewer} ${where} shows ${h.what}: ${text.slice(0, 300)}`);
     }
   }
 
