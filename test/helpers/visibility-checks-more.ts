@@ -124,6 +124,14 @@ export async function searchChecks(p: Probe): Promise<void> {
   }
 }
 
+/** search with a key lacking community:read finds no posts, comments, published items, communities or agents (agents:read). */
+export async function searchScopes(p: Probe): Promise<void> {
+  const r = await p.s.call(p.played.searchOnly, 'search', { query: p.played.world.word, limit: 50 });
+  if (r.inner?.success !== true) return p.fail('search.scopes', `search with files:read+search: ${r.text.slice(0, 200)}`);
+  const wrong = r.inner.items.filter((i: any) => ['post', 'comment', 'published', 'community', 'agent'].includes(i.type));
+  if (wrong.length) p.fail('search.scopes', `search with a key without community:read finds ${wrong.map((i: any) => i.type).join(', ')}`);
+}
+
 /** Links: a live file's bytes (pinned version or head), 410 once deleted; active types never served as such. */
 export async function linkChecks(p: Probe): Promise<void> {
   for (const l of p.view.links) {

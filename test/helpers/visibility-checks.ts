@@ -7,7 +7,7 @@
  */
 import type { Probe } from './visibility-probe.js';
 import type { Viewer } from './visibility-model.js';
-import { bashChecks, linkChecks, searchChecks, socialChecks, folderKeyChecks } from './visibility-checks-more.js';
+import { bashChecks, linkChecks, searchChecks, searchScopes, socialChecks, folderKeyChecks } from './visibility-checks-more.js';
 import { isWithin } from './visibility-world.js';
 
 export type Check = (p: Probe) => Promise<void>;
@@ -187,6 +187,7 @@ export const CHECKS: Record<string, Check> = {
   shared: sharedFiles,
   bash: bashChecks,
   search: searchChecks,
+  'search.scopes': searchScopes,
   links: linkChecks,
   social: socialChecks,
   'folder-key': folderKeyChecks,

@@ -6,7 +6,8 @@
  *   head of each live file only; never an earlier version or a deleted file. One who blocked the
  *   owner sees nothing there. An attachment is readable while its post exists and is not removed.
  * - /shared: the recipient sees each live file's head and its history from the share's creation on
- *   (the head at that moment and every later version); nothing of a revoked share.
+ *   (the head at that moment and every later version), all of it with includeHistory; nothing of a
+ *   revoked share.
  * - Links serve their file (pinned version or head) while it exists, 410 once it is deleted.
  * - An exposure by a key that may not read the file (no files:read, outside its folder) is refused.
  *
@@ -122,7 +123,8 @@ export function model(world: World): ModelView {
       exposures.push({ op: at, allowed });
       if (!allowed) return;
     }
-    if (op.t === 'share') shares.push({ path: op.path, at, live: true });
+    // includeHistory: as if shared before the first version.
+    if (op.t === 'share') shares.push({ path: op.path, at: op.includeHistory ? -1 : at, live: true });
     else if (op.t === 'revoke') shares[op.share]!.live = false;
     else if (op.t === 'publish') {
       const isFile = partial.has(op.path);

@@ -20,6 +20,8 @@ export interface Played {
   recipient: Agent;
   stranger: Agent;
   keys: Record<KeyKind, string>;
+  /** The recipient's key with files:read and search only (no community:read). */
+  searchOnly: string;
   /** The owner's key ids (never shown to others). */
   keyIds: string[];
   /** Ids of the model's accepted posts, in order (null: the server refused one the model allows). */
@@ -77,6 +79,7 @@ export async function playWorld(s: TestServer, world: World, view: ModelView, co
     recipient,
     stranger,
     keys,
+    searchOnly: await s.addKey(recipient.id, { scopes: ['files:read', 'search'], label: `lbls${tag}` }),
     keyIds,
     postIds: [],
     attachmentPaths: new Map(),
@@ -108,7 +111,7 @@ export async function playWorld(s: TestServer, world: World, view: ModelView, co
       const allowed = allowedAt.get(at)!;
       const input: Record<string, unknown> =
         op.t === 'share'
-          ? { path: op.path, with: recipient.slug, permission: op.permission }
+          ? { path: op.path, with: recipient.slug, permission: op.permission, ...(op.includeHistory ? { includeHistory: true } : {}) }
           : op.t === 'publish'
             ? { path: op.path, title: `${world.word} item ${at}`, ...(op.version !== undefined ? { version: op.version } : {}) }
             : op.t === 'link'

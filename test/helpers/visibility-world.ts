@@ -27,7 +27,7 @@ export type Op =
   | { t: 'write'; path: string; content: string }
   | { t: 'delete'; path: string }
   | { t: 'move'; from: string; to: string }
-  | { t: 'share'; path: string; permission: 'read' | 'write'; key: KeyKind }
+  | { t: 'share'; path: string; permission: 'read' | 'write'; includeHistory?: true; key: KeyKind }
   | { t: 'revoke'; share: number }
   | { t: 'publish'; path: string; version?: number | 'head'; key: KeyKind }
   | { t: 'unpublish'; publish: number }
@@ -131,7 +131,7 @@ export function generateWorld(seed: number): World {
       const path = chance(0.5) && dirs.length ? pick(dirs) : live.length ? pick(live) : null;
       const roots = shares.filter((s) => s.live).map((s) => s.path);
       if (path && !overlaps(path, roots)) {
-        add({ t: 'share', path, permission: chance(0.5) ? 'read' : 'write', key });
+        add({ t: 'share', path, permission: chance(0.5) ? 'read' : 'write', ...(chance(0.2) ? { includeHistory: true as const } : {}), key });
         if (exposureAllowed(ops.at(-1)!, recipientBlocked)) shares.push({ path, live: true });
       }
     } else if (r < 0.55 && shares.some((s) => s.live)) {
