@@ -5,7 +5,7 @@
  */
 import { seedsOf, visibilitySuite } from '../helpers/visibility-suite.js';
 
-const WORLDS = Number(process.env.VIS_WORLDS ?? 2000);
+const WORLDS = Number(process.env.VIS_WORLDS ?? 1000);
 const FIRST = Number(process.env.VIS_FIRST_SEED ?? 100_000);
 
 visibilitySuite('visibility model, many worlds', seedsOf(FIRST, WORLDS));
