@@ -158,6 +158,9 @@ async function sharedFiles(p: Probe): Promise<void> {
         await p.expectAbsent(viewer, 'shared.read-version', 'read', { path: at, version: v.v }, `v${v.v} was committed before the share`);
       }
     }
+    // A stale write: EDIT_CONFLICT (write share) or FORBIDDEN (read share), never the owner's keys.
+    const stale = await p.ask(viewer, 'shared.edit-conflict', 'write', { path: at, content: 'stale\n', expectedVersion: 9999 });
+    if (stale.inner?.success === true) p.fail('shared.edit-conflict', `a write to ${at} at expectedVersion 9999 went through`);
     const lv = await p.expectOk(viewer, 'shared.list_versions', 'list_versions', { path: at });
     if (lv) {
       const got = lv.versions.filter((e: any) => e.path === at && !e.deleted).map((e: any) => e.version);
