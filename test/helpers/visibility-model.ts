@@ -14,7 +14,18 @@
  * A pinned publish whose file was deleted or moved away later is left open by the rules: its
  * version may be seen, and its path is not compared (`ambiguous`).
  */
-import { exposureAllowed, finalTree, isLive, isWithin, headOf, type Op, type Tree, type Version, type World } from './visibility-world.js';
+import {
+  applyFileOp,
+  exposureAllowed,
+  finalTree,
+  headOf,
+  isLive,
+  isWithin,
+  type Op,
+  type Tree,
+  type Version,
+  type World,
+} from './visibility-world.js';
 
 export type Viewer = 'recipient' | 'stranger' | 'anon';
 
@@ -83,68 +94,54 @@ function sinceShare(versions: Version[], at: number): Version[] {
   return versions.filter((v) => v.at > at || v === headThen).filter((v) => v.content !== null);
 }
 
-export function model(world: World): ModelView {
-  const tree = finalTree(world);
-  const pubs: Pub[] = [];
-  const shares: Array<{ path: string; at: number; live: boolean }> = [];
-  const posts: Array<{ attachments: Array<{ path: string; version: number; content: string }>; gone: boolean }> = [];
-  const links: Array<{ op: number; path: string; version: number | null }> = [];
-  const exposures: ModelView['exposures'] = [];
+/** What the world's operations left standing: publications, shares, posts, links, blocks. */
+interface Replayed {
+  tree: Tree;
+  pubs: Pub[];
+  shares: Array<{ path: string; at: number; live: boolean }>;
+  posts: Array<{ attachments: Array<{ path: string; version: number; content: string }>; gone: boolean }>;
+  links: Array<{ op: number; path: string; version: number | null }>;
+  exposures: ModelView['exposures'];
+  strangerBlocksOwner: boolean;
+}
+
+function replay(world: World): Replayed {
+  const r: Replayed = { tree: finalTree(world), pubs: [], shares: [], posts: [], links: [], exposures: [], strangerBlocksOwner: false };
   let recipientBlocked = false;
-  let strangerBlocksOwner = false;
   const partial: Tree = new Map();
-  const headAt = (path: string) => headOf(partial, path)!;
+  const versionOf = (path: string, v: number | undefined) => partial.get(path)!.find((x) => x.v === (v ?? headOf(partial, path)!.v))!;
   world.ops.forEach((op: Op, at) => {
-    const versionsNow = (path: string) => partial.get(path) ?? [];
-    if (op.t === 'write' || op.t === 'delete' || op.t === 'move') {
-      const src = op.t === 'move' ? op.from : op.path;
-      const list = versionsNow(src);
-      const next = (path: string, content: string | null) => {
-        const l = partial.get(path) ?? [];
-        l.push({ v: (l.at(-1)?.v ?? 0) + 1, content, at });
-        partial.set(path, l);
-      };
-      if (op.t === 'write') next(op.path, op.content);
-      else if (op.t === 'delete') next(op.path, null);
-      else {
-        const content = list.at(-1)!.content;
-        next(op.from, null);
-        next(op.to, content);
-      }
-      return;
-    }
+    applyFileOp(partial, op, at);
     if (op.t === 'block') {
       if (op.who === 'owner_blocks_recipient') recipientBlocked = true;
-      else strangerBlocksOwner = true;
-      return;
+      else r.strangerBlocksOwner = true;
     }
     if ('key' in op) {
       const allowed = exposureAllowed(op, recipientBlocked);
-      exposures.push({ op: at, allowed });
+      r.exposures.push({ op: at, allowed });
       if (!allowed) return;
     }
     // includeHistory: as if shared before the first version.
-    if (op.t === 'share') shares.push({ path: op.path, at: op.includeHistory ? -1 : at, live: true });
-    else if (op.t === 'revoke') shares[op.share]!.live = false;
+    if (op.t === 'share') r.shares.push({ path: op.path, at: op.includeHistory ? -1 : at, live: true });
+    else if (op.t === 'revoke') r.shares[op.share]!.live = false;
     else if (op.t === 'publish') {
-      const isFile = partial.has(op.path);
-      const version = !isFile ? null : op.version === 'head' ? 'head' : (op.version ?? headAt(op.path).v);
-      pubs.push({ path: op.path, version, live: true });
-    } else if (op.t === 'unpublish') pubs[op.publish]!.live = false;
-    else if (op.t === 'link') links.push({ op: at, path: op.path, version: op.version ?? null });
+      const version = !partial.has(op.path) ? null : op.version === 'head' ? 'head' : versionOf(op.path, op.version).v;
+      r.pubs.push({ path: op.path, version, live: true });
+    } else if (op.t === 'unpublish') r.pubs[op.publish]!.live = false;
+    else if (op.t === 'link') r.links.push({ op: at, path: op.path, version: op.version ?? null });
     else if (op.t === 'post') {
       const attachments = op.attachments.map((a) => {
-        const version = a.version ?? headAt(a.path).v;
-        return { path: a.path, version, content: partial.get(a.path)!.find((v) => v.v === version)!.content! };
+        const v = versionOf(a.path, a.version);
+        return { path: a.path, version: v.v, content: v.content! };
       });
-      posts.push({ attachments, gone: false });
-    } else if (op.t === 'remove_post' || op.t === 'delete_post') posts[op.post]!.gone = true;
+      r.posts.push({ attachments, gone: false });
+    } else if (op.t === 'remove_post' || op.t === 'delete_post') r.posts[op.post]!.gone = true;
   });
+  return r;
+}
 
-  const contents = new Set<string>();
-  for (const versions of tree.values()) for (const v of versions) if (v.content !== null) contents.add(v.content);
-
-  // /published, as every other agent sees it.
+/** /published as every other agent sees it (before blocks). */
+function publishedView({ tree, pubs }: Replayed) {
   const published = new Map<string, FileView>();
   const ambiguous = new Set<string>();
   const publishedProbe = new Set<string>();
@@ -165,12 +162,11 @@ export function model(world: World): ModelView {
       if (isWithin(path, p.path) && head.content !== null) published.set(path, { v: head.v, content: head.content });
     }
   }
-  const attachments: AttachmentView[] = [];
-  posts.forEach((post, i) => {
-    for (const a of post.attachments) attachments.push({ post: i, ...a, readable: !post.gone });
-  });
+  return { published, ambiguous, publishedProbe, mayAlsoSee };
+}
 
-  // /shared, as the recipient sees it.
+/** /shared as the recipient sees it. */
+function sharedView({ tree, shares }: Replayed) {
   const shared = new Map<string, SharedFile>();
   const sharedSeen = new Set<string>();
   const sharedGone = new Set<string>();
@@ -187,34 +183,41 @@ export function model(world: World): ModelView {
       shared.set(path, { head: { v: head.v, content: head.content }, versions: new Map(visible.map((v) => [v.v, v.content!])) });
     }
   }
+  return { shared, sharedSeen, sharedGone, sharedRoots: shares.filter((s) => s.live).map((s) => s.path) };
+}
 
-  const publicSeen = new Set<string>([...[...published.values()].map((f) => f.content), ...mayAlsoSee]);
-  for (const a of attachments) if (a.readable) publicSeen.add(a.content);
-  const strangerView = strangerBlocksOwner ? new Map<string, FileView>() : published;
+export function model(world: World): ModelView {
+  const r = replay(world);
+  const { tree, strangerBlocksOwner } = r;
+  const contents = new Set<string>();
+  for (const versions of tree.values()) for (const v of versions) if (v.content !== null) contents.add(v.content);
+  const { published, ambiguous, publishedProbe, mayAlsoSee } = publishedView(r);
+  const { shared, sharedSeen, sharedGone, sharedRoots } = sharedView(r);
+  const attachments: AttachmentView[] = r.posts.flatMap((post, i) => post.attachments.map((a) => ({ post: i, ...a, readable: !post.gone })));
+  const readableAttachments = attachments.filter((a) => a.readable).map((a) => a.content);
+  const publicSeen = new Set<string>([...[...published.values()].map((f) => f.content), ...mayAlsoSee, ...readableAttachments]);
   // One who blocked the owner reads nothing under /published/{owner}, attachments included; the
   // posts it still sees list their attachments.
-  const strangerSeen = strangerBlocksOwner ? new Set(attachments.filter((a) => a.readable).map((a) => a.content)) : publicSeen;
-
-  const linkViews: LinkView[] = links.map((l) => {
+  const strangerSeen = strangerBlocksOwner ? new Set(readableAttachments) : publicSeen;
+  const links: LinkView[] = r.links.map((l) => {
     const head = headOf(tree, l.path)!;
     if (head.content === null) return { ...l, expect: { status: 410 } };
     const content = l.version === null ? head.content : tree.get(l.path)!.find((v) => v.v === l.version)!.content!;
     return { ...l, expect: { status: 200, content } };
   });
-
   return {
     tree,
-    published: { recipient: published, stranger: strangerView, anon: published },
+    published: { recipient: published, stranger: strangerBlocksOwner ? new Map() : published, anon: published },
     ambiguous,
     publishedProbe,
     attachments,
     shared,
-    sharedRoots: shares.filter((s) => s.live).map((s) => s.path),
+    sharedRoots,
     sharedGone,
     allowed: { recipient: new Set([...publicSeen, ...sharedSeen]), stranger: strangerSeen, anon: publicSeen },
     contents,
-    links: linkViews,
-    exposures,
+    links,
+    exposures: r.exposures,
     strangerBlocksOwner,
   };
 }
