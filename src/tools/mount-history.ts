@@ -46,15 +46,10 @@ export async function historyGate(tool: string, route: MountRoute, inner: ToolCo
   // A plain read needs no lookup here: the handler's NOT_FOUND for what is hidden is rewritten below.
   const plainRead = tool === 'read' && route.input.version === undefined;
   const node = plainRead ? null : await inner.store.getNode(owner, ownerPath);
-  const hiddenVersion = (version: number) =>
-    area === 'published'
-      ? mountNotFound(shown, area)
-      : new ToolError(
-          'NOT_FOUND',
-          `Version ${version} of ${shown} is from before @${route.view.slug} shared it with you: a share shows the history from its ` +
-            'creation on. list_versions shows the versions you can read.',
-          { path: shown, version },
-        );
+  // A version the reader may not see answers as a path that is not there (docs/contract/visibility.md):
+  // no version number, no hint that earlier history exists.
+  // (A file shared on its own answers as a name beside it would: outside every grant.)
+  const hiddenVersion = () => (area === 'published' || route.grant.root === ownerPath ? mountNotFound(shown, area) : absent(shown));
   // A deleted file the reader may not see is not there, whatever the tool (its history included).
   const goneBefore = view.kind === 'since' ? node?.deleted && node.updatedAtMs < view.sinceMs : view.kind === 'head' && (!node || node.deleted);
   if (goneBefore && !plainRead && tool !== 'list_deleted') throw area === 'published' ? mountNotFound(shown, area) : absent(shown);
@@ -62,7 +57,7 @@ export async function historyGate(tool: string, route: MountRoute, inner: ToolCo
   if (view.kind === 'pinned' && (tool === 'read' || tool === 'stat') && input.version === undefined) input.version = view.version;
   for (const field of VERSION_FIELDS[tool] ?? []) {
     const n = input[field];
-    if (typeof n === 'number' && !(await visible(inner, owner, ownerPath, view, n, node))) throw hiddenVersion(n);
+    if (typeof n === 'number' && !(await visible(inner, owner, ownerPath, view, n, node))) throw hiddenVersion();
   }
   if (tool === 'list_versions' && view.kind !== 'since') {
     // One version to show: start the page right above it.
