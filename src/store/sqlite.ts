@@ -51,11 +51,13 @@ const AUTOCHECKPOINT_PAGES = 4000;
 const FALLBACK_AUTOCHECKPOINT_PAGES = 50_000;
 const CHECKPOINT_INTERVAL_MS = 200;
 /**
- * Free pages the checkpointer gives back per tick, at most (one short write transaction), and
- * how many must be free before it starts (checkpointer.ts; docs/operations.md, "Disk space").
+ * Free pages the checkpointer gives back per tick, at most (one short write transaction), how
+ * many must be free before it starts, and how many while writes go on (checkpointer.ts;
+ * docs/operations.md, "Disk space").
  */
 const VACUUM_STEP_PAGES = 256;
 const VACUUM_MIN_FREE_PAGES = 16;
+const VACUUM_BUSY_FREE_PAGES = 2048;
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 /**
  * Commits with more changes than this run alone in the bulk writer thread (see commitBulk). In a
@@ -188,6 +190,7 @@ export class SqliteStore implements Store {
         intervalMs: CHECKPOINT_INTERVAL_MS,
         vacuumStepPages: VACUUM_STEP_PAGES,
         vacuumMinFreePages: VACUUM_MIN_FREE_PAGES,
+        vacuumBusyFreePages: VACUUM_BUSY_FREE_PAGES,
       },
     });
     worker.unref();
