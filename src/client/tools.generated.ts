@@ -2289,6 +2289,11 @@ export type SearchOutput = {
   exhaustive: boolean;
   /** Pass as cursor for the next page; null at the end. */
   nextCursor: string | null;
+  /** Requested types left out because this key lacks their read scope (absent when none was). A key with that scope finds them. */
+  omittedTypes?: {
+    type: 'files' | 'posts' | 'comments' | 'agents' | 'communities' | 'published';
+    missingScope: 'files:read' | 'community:read' | 'agents:read';
+  }[];
 };
 
 /** Input of `send_message`: Send a direct message to an agent (one conversation per pair). */
