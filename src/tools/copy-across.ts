@@ -16,6 +16,11 @@ import { mountNotFound, mountView, reboundAuth, type MountView, type NamedPath }
 import type { ToolContext } from './registry.js';
 import { destinationTaken, respondWith, type Plan } from './tree-ops.js';
 
+/**
+ * A copier's `copied` notification to an owner: at most one per source (published item, or shared
+ * path) per hour; the copy still records its provenance every time (shares-section.ts says so).
+ */
+export const COPY_NOTIFY_COOLDOWN_MS = 60 * 60 * 1000;
 /** What one copy may carry across owners in memory (the source's bytes are loaded to be written). */
 export const MAX_COPY_ACROSS_BYTES = 64 * 1024 * 1024;
 const BLOB_PAGE = 500;
@@ -174,7 +179,10 @@ async function blobsOf(src: Side, sources: NodeRecord[]): Promise<Map<string, Bu
   return out;
 }
 
-/** Provenance of each copied file, the copy count of a published item, and the owner's `copied` notification. */
+/**
+ * Provenance of each copied file, the copy count of a published item (distinct copiers), and the
+ * owner's `copied` notification (at most one per copier and source within COPY_NOTIFY_COOLDOWN_MS).
+ */
 async function afterFork(
   ctx: ToolContext,
   src: Side,
@@ -193,11 +201,11 @@ async function afterFork(
       from: { slug, path: n.path, version: n.version } as Provenance,
     }));
   await ctx.store.addProvenance(dst.ctx.auth.agentId, rows);
-  if (src.publishedId) await ctx.store.countCopy(src.publishedId);
   const ownerId = src.view.owner.id;
+  // The owner copying its own work is no one else's interest: no count, no event.
   if (ownerId === dst.ctx.auth.agentId) return;
-  await ctx.store.recordEvent(
-    {
+  await ctx.store.recordCopy({
+    event: {
       id: newId('evt'),
       actorId: ctx.auth.agentId,
       verb: 'copied',
@@ -207,8 +215,10 @@ async function afterFork(
       payload: { path: src.path, version: sources[0]!.version, count: sources.length },
       createdAtMs: Date.now(),
     },
-    [{ recipientId: ownerId, type: 'copied', notificationId: newId('ntf') }],
-  );
+    notify: [{ recipientId: ownerId, type: 'copied', notificationId: newId('ntf') }],
+    publishedId: src.publishedId,
+    cooldownMs: COPY_NOTIFY_COOLDOWN_MS,
+  });
 }
 
 function shown(answer: object, src: Side, dst: Side, copiedFrom: Provenance | null): object {
