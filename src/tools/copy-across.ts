@@ -201,22 +201,34 @@ async function afterFork(
       from: { slug, path: n.path, version: n.version } as Provenance,
     }));
   await ctx.store.addProvenance(dst.ctx.auth.agentId, rows);
-  const ownerId = src.view.owner.id;
-  // The owner copying its own work is no one else's interest: no count, no event.
-  if (ownerId === dst.ctx.auth.agentId) return;
+  if (src.view.owner.id === dst.ctx.auth.agentId) return;
+  await tellOwner(ctx, src.view.owner.id, src.publishedId, { path: src.path, version: sources[0]!.version, count: sources.length });
+}
+
+/**
+ * A fork of another agent's file (the copy tool, bash cp): the published item's copy count and the
+ * owner's `copied` notification, each at most once per copier and source (store recordCopy).
+ * The owner copying its own work calls nothing: no count, no event.
+ */
+export async function tellOwner(
+  ctx: ToolContext,
+  ownerId: string,
+  publishedId: string | null,
+  source: { path: string; version: number; count: number },
+): Promise<void> {
   await ctx.store.recordCopy({
     event: {
       id: newId('evt'),
       actorId: ctx.auth.agentId,
       verb: 'copied',
-      objectType: src.publishedId ? 'published' : 'file',
-      objectId: src.publishedId ?? src.path,
+      objectType: publishedId ? 'published' : 'file',
+      objectId: publishedId ?? source.path,
       subjectId: ownerId,
-      payload: { path: src.path, version: sources[0]!.version, count: sources.length },
+      payload: source,
       createdAtMs: Date.now(),
     },
     notify: [{ recipientId: ownerId, type: 'copied', notificationId: newId('ntf') }],
-    publishedId: src.publishedId,
+    publishedId,
     cooldownMs: COPY_NOTIFY_COOLDOWN_MS,
   });
 }
