@@ -9,10 +9,12 @@ import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from '../core/attachments.js';
 import { chooseGrant, type Grant } from '../core/mounts.js';
 import type { MountedCopy } from '../sandbox/mounted-fs.js';
 import type { Provenance } from '../store/published.js';
-import type { PlannedChange } from '../store/types.js';
+import type { NodeRecord, PlannedChange } from '../store/types.js';
 import { tellOwner } from './copy-across.js';
 import { mountView, type MountView } from './mounts.js';
 import type { ToolContext } from './registry.js';
+
+const HEAD_PAGE = 1000;
 
 interface Committed {
   entries: ReadonlyArray<{ path: string; toVersion: number }>;
@@ -46,10 +48,11 @@ async function recordMount(
   const rows: Array<{ path: string; version: number; from: Provenance }> = [];
   // Per source the command named (a published item, or the path cp was given): the version of a file, null for a directory.
   const sources = new Map<string, { publishedId: string | null; root: string; version: number | null; count: number }>();
+  const heads = await headsOf(ctx, view.owner.id, copies);
   for (const c of copies) {
     const grant = chooseGrant(view.grants, [c.from], false);
     if (!grant || grant === 'read_only') continue;
-    const version = await sourceVersion(ctx, view, c.from, hashOf.get(c.to)!);
+    const version = await sourceVersion(ctx, view, c.from, hashOf.get(c.to)!, heads.get(c.from));
     if (version === null) continue;
     rows.push({ path: c.to, version: versionOf.get(c.to)!, from: { slug: view.owner.slug, path: c.from, version } });
     const publishedId = view.area === 'published' ? grant.id : null;
@@ -67,14 +70,22 @@ async function recordMount(
 }
 
 /** The version of `path` the copied bytes (`hash`) are: a published pin (or an attachment's), else the head. */
-async function sourceVersion(ctx: ToolContext, view: MountView, path: string, hash: string): Promise<number | null> {
-  const owner = view.owner.id;
+async function sourceVersion(ctx: ToolContext, view: MountView, path: string, hash: string, head: NodeRecord | undefined): Promise<number | null> {
   for (const pin of pinsOf(view.grants, path)) {
-    const v = await ctx.store.getVersion(owner, path, pin);
+    const v = await ctx.store.getVersion(view.owner.id, path, pin);
     if (v && !v.deleted && v.blobHash === hash) return pin;
   }
-  const node = await ctx.store.getNode(owner, path);
-  return node && !node.deleted && node.blobHash === hash ? node.version : null;
+  return head && !head.deleted && head.blobHash === hash ? head.version : null;
+}
+
+/** The owner's heads of the copied files, a page of lookups at a time (a cp -r copies thousands). */
+async function headsOf(ctx: ToolContext, ownerId: string, copies: readonly MountedCopy[]): Promise<Map<string, NodeRecord>> {
+  const paths = [...new Set(copies.map((c) => c.from))];
+  const out = new Map<string, NodeRecord>();
+  for (let i = 0; i < paths.length; i += HEAD_PAGE) {
+    for (const [p, n] of await ctx.store.getNodes(ownerId, paths.slice(i, i + HEAD_PAGE))) out.set(p, n);
+  }
+  return out;
 }
 
 function pinsOf(grants: readonly Grant[], path: string): number[] {
