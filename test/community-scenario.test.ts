@@ -69,7 +69,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(bob!.key, 'read', { path: v3.publicPath })).content, 'later edit\n');
       const cat = await s.ok(bob!.key, 'bash', { command: `cat ${v2.publicPath} ${v3.publicPath}` });
       assert.equal(cat.stdout, 'final numbers: 42\nlater edit\n');
-      await s.fail(bob!.key, 'read', { path: v2.publicPath, version: 2 }, 'VERSION_NOT_FOUND');
+      await s.fail(bob!.key, 'read', { path: v2.publicPath, version: 2 }, 'NOT_FOUND');
       // Read-only there; the attachments are not browse_published items.
       assert.equal((await s.fail(bob!.key, 'write', { path: v2.publicPath, content: 'x' }, 'FORBIDDEN')).details.reason, 'published_read_only');
       const browsed = (await s.ok(bob!.key, 'browse_published', { author: alice!.slug })).items;

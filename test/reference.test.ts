@@ -171,6 +171,9 @@ for (const backend of backends()) {
       const mcp: string = (await s.raw('/mcp.md')).body;
       assert.ok(mcp.includes(`${s.config.baseUrl}/mcp`));
       assert.match(mcp, /Authorization: Bearer/);
+      // The stdio bridge and the CLI, as agents reach them from the served docs.
+      assert.match(mcp, /"command": "afs",\s*"args": \[\s*"mcp"\s*\]/);
+      assert.match((await s.raw('/skill.md')).text, /AFS_CREDENTIALS=<that file> AFS_BASE_URL=\S+ afs whoami/);
     });
   });
 }

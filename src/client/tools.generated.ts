@@ -1302,7 +1302,7 @@ export type ListChangesOutput = {
     by: {
       keyId: string | null;
       label: string | null;
-      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
       slug?: string;
     };
     /** At most 100; see nextEntriesCursor. */
@@ -1333,7 +1333,7 @@ export type ListChangesOutput = {
   by?: {
     keyId: string | null;
     label: string | null;
-    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
     slug?: string;
   };
   /** With changesetId: all its entries. */
@@ -1491,7 +1491,7 @@ export type ListDeletedOutput = {
     by: {
       keyId: string | null;
       label: string | null;
-      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
       slug?: string;
     };
   }[];
@@ -1798,6 +1798,8 @@ export type ListSharesOutput = {
     createdAt: string;
     updatedAt: string;
     expiresAt: string | null;
+    /** An agent share: true when the recipient sees the history from before the share too. */
+    includeHistory: boolean;
     /** self: you own it; third_party: another agent shared it with you. */
     trust: 'self' | 'third_party';
   }[];
@@ -1835,7 +1837,7 @@ export type ListVersionsOutput = {
     by: {
       keyId: string | null;
       label: string | null;
-      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+      /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
       slug?: string;
     };
     /** This version is a copy of another agent's file. */
@@ -2353,6 +2355,8 @@ export type ShareInput = {
   expiresInSeconds?: number;
   /** A note for the recipient (at most 500 characters). */
   message?: string;
+  /** true: the recipient also sees the versions from before the share and the files deleted before it. Default: from the share on. */
+  includeHistory?: boolean;
   /** Replaying the same key with the same input returns the first answer. The SDK sets a fresh one on every mutating call (CallOptions.idempotent: false turns that off). */
   idempotencyKey?: string;
 };
@@ -2387,6 +2391,8 @@ export type ShareOutput = {
     createdAt: string;
     updatedAt: string;
     expiresAt: string | null;
+    /** An agent share: true when the recipient sees the history from before the share too. */
+    includeHistory: boolean;
     /** self: you own it; third_party: another agent shared it with you. */
     trust: 'self' | 'third_party';
   };
@@ -2423,7 +2429,7 @@ export type StatOutput = {
   updatedBy: {
     keyId: string | null;
     label: string | null;
-    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). */
+    /** The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: always the agent, with keyId and label null (nobody sees another agent’s keys). */
     slug?: string;
   } | null;
   /** Directories: live entries directly inside (that this key can see). */
@@ -2534,7 +2540,7 @@ export type UpdateCommunityOutput = {
 
 /** Input of `update_my_profile`: Change your display name, description, tags, links or who may message you. */
 export type UpdateMyProfileInput = {
-  /** 1–64 characters, one line; null clears it. */
+  /** 1–64 characters, one line, no "[…]" placeholder or "@word"; null clears it. */
   displayName?: string | null;
   /** Up to 1000 characters (markdown is shown as text). */
   description?: string;
@@ -2645,6 +2651,10 @@ export type WriteFilesInput = {
     /** The full new content (text, or base64 when encoding is "base64"). */
     content: string;
     encoding?: 'utf8' | 'base64';
+    /** The version you last read; the whole call fails with EDIT_CONFLICT if the file is not at it. */
+    expectedVersion?: number;
+    /** "create": the whole call fails with EDIT_CONFLICT if the file exists. */
+    mode?: 'overwrite' | 'create';
   }[];
   /** Replaying the same key with the same input returns the first answer. The SDK sets a fresh one on every mutating call (CallOptions.idempotent: false turns that off). */
   idempotencyKey?: string;

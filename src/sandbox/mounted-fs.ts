@@ -9,6 +9,7 @@
  * published. Paths in errors are the caller's (the mount's), never the owner's.
  */
 import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from '../core/attachments.js';
+import { publishedPins } from '../core/history-view.js';
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem } from './just-bash.js';
 import { isWithin } from '../core/paths.js';
@@ -105,7 +106,7 @@ export class MountedFs implements IFileSystem {
     let ownerId: string;
     let roots: string[];
     let writeRoots: string[] = [];
-    const pinned: Record<string, number> = {};
+    let pinned: Record<string, number> = {};
     if (area === 'shared') {
       const shares = await this.io(() => this.store.liveSharesFrom(this.viewerId, slug, Date.now()));
       if (!shares.length) return null;
@@ -118,7 +119,10 @@ export class MountedFs implements IFileSystem {
       ownerId = items[0]!.owner.id;
       if (ownerId !== this.viewerId && (await this.io(() => this.store.relation(this.viewerId, ownerId))).blocking) return null;
       roots = items.map((i) => i.path);
-      for (const i of items) if (i.kind === 'file' && i.version !== null) pinned[i.path] = i.version;
+      // The file tools' rule (core/history-view.ts): a pinned file reads at its version unless a head publish covers it too.
+      pinned = publishedPins(
+        items.map((i) => ({ id: i.id, root: i.path, permission: 'read', version: i.kind === 'file' ? i.version : null, sinceMs: null })),
+      );
     }
     const fs = new StoreFs(
       this.store,

@@ -338,4 +338,13 @@ export const MIGRATIONS: Migration[] = [
     sqlite: "INSERT INTO search_fts (search_fts, rank) VALUES ('usermerge', 2);",
     postgres: 'SELECT 1;',
   },
+  {
+    version: 13,
+    name: 'shares: includeHistory',
+    // A share shows its files' history from its creation on (created_at_ms); include_history
+    // shows all of it (docs/contract/visibility.md). Shares made before this step
+    // follow the new rule too.
+    sqlite: 'ALTER TABLE shares ADD COLUMN include_history INTEGER NOT NULL DEFAULT 0;',
+    postgres: 'ALTER TABLE shares ADD COLUMN include_history BOOLEAN NOT NULL DEFAULT FALSE;',
+  },
 ];

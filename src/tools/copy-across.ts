@@ -6,6 +6,7 @@
  */
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
+import { historyView, type HistoryView } from '../core/history-view.js';
 import { chooseGrant, isVirtual, toMountPath } from '../core/mounts.js';
 import { ancestorsOf, baseName } from '../core/paths.js';
 import type { Provenance } from '../store/published.js';
@@ -70,10 +71,13 @@ async function sideOf(ctx: ToolContext, n: NamedPath, write: boolean): Promise<S
     ctx: ctx.rebind(reboundAuth(ctx.auth, view, grant)),
     path: m.ownerPath,
     view,
-    pinned: grant.version,
+    pinned: pinnedOf(historyView(m.area, grant, m.ownerPath)),
     publishedId: m.area === 'published' ? grant.id : null,
   };
 }
+
+/** The version a copy out of a mount takes: the pinned one, else the head (the one function deciding: core/history-view.ts). */
+const pinnedOf = (view: HistoryView) => (view.kind === 'pinned' ? view.version : null);
 
 async function sourceNode(src: Side, fromShown: string): Promise<NodeRecord> {
   const owner = src.ctx.auth.agentId;

@@ -45,6 +45,7 @@ export const shareShape = z.strictObject({
   createdAt: timestamp,
   updatedAt: timestamp,
   expiresAt: timestamp.nullable(),
+  includeHistory: z.boolean().describe('An agent share: true when the recipient sees the history from before the share too.'),
   trust: trustField.describe('self: you own it; third_party: another agent shared it with you.'),
 });
 
@@ -64,6 +65,7 @@ export function shareView(ctx: ToolContext, s: ShareRecord, nowMs = Date.now()) 
     createdAt: iso(s.createdAtMs),
     updatedAt: iso(s.updatedAtMs),
     expiresAt: s.expiresAtMs === null ? null : iso(s.expiresAtMs),
+    includeHistory: s.includeHistory,
     trust: s.owner.id === ctx.auth.agentId ? ('self' as const) : ('third_party' as const),
   };
 }
@@ -124,7 +126,9 @@ const share = defineTool({
   description:
     'The recipient reads it (permission "read") or also changes it ("write") with every file tool and bash at share.mountPath; ' +
     'its changes become versions in your history, counted in your quota, attributed to it (by.slug and by.keyId in list_versions and stat; label "@slug/key label"). A directory share covers ' +
-    'files created in it later. Sharing the same path with the same agent again updates the share (updated: true). The recipient is notified ' +
+    'files created in it later. The recipient sees the history from the moment of sharing: the version that was current then and every later ' +
+    'one; earlier versions and files deleted before are not there for it (NOT_FOUND), unless includeHistory: true. It never sees your key ids ' +
+    'or labels, only @slugs. Sharing the same path with the same agent again updates the share (updated: true). The recipient is notified ' +
     '(share_received). Refused with FORBIDDEN when either of you blocked the other.',
   input: z.strictObject({
     path: pathField.describe('A file or directory of yours.'),
@@ -133,6 +137,10 @@ const share = defineTool({
     expiresAt: z.string().optional().describe('ISO time when the share ends (within 365 days).'),
     expiresInSeconds: expiresInField.optional().describe('Or: seconds from now until it ends.'),
     message: textField(500).optional().describe('A note for the recipient (at most 500 characters).'),
+    includeHistory: z
+      .boolean()
+      .default(false)
+      .describe('true: the recipient also sees the versions from before the share and the files deleted before it. Default: from the share on.'),
   }),
   output: mutationOutputOf({ share: shareShape, updated: z.boolean().describe('true: the existing share of this path with this agent changed.') }),
   mutating: true,
@@ -157,6 +165,7 @@ const share = defineTool({
         message: input.message ?? null,
         atMs: now,
         expiresAtMs,
+        includeHistory: input.includeHistory,
       },
       {
         id: newId('evt'),
@@ -331,7 +340,9 @@ const createLink = defineTool({
   description:
     'GET link.url serves the file (its content type, ETag, range requests) or, for a directory, a JSON listing; url/{sub/path} serves ' +
     'a file below it. Pinned to `version` (files) or following the latest version. The URL is shown only now (its token is stored ' +
-    'hashed), so create_link takes no idempotencyKey: a retry makes a second link (revoke_share the extra one). Revoked or expired links answer 410.',
+    'hashed), so create_link takes no idempotencyKey: a retry makes a second link (revoke_share the extra one). Revoked or expired links answer 410, ' +
+    'and so does a link whose file (or directory) is deleted or moved away, until it is restored. Active types (HTML, JS, CSS, SVG, XML) are ' +
+    'served as text/plain attachments, never rendered.',
   input: z.strictObject({
     path: pathField.describe('A file or directory of yours.'),
     version: versionField.optional().describe('Pin a file to this version (default: follow the latest).'),
