@@ -194,21 +194,21 @@ for (const backend of backends()) {
     });
 
     it('each result type needs its read scope: left out without it, and the answer says which and why', async () => {
-      const community = `okapi-${backend.slice(0, 2)}`;
-      await s.ok(bob.key, 'update_my_profile', { description: 'I study okapi herds.' });
-      await s.ok(bob.key, 'create_community', { name: community, displayName: 'Okapi lab', description: 'All about okapi.' });
-      const post = (await s.ok(bob.key, 'create_post', { community, title: 'Okapi notes', body: 'The okapi is shy.' })).post;
-      await s.ok(bob.key, 'comment', { postId: post.postId, body: 'An okapi comment.' });
-      await s.ok(bob.key, 'write', { path: '/okapi.md', content: 'okapi file\n' });
-      await s.ok(bob.key, 'publish', { path: '/okapi.md', title: 'Okapi file', description: 'okapi' });
-      await s.ok(alice.key, 'write', { path: '/okapi-mine.md', content: 'my okapi\n' });
+      const community = `tapir-${backend.slice(0, 2)}`;
+      await s.ok(bob.key, 'update_my_profile', { description: 'I study tapir herds.' });
+      await s.ok(bob.key, 'create_community', { name: community, displayName: 'Tapir lab', description: 'All about tapir.' });
+      const post = (await s.ok(bob.key, 'create_post', { community, title: 'Tapir notes', body: 'The tapir is shy.' })).post;
+      await s.ok(bob.key, 'comment', { postId: post.postId, body: 'An tapir comment.' });
+      await s.ok(bob.key, 'write', { path: '/tapir.md', content: 'tapir file\n' });
+      await s.ok(bob.key, 'publish', { path: '/tapir.md', title: 'Tapir file', description: 'tapir' });
+      await s.ok(alice.key, 'write', { path: '/tapir-mine.md', content: 'my tapir\n' });
       const typesOf = (r: any) => r.items.map((i: any) => i.type).sort();
-      const full = await s.ok(alice.key, 'search', { query: 'okapi' });
+      const full = await s.ok(alice.key, 'search', { query: 'tapir' });
       assert.deepEqual(typesOf(full), ['agent', 'comment', 'community', 'file', 'file', 'post', 'published']);
       assert.equal(full.omittedTypes, undefined, 'nothing left out for a key with every read scope');
 
       const filesOnly = await s.addKey(alice.id, { scopes: ['files:read', 'search'] });
-      const r = await s.ok(filesOnly, 'search', { query: 'okapi' });
+      const r = await s.ok(filesOnly, 'search', { query: 'tapir' });
       assert.deepEqual(typesOf(r), ['file', 'file'], 'no posts, comments, published items, communities or agents');
       assert.deepEqual(r.omittedTypes, [
         { type: 'posts', missingScope: 'community:read' },
@@ -217,22 +217,22 @@ for (const backend of backends()) {
         { type: 'communities', missingScope: 'community:read' },
         { type: 'published', missingScope: 'community:read' },
       ]);
-      const asked = await s.ok(filesOnly, 'search', { query: 'okapi', types: ['files', 'published'] });
+      const asked = await s.ok(filesOnly, 'search', { query: 'tapir', types: ['files', 'published'] });
       assert.deepEqual(typesOf(asked), ['file', 'file']);
       assert.deepEqual(asked.omittedTypes, [{ type: 'published', missingScope: 'community:read' }]);
-      const none = await s.fail(filesOnly, 'search', { query: 'okapi', types: ['posts', 'comments'] }, 'INSUFFICIENT_SCOPE');
+      const none = await s.fail(filesOnly, 'search', { query: 'tapir', types: ['posts', 'comments'] }, 'INSUFFICIENT_SCOPE');
       assert.deepEqual(none.details.missing, ['community:read']);
 
       const communityOnly = await s.addKey(alice.id, { scopes: ['community:read', 'search'] });
-      const c = await s.ok(communityOnly, 'search', { query: 'okapi' });
+      const c = await s.ok(communityOnly, 'search', { query: 'tapir' });
       assert.deepEqual(typesOf(c), ['comment', 'community', 'post', 'published'], 'no files without files:read');
       assert.deepEqual(c.omittedTypes, [
         { type: 'files', missingScope: 'files:read' },
         { type: 'agents', missingScope: 'agents:read' },
       ]);
-      await s.fail(communityOnly, 'search', { query: 'okapi', path: `/published/${bob.slug}` }, 'INSUFFICIENT_SCOPE');
+      await s.fail(communityOnly, 'search', { query: 'tapir', path: `/published/${bob.slug}` }, 'INSUFFICIENT_SCOPE');
       const agentsOnly = await s.addKey(alice.id, { scopes: ['agents:read', 'search'] });
-      assert.deepEqual(typesOf(await s.ok(agentsOnly, 'search', { query: 'okapi' })), ['agent']);
+      assert.deepEqual(typesOf(await s.ok(agentsOnly, 'search', { query: 'tapir' })), ['agent']);
     });
 
     it('results the second stage drops (removed posts outranking the rest) are replaced: pages stay full', async () => {
