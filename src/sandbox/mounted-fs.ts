@@ -173,12 +173,28 @@ export class MountedFs implements IFileSystem {
     const slug = ref.slug;
     const run = (m: Mount | null): Promise<T> => {
       if (!m) return Promise.reject(fsError(isWrite(syscall) ? 'EROFS' : 'ENOENT', syscall, p));
-      return fn(m.fs, ref.ownerPath!).catch((err: unknown) => {
-        throw renamed(err, mountPrefix(m.area, m.slug));
-      });
+      if (this.unlisted(m, ref.ownerPath!)) return Promise.reject(fsError('ENOENT', syscall, p));
+      const call = () =>
+        fn(m.fs, ref.ownerPath!).catch((err: unknown) => {
+          throw renamed(err, mountPrefix(m.area, m.slug));
+        });
+      if (!this.othersCopy(m, ref.ownerPath!)) return call();
+      // A post's attachment reads at its attached version only while its copy is there (file tools alike: mounts.ts).
+      return this.io(() => this.store.getNode(m.ownerId, ref.ownerPath!)).then((n) =>
+        n && !n.deleted ? call() : Promise.reject(fsError('ENOENT', syscall, p)),
+      );
     };
     const known = this.resolved.get(`${ref.area}/${slug}`);
     return known !== undefined ? run(known) : this.open(ref.area, slug).then(run);
+  }
+
+  /** Others reach a post's attachments by their paths only: /published/{slug}/.attachments is not there for them (core/attachments.ts). */
+  private unlisted(m: Mount, ownerPath: string): boolean {
+    return m.area === 'published' && m.ownerId !== this.viewerId && ownerPath === ATTACHMENTS_ROOT;
+  }
+
+  private othersCopy(m: Mount, ownerPath: string): boolean {
+    return m.area === 'published' && m.ownerId !== this.viewerId && ownerPath.startsWith(ATTACHMENTS_ROOT + '/');
   }
 
   private async areaSlugs(area: MountArea): Promise<string[]> {
@@ -215,6 +231,7 @@ export class MountedFs implements IFileSystem {
     const t = await this.at(p);
     if (t.kind === 'area') return true;
     if (t.kind === 'none') return false;
+    if (t.kind === 'mount' && this.unlisted(t.m, t.path)) return false;
     return t.kind === 'own' ? t.fs.exists(path) : t.m.fs.exists(t.path);
   }
 
@@ -232,10 +249,15 @@ export class MountedFs implements IFileSystem {
   }
 
   async readdirWithFileTypes(path: string): Promise<Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }>> {
+    const hide = ATTACHMENTS_ROOT.slice(1);
     return this.on(
       path,
       'scandir',
-      (fs, p) => fs.readdirWithFileTypes(p),
+      async (fs, p) => {
+        const entries = await fs.readdirWithFileTypes(p);
+        const m = p === '/' ? this.opened.find((o) => o.fs === fs) : undefined;
+        return m && this.unlisted(m, ATTACHMENTS_ROOT) ? entries.filter((e) => e.name !== hide) : entries;
+      },
       async (area) => (await this.areaSlugs(area)).map((name) => ({ name, isFile: false, isDirectory: true, isSymbolicLink: false })),
     );
   }

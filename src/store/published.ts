@@ -112,7 +112,8 @@ const REMOVE = sql`UPDATE published SET removed_at_ms = ? WHERE owner_id = ? AND
 const WITHDRAW_EVENTS = sql`DELETE FROM events WHERE verb = 'published' AND object_id = ?`;
 const GET = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = ? AND p.removed_at_ms IS NULL AND NOT p.internal`;
 const AT_PATHS = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL AND p.path = ?*`;
-const BY_OWNER = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL ORDER BY p.path LIMIT ?`;
+// Items the owner published first, then its posts' attachments (internal): a limit cuts the latter.
+const BY_OWNER = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL ORDER BY p.internal, p.path LIMIT ?`;
 // A viewer never sees items of an agent it blocked (COMMUNITY.md §1).
 const browseQuery = (order: 'new' | 'popular') => sql`
   SELECT ${COLUMNS} FROM ${FROM}
@@ -136,9 +137,27 @@ const INSERT_ATTACHMENTS_ITEM = sql`
   INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms, internal)
   VALUES (?, ?, ?, 'dir', NULL, 'Post attachments', '', '[]', 0, ?, TRUE) ON CONFLICT DO NOTHING`;
 
-/** Publishes the owner's attachments directory once (tools/attachments.ts); later calls change nothing. */
+/** Publishes a post's attachments directory (/.attachments/{postId}, tools/attachments.ts) once. */
 export function* publishAttachmentsDir(id: string, ownerId: string, path: string, atMs: number): Program<void> {
   yield* run(INSERT_ATTACHMENTS_ITEM, [id, ownerId, path, atMs]);
+}
+
+const HIDE_ATTACHMENTS = sql`
+  UPDATE published SET removed_at_ms = ?
+   WHERE internal AND path = ? AND removed_at_ms IS NULL AND owner_id = (SELECT author_id FROM posts WHERE id = ?)`;
+const SHOW_ATTACHMENTS = sql`
+  UPDATE published SET removed_at_ms = NULL
+   WHERE internal AND path = ? AND removed_at_ms IS NOT NULL AND owner_id = (SELECT author_id FROM posts WHERE id = ? AND deleted_at_ms IS NULL)`;
+
+/**
+ * A post's attachments are readable by others only while the post is there and not removed
+ * (moderation's remove, delete_post): this takes its attachments item down, or back up on restore
+ * (never for a deleted post). Every reader (the mounts, bash, search, the public API) reads the
+ * live items, so this is the one switch.
+ */
+export function* showAttachmentsOf(postId: string, path: string, shown: boolean, atMs: number): Program<void> {
+  if (shown) yield* run(SHOW_ATTACHMENTS, [path, postId]);
+  else yield* run(HIDE_ATTACHMENTS, [atMs, path, postId]);
 }
 
 function* setTags(id: string, tags: readonly string[]): Program<void> {

@@ -14,6 +14,7 @@ import type { NodeRecord } from '../store/types.js';
 import { checkFileQuota, filesRemaining, getNodesChunked, walkSubtree } from './big-trees.js';
 import { ROOT, isLive, notFound, planAncestors, rejectReserved } from './common.js';
 import { mountNotFound, mountView, reboundAuth, type MountView, type NamedPath } from './mounts.js';
+import { requireReadScope } from './exposure.js';
 import type { ToolContext } from './registry.js';
 import { destinationTaken, respondWith, type Plan } from './tree-ops.js';
 
@@ -103,6 +104,8 @@ async function destination(dst: Side, source: string): Promise<{ to: string; int
 }
 
 export async function copyAcross(ctx: ToolContext, input: { overwrite?: boolean }, named: NamedPath[]): Promise<object> {
+  // The copy lands where another owner reads it (a share) or reads another's files: it needs what reading needs (exposure.ts).
+  requireReadScope(ctx);
   const src = await sideOf(
     ctx,
     named.find((n) => n.field === 'from')!,

@@ -4,6 +4,7 @@
  * directories leading to each share or published item. `list` and `stat` answer them; every
  * entry is a directory at version 0.
  */
+import { ATTACHMENTS_ROOT, isAttachmentPath } from '../core/attachments.js';
 import { ToolError } from '../core/errors.js';
 import { isVirtual, mountPrefix, toMountPath, virtualChildren, type MountArea } from '../core/mounts.js';
 import { iso } from '../core/time.js';
@@ -41,7 +42,8 @@ function areaAgents(ctx: ToolContext, area: MountArea, after: string, limit: num
 /** The names a skeleton directory lists, or null when the path is not one (inside a grant, or nothing). */
 async function skeletonNames(ctx: ToolContext, named: NamedPath): Promise<string[] | null> {
   const m = named.mount!;
-  const view = await mountView(ctx, m.area, m.slug!, null);
+  // Inside /.attachments only a post's own directory is reachable (mounts.ts mountView).
+  const view = await mountView(ctx, m.area, m.slug!, isAttachmentPath(m.ownerPath!) && m.ownerPath !== ATTACHMENTS_ROOT ? [m.ownerPath!] : null);
   if (!view) throw mountNotFound(named.path, m.area);
   if (!isVirtual(view.grants, m.ownerPath!)) return null;
   return virtualChildren(view.grants, m.ownerPath!);
