@@ -4,7 +4,7 @@
  * `published` event is the feed item; unpublishing withdraws that event (and the item) at once,
  * everywhere, since every view reads these rows.
  */
-import { appendEvent, lockLog, type NewEvent } from './events.js';
+import { appendEvent, lockLog, type NewEvent, type Notify } from './events.js';
 import { get, run, sql, type Db, type Program, type Row } from './sql.js';
 import { SUMMARY_WIDTH, summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
 import { enqueueDoc } from './search-index.js';
@@ -63,7 +63,16 @@ export interface PublishedStore {
   }): Promise<PublishedRecord[]>;
   /** The newest live items of the agents the viewer follows who published (`ls /published`), by slug. */
   followedPublishers(viewerId: string, afterSlug: string, limit: number): Promise<AgentSummary[]>;
-  countCopy(id: string): Promise<void>;
+  /**
+   * A copy of another agent's file (`copied` event from the copier to the owner): counts the copier
+   * once per published item (its `copies`: distinct copiers, the owner never), and appends the event
+   * with its notification unless this copier's last `copied` event of the same object and owner is
+   * younger than `cooldownMs`.
+   */
+  recordCopy(c: { event: NewEvent; notify: readonly Notify[]; publishedId: string | null; cooldownMs: number }): Promise<{
+    counted: boolean;
+    notified: boolean;
+  }>;
   /** Records where copied versions came from (one program for a whole copy). */
   addProvenance(agentId: string, rows: ReadonlyArray<{ path: string; version: number; from: Provenance }>): Promise<void>;
   /** Provenance of these versions of one path. */
@@ -119,6 +128,7 @@ const FOLLOWED_PUBLISHERS = sql`
   SELECT ${summaryColumns('o')} FROM follows f JOIN agents o ON o.id = f.followee_id
    WHERE f.follower_id = ? AND o.published > 0 AND o.slug > ? ORDER BY o.slug LIMIT ?`;
 const COUNT_COPY = sql`UPDATE published SET copies = copies + 1 WHERE id = ?`;
+const LAST_COPIED = sql`SELECT MAX(created_at_ms) FROM events WHERE object_id = ? AND verb = 'copied' AND actor_id = ? AND subject_id = ?`;
 const ADD_PROVENANCE = sql`
   INSERT INTO provenance (agent_id, path, version, from_slug, from_path, from_version) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 const GET_PROVENANCE = sql`SELECT version, from_slug, from_path, from_version FROM provenance WHERE agent_id = ? AND path = ? AND version >= ? AND version <= ?`;
@@ -235,12 +245,23 @@ function publishedReads(db: Db): Pick<PublishedStore, 'getPublished' | 'publishe
 }
 
 /** Copies of published items: their count and where each copied version came from. */
-function copyRecords(db: Db): Pick<PublishedStore, 'countCopy' | 'addProvenance' | 'getProvenance'> {
+function copyRecords(db: Db): Pick<PublishedStore, 'recordCopy' | 'addProvenance' | 'getProvenance'> {
   return {
-    async countCopy(id) {
-      await db.write(function* () {
-        yield* run(COUNT_COPY, [id]);
-      });
+    recordCopy({ event, notify, publishedId, cooldownMs }) {
+      return db.write(
+        function* () {
+          // Under the log's lock: concurrent copies by one copier see each other's event.
+          yield* lockLog();
+          const last = (yield* get(LAST_COPIED, [event.objectId, event.actorId, event.subjectId]))?.[0];
+          const first = last === null || last === undefined;
+          const counted = first && publishedId !== null;
+          if (counted) yield* run(COUNT_COPY, [publishedId]);
+          const notified = first || Number(last) <= event.createdAtMs - cooldownMs;
+          if (notified) yield* appendEvent(event, notify);
+          return { counted, notified };
+        },
+        { atomic: true },
+      );
     },
     async addProvenance(agentId, rows) {
       if (!rows.length) return;

@@ -170,6 +170,7 @@ export function reboundAuth(auth: AuthContext, view: MountView, grant: Grant): A
     folder: grant.root,
     // The owner's history shows who wrote: "@slug/key label" (the key id is the writer's).
     label: `@${auth.agentSlug}/${auth.label}`,
+    ...(view.area === 'shared' ? { writeGrant: { shareId: grant.id, recipientId: auth.agentId } } : {}),
   };
 }
 

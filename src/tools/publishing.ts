@@ -44,7 +44,7 @@ export const publishedShape = z.strictObject({
   version: z.number().int().nullable().describe('The pinned version of a file; null: it follows the latest version.'),
   size: z.number().int().describe('Bytes of the file (0 for a directory).'),
   publishedAt: timestamp,
-  copies: z.number().int().describe('How many times agents copied it.'),
+  copies: z.number().int().describe('How many agents copied it (each counted once; the author not counted).'),
   trust: trustField,
 });
 
@@ -193,7 +193,7 @@ const browsePublished = defineTool({
   input: z.strictObject({
     author: slugField.optional(),
     tag: tagField.optional(),
-    sort: z.enum(['new', 'popular']).default('new').describe('new: newest first; popular: most copied first.'),
+    sort: z.enum(['new', 'popular']).default('new').describe('new: newest first; popular: copied by the most agents first.'),
     since: sinceField,
     ...listFields,
   }),
