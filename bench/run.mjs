@@ -4,7 +4,7 @@
 // drives it from a separate load-generator process, and reports req/s and
 // latency as a ratio of the bare baseline measured in the same round.
 // Run with --help for options.
-import { fork, spawn } from 'node:child_process';
+import { execFileSync, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -42,6 +42,9 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options])
   --write-docs        replace the auto-generated section of docs/benchmarks.md
   --quiet-logs        run the server with LOG_LEVEL=warn (default: server's default level)
   --fail-on-miss      exit 2 if any target is missed
+  --against <commit>  A/B: also build <commit> (a git worktree under bench/out/against/, kept for the
+                      next run) and run it beside this build in every round (order alternating), then
+                      print both side by side: CPU per call, p50, p99, req/s, and new/old
 Env: BENCH_DATABASE_URL  admin URL of a PostgreSQL server (default ${DEFAULT_PG});
                          when set, an unreachable server is an error instead of a skip.
      BENCH_SERVER        server entry point to run (default dist/src/server.js)`;
@@ -59,6 +62,7 @@ function parseOptions() {
       'write-docs': { type: 'boolean', default: false },
       'quiet-logs': { type: 'boolean', default: false },
       'fail-on-miss': { type: 'boolean', default: false },
+      against: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -93,6 +97,7 @@ function parseOptions() {
     backends,
     backendsExplicit: values.backends != null,
     writeDocs: values['write-docs'],
+    against: values.against ?? null,
     quietLogs: values['quiet-logs'],
     failOnMiss: values['fail-on-miss'],
   };
@@ -355,7 +360,7 @@ const backendDefs = {
 };
 
 // ---------------------------------------------------------------- one measurement
-async function measure(opts, runRoot, backend, scenarioName) {
+async function measure(opts, runRoot, backend, scenarioName, serverJs = SERVER_JS) {
   const sc = scenarios.find((s) => s.name === scenarioName);
   const work = tempDir(runRoot, `${backend}-${scenarioName}`);
   const logFile = path.join(work.dir, 'server.log');
@@ -378,7 +383,7 @@ async function measure(opts, runRoot, backend, scenarioName) {
         ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
       };
       if (opts.quietLogs) env.LOG_LEVEL = 'warn';
-      server = await startServer(`server (${backend})`, [SERVER_JS], env, logFile);
+      server = await startServer(`server (${backend})`, [serverJs], env, logFile);
       apiKey = await register(server.baseUrl);
     }
     const job = { baseUrl: server.baseUrl, apiKey, scenario: sc.name, connections: opts.connections, duration: opts.duration, warmup: opts.warmup };
@@ -551,6 +556,51 @@ function writeDocs(text) {
   console.log(`\nwrote ${path.relative(ROOT, DOCS)}`);
 }
 
+// ---------------------------------------------------------------- A/B against another commit
+/**
+ * Builds `commit` in a git worktree under bench/out/against/<sha> (kept: the next run against the
+ * same commit reuses it) with this checkout's node_modules, and returns its server entry point.
+ */
+function buildAgainst(commit) {
+  const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  const sha = git('rev-parse', '--verify', `${commit}^{commit}`);
+  const dir = path.join(OUT_DIR, 'against', sha.slice(0, 12));
+  const serverJs = path.join(dir, 'dist/src/server.js');
+  if (!fs.existsSync(serverJs)) {
+    if (!fs.existsSync(dir)) {
+      fs.mkdirSync(path.dirname(dir), { recursive: true });
+      git('worktree', 'add', '--detach', dir, sha);
+    }
+    if (!fs.existsSync(path.join(dir, 'node_modules'))) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+    console.error(`building ${sha.slice(0, 12)} in ${path.relative(ROOT, dir)} …`);
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
+  }
+  return { commit, sha, serverJs };
+}
+
+function compareReport(against, comparisons) {
+  const lines = [`### A/B: this build (${gitRev()}) against ${against.commit} (${against.sha.slice(0, 12)}), same rounds`];
+  for (const c of comparisons) {
+    lines.push(
+      '',
+      `#### ${c.backend}`,
+      '',
+      '| scenario | CPU µs/call old | CPU µs/call new | new/old | p50 ms old → new | p99 ms old → new | req/s old → new |',
+      '|---|---:|---:|---:|---|---|---|',
+    );
+    for (const now of c.now) {
+      if (now.scenario === 'bare') continue;
+      const old = c.old.find((o) => o.scenario === now.scenario);
+      const o = totalCpu(old);
+      const n = totalCpu(now);
+      lines.push(
+        `| ${now.scenario} | ${fmt(o, 0)} | ${fmt(n, 0)} | ${o && n ? (n / o).toFixed(2) : '—'} | ${fmt(old?.p50, 2)} → ${fmt(now.p50, 2)} | ${fmt(old?.p99, 2)} → ${fmt(now.p99, 2)} | ${fmt(old?.rps, 0)} → ${fmt(now.rps, 0)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 // ---------------------------------------------------------------- main
 async function main() {
   const opts = parseOptions();
@@ -574,32 +624,46 @@ async function main() {
   console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory}, Node ${machine.node}, load ${machine.loadavg}`);
   if (os.loadavg()[0] > 0.75 * machine.cores) console.log('note: machine is busy (load average high); numbers will be noisy');
 
+  const against = opts.against ? buildAgainst(opts.against) : null;
+  const comparisons = [];
   const runRoot = tempDir(os.tmpdir(), 'afs-bench');
   const tables = [];
   const raw = {};
   for (const b of backends) {
     const rounds = [];
+    const oldRounds = [];
     for (let r = 1; r <= opts.rounds; r++) {
       const round = {};
+      const oldRound = {};
       for (const name of opts.scenarios) {
-        const res = await measure(opts, runRoot.dir, b.name, name);
-        round[name] = res;
-        console.error(
-          `[${b.name} ${r}/${opts.rounds}] ${name.padEnd(6)} ${fmt(res.rps, 0).padStart(7)} req/s  p50 ${fmt(res.p50, 2)} ms  p99 ${fmt(res.p99, 2)} ms  errors ${res.errors + res.toolErrors}  non-2xx ${res.non2xx}`,
-        );
-        if (name === 'bare' && (res.errors || res.non2xx || res.toolErrors)) {
-          throw new Error(`bare baseline had errors — load generator or machine problem: ${JSON.stringify(res.samples)}`);
+        // A/B: both builds in the same round, the order alternating per round (a drifting machine
+        // then favours neither); bare is measured once and shared.
+        const builds = against && name !== 'bare' ? (r % 2 ? ['new', 'old'] : ['old', 'new']) : ['new'];
+        for (const which of builds) {
+          const res = await measure(opts, runRoot.dir, b.name, name, which === 'old' ? against.serverJs : SERVER_JS);
+          if (which === 'old') oldRound[name] = res;
+          else round[name] = res;
+          console.error(
+            `[${b.name} ${r}/${opts.rounds}${against ? ` ${which}` : ''}] ${name.padEnd(6)} ${fmt(res.rps, 0).padStart(7)} req/s  p50 ${fmt(res.p50, 2)} ms  p99 ${fmt(res.p99, 2)} ms  errors ${res.errors + res.toolErrors}  non-2xx ${res.non2xx}`,
+          );
+          if (name === 'bare' && (res.errors || res.non2xx || res.toolErrors)) {
+            throw new Error(`bare baseline had errors — load generator or machine problem: ${JSON.stringify(res.samples)}`);
+          }
         }
+        if (name === 'bare') oldRound.bare = round.bare;
       }
       rounds.push(round);
+      oldRounds.push(oldRound);
     }
     raw[b.name] = rounds;
     tables.push({ backend: b.name, version: b.version, rows: summarize(b.name, rounds, opts.scenarios) });
+    if (against) comparisons.push({ backend: b.name, old: summarize(b.name, oldRounds, opts.scenarios), now: tables.at(-1).rows });
   }
   await runRoot.remove();
 
   const text = report(opts, machine, tables, notes);
   console.log(`\n${text}`);
+  if (against) console.log(`\n${compareReport(against, comparisons)}`);
   for (const t of tables) {
     for (const row of t.rows) {
       for (const s of row.samples) console.log(`sample error (${t.backend}/${row.scenario}): HTTP ${s.status} ${s.body}`);

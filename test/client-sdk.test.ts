@@ -5,7 +5,7 @@
  * version), redirects (the key never follows one to another origin), the credentials file.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -273,6 +273,28 @@ for (const backend of backends()) {
         await assert.rejects(
           AgentFiles.fromCredentials(join(dir, 'none.json')),
           (e: unknown) => e instanceof CredentialsError && /afs register/.test(e.message),
+        );
+        // The registration response as skill.md says to save it (no baseUrl): AFS_BASE_URL gives the service.
+        const saved = join(dir, 'registration.json');
+        await writeFile(
+          saved,
+          JSON.stringify(
+            await (
+              await fetch(`${s.url}/api/users/register`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: '{"name": "Saved As Told"}',
+              })
+            ).json(),
+          ),
+        );
+        const creds = await readCredentials(saved, { AFS_BASE_URL: `${s.url}/` });
+        assert.equal(creds.baseUrl, s.url);
+        assert.equal((await new AgentFiles(creds).getKeyInfo()).agent.name, 'Saved As Told');
+        assert.equal((await readCredentials(await readFile(saved, 'utf8'), { AFS_BASE_URL: s.url })).apiKey, creds.apiKey, 'the JSON itself');
+        await assert.rejects(
+          readCredentials(saved, {}),
+          (e: unknown) => e instanceof CredentialsError && /no baseUrl: set AFS_BASE_URL/.test(e.message),
         );
       } finally {
         await rm(dir, { recursive: true, force: true });

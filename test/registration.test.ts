@@ -120,6 +120,39 @@ for (const backend of backends()) {
       }
     });
 
+    it('names that pass for a placeholder or a handle are refused; a name already taken is not (the slug tells them apart)', async () => {
+      const refused: Array<[string, RegExp]> = [
+        ['[removed]', /placeholder/],
+        ['[deleted]', /placeholder/],
+        ['[removed by a moderator]', /placeholder/],
+        ['[REDACTED]', /placeholder/],
+        ['  [deleted]  ', /placeholder/],
+        ['\uFF3Bremoved\uFF3D', /placeholder/],
+        ['(deleted)', /placeholder/],
+        ['\u3010removed\u3011', /placeholder/],
+        ['<deleted>', /placeholder/],
+        ['[anything at all]', /placeholder/],
+        ['Removed', /placeholder/],
+        ['deleted.', /placeholder/],
+        ['@alice', /"@"/],
+        ['bob @alice', /"@"/],
+        ['\uFF20alice', /"@"/],
+      ];
+      for (const [name, message] of refused) {
+        const r = await register(s, { name });
+        assertBadRequest(r, name);
+        assert.match(r.inner.error.message, /^'name' /, name);
+        assert.match(r.inner.error.message, message, name);
+      }
+      const first = await s.register('Impostor Target');
+      const second = await s.register('Impostor Target');
+      assert.deepEqual([first.name, second.name], ['Impostor Target', 'Impostor Target']);
+      assert.deepEqual([first.slug, second.slug], ['impostor-target', 'impostor-target-2']);
+      for (const name of ['alice@home', 'C++ (beta)', 'Removed Items Bot', 'deleted-scenes', 'a [b] c', '@ home']) {
+        assert.equal((await s.register(name)).name, name, name);
+      }
+    });
+
     it('names without ASCII letters, or of one character, still get valid unique slugs', async () => {
       const seen = new Set<string>();
       for (const name of ['日本語エージェント', '🤖', 'Ωμέγα', '日本語エージェント', 'x', 'x', '---']) {

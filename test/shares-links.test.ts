@@ -81,7 +81,7 @@ for (const backend of backends()) {
       }
     });
 
-    it('pinned links keep their version; head links follow, and end with the file', async () => {
+    it('pinned links keep their version; head links follow; both answer 410 once the file is deleted and serve again once restored', async () => {
       await s.ok(key, 'write', { path: '/site/v.txt', content: 'v1\n' });
       await s.ok(key, 'write', { path: '/site/v.txt', content: 'v2\n' });
       const pinned = await link({ path: '/site/v.txt', version: 1 });
@@ -92,10 +92,71 @@ for (const backend of backends()) {
       assert.equal((await get(pinned)).text, 'v1\n');
       assert.equal((await get(head)).text, 'v3\n');
       await s.ok(key, 'delete', { path: '/site/v.txt' });
-      const gone = await get(head);
-      assert.equal(gone.status, 404);
-      assert.equal(JSON.parse(gone.text).error.code, 'NOT_FOUND');
-      assert.equal((await get(pinned)).text, 'v1\n', 'a pinned version outlives the delete');
+      for (const [which, url] of [
+        ['pinned', pinned],
+        ['head', head],
+        ['pinned, ranged', pinned],
+      ] as const) {
+        const gone = await get(url, which.endsWith('ranged') ? { range: 'bytes=0-0' } : {});
+        assert.equal(gone.status, 410, which);
+        const body = JSON.parse(gone.text);
+        assert.equal(body.error.code, 'GONE', which);
+        assert.deepEqual(body.error.details, { reason: 'deleted' }, which);
+        assert.match(body.error.message, /deleted/);
+        assert.ok(!gone.text.includes('v1') && !gone.text.includes('v3'), which);
+      }
+      await s.ok(key, 'restore', { path: '/site/v.txt', version: 3 });
+      assert.equal((await get(pinned)).text, 'v1\n', 'restored: the pinned version serves again');
+      assert.equal((await get(head)).text, 'v3\n', 'restored: the head serves again');
+      // Moved away is deleted at the link's path; a directory link ends with its directory.
+      await s.ok(key, 'write', { path: '/gone/a.txt', content: 'a\n' });
+      const dir = await link({ path: '/gone' });
+      const below = `${dir}/a.txt`;
+      assert.equal((await get(below)).text, 'a\n');
+      await s.ok(key, 'move', { from: '/site/v.txt', to: '/moved/v.txt' });
+      assert.equal((await get(pinned)).status, 410, 'moved away');
+      await s.ok(key, 'delete', { path: '/gone', recursive: true });
+      for (const url of [dir, below]) {
+        const r = await get(url);
+        assert.equal(r.status, 410, url);
+        assert.deepEqual(JSON.parse(r.text).error.details, { reason: 'deleted' });
+      }
+    });
+
+    it('active types (HTML, JS, CSS, SVG, XML…) go out as text/plain attachments; inert ones inline; a quoted CSP', async () => {
+      const files: Array<[string, string, string]> = [
+        ['/web/x.js', 'alert(document.cookie)\n', 'attachment'],
+        ['/web/x.mjs', 'export default 1;\n', 'attachment'],
+        ['/web/page.html', '<script>alert(1)</script>\n', 'attachment'],
+        ['/web/PAGE.HTM', '<script>alert(1)</script>\n', 'attachment'],
+        ['/web/p.xhtml', '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>\n', 'attachment'],
+        ['/web/img.svg', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>\n', 'attachment'],
+        ['/web/feed.xml', '<?xml version="1.0"?><a/>\n', 'attachment'],
+        ['/web/s.css', 'body{background:url(//evil)}\n', 'attachment'],
+        ['/web/.html', '<script>alert(1)</script>\n', 'attachment'],
+        ['/web/notes.txt', '<script>alert(1)</script>\n', 'inline'],
+        ['/web/html', '<script>alert(1)</script>\n', 'inline'],
+      ];
+      for (const [path, content, disposition] of files) {
+        await s.ok(key, 'write', { path, content });
+        const r = await get(await link({ path }));
+        assert.equal(r.status, 200, path);
+        assert.equal(r.text, content, path);
+        assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8', path);
+        assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
+        const name = path.split('/').pop()!;
+        assert.equal(r.headers.get('content-disposition'), `${disposition}; filename*=UTF-8''${encodeURIComponent(name)}`, path);
+        assert.equal(r.headers.get('content-security-policy'), "sandbox; default-src 'none'", path);
+      }
+      await s.ok(key, 'write', { path: '/web/doc.pdf', content: Buffer.from('%PDF-1.4\n\0').toString('base64'), encoding: 'base64' });
+      const pdf = await get(await link({ path: '/web/doc.pdf' }));
+      assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+      assert.match(pdf.headers.get('content-disposition') ?? '', /^attachment;/);
+      // Below a directory link, the same rule.
+      const dir = await link({ path: '/web' });
+      const below = await get(`${dir}/x.js`);
+      assert.equal(below.headers.get('content-type'), 'text/plain; charset=utf-8');
+      assert.match(below.headers.get('content-disposition') ?? '', /^attachment;/);
     });
 
     it('a directory: a JSON listing, files and directories below it, never above', async () => {

@@ -156,6 +156,17 @@ for (const backend of backends()) {
       assert.equal(r.profile.description.length, 1000);
     });
 
+    it("update_my_profile: a displayName equal to another agent's name or slug is allowed; every listing shows the slug beside it", async () => {
+      const real = await agent('Real Alice');
+      const copy = await agent('Copycat');
+      for (const displayName of [real.name, real.slug]) {
+        const r = await s.ok(copy.key, 'update_my_profile', { displayName });
+        assert.deepEqual([r.profile.slug, r.profile.displayName], [copy.slug, displayName]);
+      }
+      const listed = (await s.ok(viewer.key, 'list_agents', { query: 'copycat', limit: 100 })).items.find((a: any) => a.slug === copy.slug);
+      assert.deepEqual([listed.slug, listed.name, listed.displayName], [copy.slug, 'Copycat', real.slug]);
+    });
+
     it('update_my_profile: each refusal is INVALID_INPUT naming the field, and changes nothing', async () => {
       const a = await agent('Refused Editor');
       await s.ok(a.key, 'update_my_profile', { displayName: 'Kept', description: 'kept', tags: ['kept'] });
@@ -181,6 +192,12 @@ for (const backend of backends()) {
         ['a bidi override in displayName', { displayName: 'abc\u202Etxt' }, 'displayName', /./],
         ['an empty displayName', { displayName: '' }, 'displayName', /./],
         ['65 characters of displayName', { displayName: 'd'.repeat(65) }, 'displayName', /64/],
+        ['a placeholder as displayName', { displayName: '[removed]' }, 'displayName', /placeholder/],
+        ['"[deleted]" as displayName', { displayName: '[deleted]' }, 'displayName', /placeholder/],
+        ['a full-width placeholder as displayName', { displayName: '\uFF3Bdeleted\uFF3D' }, 'displayName', /placeholder/],
+        ['a bare placeholder word as displayName', { displayName: 'Deleted' }, 'displayName', /placeholder/],
+        ['a handle as displayName', { displayName: '@alice' }, 'displayName', /"@"/],
+        ['a handle inside displayName', { displayName: 'Official @alice' }, 'displayName', /"@"/],
         ['an unknown acceptMessages', { acceptMessages: 'friends' }, 'acceptMessages', /./],
         ['a valid field beside a bad link', { description: 'changed?', links: [link('http://e.com')] }, 'links[0].url', /https/],
         ['an unknown field', { bio: 'x' }, 'bio', /bio/],

@@ -484,4 +484,27 @@ for (const backend of heavyBackends())
       assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
       await page.close();
     });
+
+    it('every agent link shows the @slug beside the name: an impostor registered as "Alice Agent" is told apart', async () => {
+      const impostor = await s.register(w.alice.name);
+      assert.equal(impostor.name, w.alice.name);
+      await s.ok(impostor.apiKey, 'join_community', { name: w.community });
+      await s.ok(impostor.apiKey, 'comment', { postId: w.postId, body: 'It is me, alice.' });
+      const { page, problems } = await watchedPage(ctx);
+      await page.goto(`${s.url}/posts/${w.postId}`);
+      await page.getByText('It is me, alice.').waitFor();
+      const names = await page.locator('main a[href^="/a/"]').allTextContents();
+      assert.ok(names.includes(`${w.alice.name} @${w.alice.slug}`), names.join(' | '));
+      assert.ok(names.includes(`${w.alice.name} @${impostor.slug}`), names.join(' | '));
+      for (const path of ['/', `/c/${w.community}`, `/a/${w.alice.slug}`, `/published/${w.alice.slug}/src/parser.ts`]) {
+        await page.goto(`${s.url}${path}`);
+        await page.locator('main h1').first().waitFor();
+        await page.waitForFunction(() => !document.querySelector('[role=status]')?.textContent?.startsWith('Loading'));
+        const links = await page.locator('main a[href^="/a/"]').allTextContents();
+        assert.ok(links.length > 0, path);
+        for (const text of links) assert.match(text, /(^|\s)@[a-z0-9-]+$/, `${path}: "${text}"`);
+      }
+      assert.deepEqual(problems.console, []);
+      await page.close();
+    });
   });

@@ -3,14 +3,14 @@
  * normalisation, and the mapping of failures to exit codes and to messages that say what to do.
  */
 import { AgentFiles, NetworkError, ToolError, TransportError } from '../client/index.js';
-import { CredentialsError, credentialsPath, readCredentials } from '../client/credentials.js';
+import { CredentialsError, credentialsPath, credentialsSource, readCredentials } from '../client/credentials.js';
 
 /** The exit codes `afs --help` and the README document. `afs bash` exits with the remote command's own code. */
 export const EXIT = { ok: 0, tool: 1, usage: 2, auth: 3, network: 4 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
-  1  the tool refused the call (its error code and message on stderr)
+  1  the tool refused the call (its error code and message on stderr), or push/pull refused to overwrite
   2  usage error (bad arguments, unreadable local file, existing credentials)
   3  credentials or authentication (no credentials file, key refused)
   4  network or service error (unreachable, rate limited, bad answer)
@@ -83,7 +83,7 @@ export function reportFailure(e: unknown): number {
   if (e instanceof TransportError) return transportFailure(e);
   if (e instanceof NetworkError) {
     err(
-      `afs: cannot reach the service: ${e.message}\n  Is it running? The base URL is in ${credentialsPath()} (\`afs register --base-url\` sets it).`,
+      `afs: cannot reach the service: ${e.message}\n  Is it running? The base URL is in ${credentialsSource()} (\`afs login --base-url\` sets it).`,
     );
     return EXIT.network;
   }

@@ -3,11 +3,11 @@
  * updates (skill.json against the saved state), get_home, unread notifications, the feed and
  * published work since the last run — then it saves the state and prints what needs attention.
  * Replying, following and publishing stay the agent's decisions: it names the calls, it does not
- * make them. The state lives next to the credentials (heartbeat.md allows either place).
+ * make them. The state is the routine's own, at heartbeat.md's STATE_PATH in the agent's tree, so
+ * the CLI and an agent following heartbeat.md by hand share one state.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { credentialsPath } from '../client/credentials.js';
+import { ToolError, type AgentFiles } from '../client/index.js';
+import { STATE_PATH } from '../heartbeat/routine.js';
 import { connect, EXIT, out, printJson, type VerbOptions } from './context.js';
 
 interface State {
@@ -22,25 +22,21 @@ interface SkillJson {
   files?: Record<string, { url: string; sha256: string }>;
 }
 
-/** heartbeat.json beside credentials.json; beside another credentials file, <its name>.heartbeat.json. */
-export function statePath(creds = credentialsPath()): string {
-  const name = basename(creds);
-  return join(dirname(creds), name === 'credentials.json' ? 'heartbeat.json' : `${name.replace(/\.json$/, '')}.heartbeat.json`);
-}
-
-async function readState(path: string): Promise<State> {
+/** The saved state; {} the first time (or when the file is not a state). */
+async function readState(client: AgentFiles): Promise<State> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as State;
-  } catch {
-    return {};
+    const parsed = JSON.parse((await client.read({ path: STATE_PATH })).content) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as State) : {};
+  } catch (e) {
+    if (e instanceof SyntaxError || (e instanceof ToolError && e.code === 'NOT_FOUND')) return {};
+    throw e;
   }
 }
 
 export async function heartbeat(opts: VerbOptions): Promise<number> {
   const startedAt = new Date().toISOString();
   const client = await connect();
-  const path = statePath();
-  const state = await readState(path);
+  const state = await readState(client);
   const since = state.lastHeartbeatAt ? { since: state.lastHeartbeatAt } : {};
   const skill = JSON.parse(await client.reference('skill.json')) as SkillJson;
   const home = await client.getHome();
@@ -76,10 +72,9 @@ export async function heartbeat(opts: VerbOptions): Promise<number> {
     skillVersion: skill.version,
     sha256: Object.fromEntries(Object.entries(skill.files ?? {}).map(([n, f]) => [n, f.sha256])),
   };
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFile(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  await client.write({ path: STATE_PATH, content: `${JSON.stringify(next, null, 2)}\n` });
   if (opts.json) {
-    printJson({ attention, home, feed, published, state: next, statePath: path, previous: state });
+    printJson({ attention, home, feed, published, state: next, statePath: STATE_PATH, previous: state });
     return EXIT.ok;
   }
   if (hours !== null && hours < minHours) out(`(last heartbeat ${hours.toFixed(1)} h ago; the service asks for ${minHours} h or more between runs)`);

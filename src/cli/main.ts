@@ -5,11 +5,13 @@
  */
 import { Command, CommanderError } from 'commander';
 import { SERVICE_VERSION } from '../version.js';
-import { register, whoami } from './account.js';
+import { login, register, whoami } from './account.js';
 import { connect, EXIT, EXIT_CODES_HELP, formatBytes, out, printJson, remotePath, reportFailure } from './context.js';
 import * as files from './files.js';
 import { heartbeat } from './heartbeat.js';
+import { SyncConflict } from './manifest.js';
 import { pull, push, type SyncSummary } from './sync.js';
+import type { AgentFiles } from '../client/index.js';
 
 type Action = (...args: never[]) => Promise<number>;
 
@@ -36,6 +38,26 @@ function summary(verb: 'push' | 'pull', s: SyncSummary, json: boolean | undefine
   return EXIT.ok;
 }
 
+const SYNC_HELP = `
+push and pull remember what they last synced (.afs-sync.json in the local directory). push refuses to overwrite a file
+changed on the service since (it lists them; pull first), pull refuses to overwrite a local file edited since; --force
+overrides. The remote may be /shared/{owner}/… (push needs a write share) or /published/… (pull only).`;
+
+interface SyncFlags {
+  json?: boolean;
+  force?: boolean;
+}
+
+/** push or pull, then its summary; with --json a refusal's conflict list goes to stdout too. */
+async function sync(verb: 'push' | 'pull', fn: (c: AgentFiles) => Promise<SyncSummary>, o: SyncFlags): Promise<number> {
+  try {
+    return summary(verb, await fn(await connect()), o.json);
+  } catch (e) {
+    if (e instanceof SyncConflict && o.json) printJson({ success: false, refused: verb, conflicts: e.conflicts });
+    throw e;
+  }
+}
+
 function build(): Command {
   const program = new Command('afs')
     .description('The Agent File Service from the command line: your versioned cloud files, their history, bash, and any tool.')
@@ -46,7 +68,9 @@ function build(): Command {
     .addHelpText(
       'after',
       `
-Credentials: $AFS_CREDENTIALS or ~/.config/agent-file-service/credentials.json (written by \`afs register\`, mode 0600).
+Credentials: $AFS_CREDENTIALS (a file, or the JSON itself) or ~/.config/agent-file-service/credentials.json (written by
+\`afs register\` or \`afs login\`, mode 0600). The registration response saved as skill.md says works as it is: its base URL
+then comes from $AFS_BASE_URL.
 Remote paths are absolute (/notes/a.md; "notes/a.md" means the same).
 
 ${EXIT_CODES_HELP}`,
@@ -59,6 +83,11 @@ ${EXIT_CODES_HELP}`,
     .option('--show-key', 'also print the API key (it is saved either way)')
     .option('--force', 'replace existing credentials')
     .action(run(register));
+  verb('login', 'save an existing key and the service address (checked first)')
+    .option('--key <key>', 'the API key (mk_…); "-" or no --key reads it from stdin, else $AFS_KEY')
+    .option('--base-url <url>', 'the service (default: $AFS_BASE_URL or http://127.0.0.1:3000)')
+    .option('--force', 'replace credentials holding another key')
+    .action(run(login));
   verb('whoami', 'who the saved key belongs to, its scopes and usage').action(run(whoami));
   verb('ls [path]', 'list a directory (default /)')
     .option('-l, --long', 'type, size, version, time')
@@ -90,12 +119,14 @@ ${EXIT_CODES_HELP}`,
     .option('--cwd <dir>', 'working directory (default /)')
     .action(run(files.bash));
   verb('call <tool> [json]', 'call any tool with a JSON input (default {}); prints its result').action(run(files.call));
-  verb('push <dir> <remote>', 'upload the files of a local directory that differ (sha256), in one changeset').action(
-    run(async (dir: string, remote: string, o: { json?: boolean }) => summary('push', await push(await connect(), dir, remotePath(remote)), o.json)),
-  );
-  verb('pull <remote> <dir>', 'download the files of a remote directory that differ (sha256)').action(
-    run(async (remote: string, dir: string, o: { json?: boolean }) => summary('pull', await pull(await connect(), remotePath(remote), dir), o.json)),
-  );
+  verb('push <dir> <remote>', 'upload the files of a local directory that differ (sha256), in one changeset')
+    .option('--force', 'overwrite files changed on the service since your last pull or push')
+    .addHelpText('after', SYNC_HELP)
+    .action(run(async (dir: string, remote: string, o: SyncFlags) => sync('push', (c) => push(c, dir, remotePath(remote), o), o)));
+  verb('pull <remote> <dir>', 'download the files of a remote directory that differ (sha256)')
+    .option('--force', 'overwrite local files edited since your last pull or push')
+    .addHelpText('after', SYNC_HELP)
+    .action(run(async (remote: string, dir: string, o: SyncFlags) => sync('pull', (c) => pull(c, remotePath(remote), dir, o), o)));
   verb('heartbeat', 'run the routine of /heartbeat.md and print what needs attention').action(run(heartbeat));
   program
     .command('mcp')

@@ -48,15 +48,52 @@ export async function mcp(): Promise<never> {
     }
   });
   const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-  });
   await server.connect(transport);
   err(`afs mcp: serving ${url.href} as @${creds.slug ?? '?'} on stdio`);
-  await closed;
+  await untilDone(transport);
   await upstream.close().catch(() => undefined);
-  // The client closed stdin: nothing more can come, and open HTTP sockets must not keep the
+  // Nothing more can come, every answer is written, and open HTTP sockets must not keep the
   // process (and the client waiting for it to end) alive.
   process.exit(0);
+}
+
+type Id = string | number;
+
+/**
+ * Resolves once stdin has ended (or the transport closed) and every request read before that is
+ * answered: a client that pipes its requests and closes stdin still gets every answer.
+ */
+function untilDone(transport: StdioServerTransport): Promise<void> {
+  const pending = new Set<Id>();
+  let ended = false;
+  return new Promise<void>((resolve) => {
+    const check = () => {
+      if (ended && pending.size === 0) resolve();
+    };
+    const onmessage = transport.onmessage;
+    transport.onmessage = (message) => {
+      if ('method' in message && 'id' in message) pending.add(message.id);
+      onmessage?.(message);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = async (message) => {
+      await send(message);
+      if (!('method' in message) && 'id' in message) {
+        pending.delete(message.id as Id);
+        check();
+      }
+    };
+    const finish = () => {
+      ended = true;
+      // The last data event's requests reach onmessage before 'end'; their handlers run after.
+      setImmediate(check);
+    };
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      onclose?.();
+      pending.clear();
+      finish();
+    };
+    process.stdin.once('end', finish);
+  });
 }

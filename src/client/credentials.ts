@@ -1,7 +1,9 @@
 /**
  * The local credentials file (Node only; the browser build never imports it): the registration's
  * answer plus the base URL, at $AFS_CREDENTIALS or ~/.config/agent-file-service/credentials.json
- * ($XDG_CONFIG_HOME when set), mode 0600 in a 0700 directory, written atomically.
+ * ($XDG_CONFIG_HOME when set), mode 0600 in a 0700 directory, written atomically. The registration
+ * response as skill.md tells agents to save it (no baseUrl) works too: the base URL then comes
+ * from $AFS_BASE_URL. $AFS_CREDENTIALS may also hold that JSON itself rather than a path.
  */
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -22,17 +24,26 @@ export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(config, 'agent-file-service', 'credentials.json');
 }
 
+/** Where the credentials come from, for messages: the path, never the inline JSON (it holds the key). */
+export function credentialsSource(path = credentialsPath()): string {
+  return path.trimStart().startsWith('{') ? '$AFS_CREDENTIALS (inline JSON)' : path;
+}
+
 export class CredentialsError extends Error {
   override name = 'CredentialsError';
 }
 
-export async function readCredentials(path = credentialsPath()): Promise<Credentials> {
+export async function readCredentials(path = credentialsPath(), env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
+  const inline = path.trimStart().startsWith('{');
+  const where = inline ? 'AFS_CREDENTIALS' : path;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = inline ? path : await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new CredentialsError(`No credentials at ${path}: run \`afs register <name>\` (or set AFS_CREDENTIALS to your file).`);
+      throw new CredentialsError(
+        `No credentials at ${path}: run \`afs register <name>\` or \`afs login\` (or set AFS_CREDENTIALS to your saved registration response).`,
+      );
     }
     throw err;
   }
@@ -40,11 +51,15 @@ export async function readCredentials(path = credentialsPath()): Promise<Credent
   try {
     data = JSON.parse(text);
   } catch {
-    throw new CredentialsError(`${path} is not JSON: register again, or fix the file.`);
+    throw new CredentialsError(`${where} is not JSON: register again, or fix the file.`);
   }
-  const c = data as Partial<Credentials>;
-  if (typeof c.apiKey !== 'string' || typeof c.baseUrl !== 'string') {
-    throw new CredentialsError(`${path} lacks apiKey or baseUrl: register again, or add them.`);
+  const c = { ...(data as Partial<Credentials>) };
+  if (typeof c.baseUrl !== 'string' && env.AFS_BASE_URL) c.baseUrl = env.AFS_BASE_URL.replace(/\/+$/, '');
+  if (typeof c.apiKey !== 'string') {
+    throw new CredentialsError(`${where} has no apiKey: point AFS_CREDENTIALS at your saved registration response, or run \`afs login\`.`);
+  }
+  if (typeof c.baseUrl !== 'string') {
+    throw new CredentialsError(`${where} has no baseUrl: set AFS_BASE_URL to the service's address, or run \`afs login --base-url <url>\`.`);
   }
   return c as Credentials;
 }

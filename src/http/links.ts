@@ -2,8 +2,11 @@
  * GET /l/{token}[/{sub/path}]: links (COMMUNITY.md §4), public read-only URLs with no key. A file
  * answers its bytes (content type by extension, ETag = content hash, single byte ranges); a
  * directory link answers a JSON listing, and its files below it. Revoked or expired: 410 with a
- * JSON reason; an unknown token (of any length) or a path outside the link: 404, the same for every such token.
+ * JSON reason; so is a link whose file or directory was deleted (it serves again once restored).
+ * An unknown token (of any length) or a path outside the link: 404, the same for every such token.
  * The token is looked up by its sha256 (only the hash is stored) and scrubbed from the logs.
+ * The owner's bytes are served from our origin, so nothing in them may run there: active types
+ * (HTML, JS, CSS, SVG, XML and their kin) go out as text/plain attachments (README.md "Links").
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ToolError } from '../core/errors.js';
@@ -13,33 +16,45 @@ import type { Store } from '../store/types.js';
 import { linkTokenHash } from '../tools/shares.js';
 import { prefersHtml, sendPage, type UiBundle } from './ui.js';
 
-const TYPES: Record<string, string> = {
-  txt: 'text/plain; charset=utf-8',
+const TEXT = 'text/plain; charset=utf-8';
+/** Shown in place by a browser without running anything: served inline under their own type. */
+const INLINE: Record<string, string> = {
+  txt: TEXT,
   md: 'text/markdown; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   json: 'application/json',
-  js: 'text/javascript; charset=utf-8',
-  ts: 'text/plain; charset=utf-8',
-  py: 'text/plain; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-  xml: 'application/xml',
-  svg: 'image/svg+xml',
+  ts: TEXT,
+  py: TEXT,
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',
   gif: 'image/gif',
   webp: 'image/webp',
-  pdf: 'application/pdf',
-  zip: 'application/zip',
 };
-const LISTING_MAX = 1000;
+/** Documents a browser opens with its own viewer or saves: their type, always as an attachment. */
+const DOWNLOAD: Record<string, string> = { pdf: 'application/pdf', zip: 'application/zip' };
+/**
+ * What a browser runs or renders with script (HTML, SVG, XML with its stylesheets), or a page of
+ * our origin could load as script, style or worker (JS, CSS, WebAssembly, manifests): text/plain
+ * (with nosniff, no <script> or <link> takes it) and an attachment (navigating saves it).
+ */
+const ACTIVE = new Set(
+  (
+    'html htm xhtml xht shtml mht mhtml hta js mjs cjs jsx css svg svgz xml xsl xslt rss atom rdf ' + 'wasm swf appcache manifest webmanifest vtt'
+  ).split(' '),
+);
 
-export function contentTypeOf(path: string, bytes: Buffer): string {
-  const ext = baseName(path).split('.').pop()!.toLowerCase();
-  if (TYPES[ext]) return TYPES[ext]!;
-  return bytes.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
+/** The content type a link serves a file under, and whether it goes out as an attachment. */
+export function servedAs(path: string, bytes: Buffer): { type: string; attachment: boolean } {
+  const name = baseName(path);
+  const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+  if (ACTIVE.has(ext)) return { type: TEXT, attachment: true };
+  if (DOWNLOAD[ext]) return { type: DOWNLOAD[ext]!, attachment: true };
+  if (INLINE[ext]) return { type: INLINE[ext]!, attachment: false };
+  return { type: bytes.subarray(0, 8000).includes(0) ? 'application/octet-stream' : TEXT, attachment: false };
 }
+
+const LISTING_MAX = 1000;
 
 /** One `bytes=a-b` range of `size` bytes: [start, end] inclusive, 'invalid' (416), or null (the whole body). */
 export function parseRange(header: string | undefined, size: number): [number, number] | 'invalid' | null {
@@ -64,6 +79,7 @@ function fail(reply: FastifyReply, status: 404 | 410, message: string, details?:
 }
 
 const NOT_FOUND = 'No link answers at this URL. Ask its owner for a new link.';
+const DELETED = "This link's file was deleted; it works again if its owner restores the file. Ask its owner for a new link.";
 
 export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | null = null): void {
   type LinkRequest = FastifyRequest<{ Params: Record<string, string>; Querystring: { after?: string; raw?: string } }>;
@@ -93,16 +109,21 @@ export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | nu
       if (!isWithin(path, link.path)) return fail(reply, 404, NOT_FOUND);
     }
     const ownerId = link.owner.id;
+    // The link ends with its file: deleted (or moved away) answers 410, restored serves again.
+    const root = await store.getNode(ownerId, link.path);
+    if (!root || root.deleted || (link.version !== null && root.kind !== 'file')) {
+      return fail(reply, 410, DELETED, { reason: 'deleted' });
+    }
     reply.header('cache-control', 'private').header('x-robots-tag', 'noindex').header('x-content-type-options', 'nosniff');
     // Files are the owner's bytes, served from our origin: no script of theirs runs with it.
-    reply.header('content-security-policy', 'sandbox; default-src none');
+    reply.header('content-security-policy', "sandbox; default-src 'none'");
     if (link.version !== null && path === link.path) {
       const v = await store.getVersion(ownerId, path, link.version);
       const bytes = v && !v.deleted && v.blobHash ? await store.getBlob(ownerId, v.blobHash) : null;
-      if (!v || !bytes) return fail(reply, 404, NOT_FOUND);
+      if (!v || !bytes) return fail(reply, 410, DELETED, { reason: 'deleted' });
       return sendFile(reply, req.headers, path, bytes, v.blobHash!);
     }
-    const node = await store.getNode(ownerId, path);
+    const node = path === link.path ? root : await store.getNode(ownerId, path);
     if (!node || node.deleted) return fail(reply, 404, NOT_FOUND);
     if (node.kind === 'dir') {
       const after = typeof req.query.after === 'string' ? `${path === '/' ? '' : path}/${req.query.after}` : null;
@@ -134,9 +155,11 @@ export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | nu
 
 function sendFile(reply: FastifyReply, headers: FastifyRequest['headers'], path: string, bytes: Buffer, hash: string) {
   const etag = `"${hash}"`;
-  reply.header('etag', etag).header('accept-ranges', 'bytes').header('content-type', contentTypeOf(path, bytes));
+  const served = servedAs(path, bytes);
+  reply.header('etag', etag).header('accept-ranges', 'bytes').header('content-type', served.type);
   // The file's name (the link page shows it; `curl -OJ` and downloads save under it). RFC 6266/8187.
-  reply.header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(baseName(path))}`);
+  const disposition = served.attachment ? 'attachment' : 'inline';
+  reply.header('content-disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(baseName(path))}`);
   if (headers['if-none-match'] === etag) return reply.code(304).send();
   const range = parseRange(typeof headers.range === 'string' ? headers.range : undefined, bytes.length);
   if (range === 'invalid') return reply.code(416).header('content-range', `bytes */${bytes.length}`).send();

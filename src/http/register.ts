@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
 import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
+import { reservedNameProblem } from '../core/names.js';
 import { PRESETS } from '../core/scopes.js';
 import { baseSlug, slugCandidate } from '../core/slug.js';
 import { iso } from '../core/time.js';
@@ -29,6 +30,8 @@ export function validateName(body: unknown): { name: string } | { error: string;
   if (problem) {
     return { error: `'name' contains ${problem.reason} at index ${problem.index}; use visible characters only.`, codePoint: problem.codePoint };
   }
+  const reserved = reservedNameProblem(nfc);
+  if (reserved) return { error: `'name' ${reserved}.` };
   return { name: nfc };
 }
 

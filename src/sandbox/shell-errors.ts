@@ -1,3 +1,4 @@
+/** The stderr texts of the shell's limits and errors, rewritten to say what an agent can do about each. */
 import { ERRNO_TEXT, errnoMessage } from '../gnu/kit/errno.js';
 
 /** What an agent can do about each just-bash limit this server sets (the text after "; "). */

@@ -1,3 +1,4 @@
+/** Opens the store the settings name: PostgreSQL when DATABASE_URL is set, else SQLite in DATA_DIR. */
 import type { Config } from '../config.js';
 import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { identifierProblem } from '../core/identifier.js';
+import { reservedNameProblem } from '../core/names.js';
 import type { AgentCursor } from '../store/profiles.js';
 import { SORT_COLUMN } from '../store/profiles.js';
 import type { ProfileRecord } from '../store/social-rows.js';
@@ -69,6 +70,8 @@ function checkProfileText(input: {
         },
       );
     }
+    const reserved = reservedNameProblem(input.displayName);
+    if (reserved) throw new ToolError('INVALID_INPUT', `'displayName' ${reserved}.`, { field: 'displayName' });
   }
   input.links?.forEach((l, i) => {
     let url: URL | null = null;
@@ -94,9 +97,10 @@ const updateMyProfile = defineTool({
   description:
     'Pass only the fields to change; the others stay. displayName null clears it (your registered name shows). tags replace the list ' +
     '(duplicates dropped); links replace the list. acceptMessages: everyone (default), following (only agents you follow) or none. ' +
-    'Your slug and registered name never change.',
+    "Your slug and registered name never change. A displayName may equal another agent's name (your @slug shows beside it everywhere) but may not " +
+    'look like a placeholder ("[removed]", "[deleted]", anything wholly in brackets) or hold a word starting with "@".',
   input: z.strictObject({
-    displayName: textField(64, 1).nullable().optional().describe('1–64 characters, one line; null clears it.'),
+    displayName: textField(64, 1).nullable().optional().describe('1–64 characters, one line, no "[…]" placeholder or "@word"; null clears it.'),
     description: textField(1000).optional().describe('Up to 1000 characters (markdown is shown as text).'),
     tags: z.array(z.string()).max(10).optional().describe('Up to 10 tags of a-z, 0-9 and "-" (1–32 characters).'),
     links: z.array(link).max(5).optional().describe('Up to 5 {label, url}; https only.'),

@@ -10,7 +10,7 @@ import { ancestorsOf } from '../core/paths.js';
 import { contentHash } from '../core/text.js';
 import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
-import { checkSize, decodeContent, fileChange, isLive, pathField, planAncestors, rejectReserved } from './common.js';
+import { checkSize, decodeContent, fileChange, isLive, pathField, planAncestors, rejectReserved, versionField } from './common.js';
 import { changesetId, mutationOutputOf, timestamp, version } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 
@@ -21,10 +21,20 @@ interface Item {
   path: string;
   bytes: Buffer;
   hash: string;
+  expectedVersion: number | undefined;
+  create: boolean;
+}
+
+interface FileInput {
+  path: string;
+  content: string;
+  encoding: 'utf8' | 'base64';
+  expectedVersion?: number | undefined;
+  mode?: 'overwrite' | 'create' | undefined;
 }
 
 /** Decodes and checks each file, in order; the first bad one names its index. */
-function readItems(ctx: ToolContext, files: { path: string; content: string; encoding: 'utf8' | 'base64' }[]): Item[] {
+function readItems(ctx: ToolContext, files: FileInput[]): Item[] {
   const seen = new Set<string>();
   const items = files.map((f, i) => {
     const path = ctx.path(f.path, `files[${i}].path`);
@@ -35,7 +45,7 @@ function readItems(ctx: ToolContext, files: { path: string; content: string; enc
     seen.add(path);
     const bytes = decodeContent(f.content, f.encoding);
     checkSize(ctx, path, bytes.length);
-    return { path, bytes, hash: contentHash(bytes) };
+    return { path, bytes, hash: contentHash(bytes), expectedVersion: f.expectedVersion, create: f.mode === 'create' };
   });
   for (const item of items) {
     const above = ancestorsOf(item.path).find((a) => seen.has(a));
@@ -51,6 +61,33 @@ function readItems(ctx: ToolContext, files: { path: string; content: string; enc
     }
   }
   return items;
+}
+
+/** At most this many conflicts are listed in one EDIT_CONFLICT (conflictCount says how many there are). */
+const CONFLICTS_SHOWN = 100;
+
+/**
+ * Every file whose precondition fails (expectedVersion not the head, mode "create" over a live
+ * file), in one EDIT_CONFLICT: the caller learns all of them at once and nothing is written. The
+ * current state shows version, time and deletion only (no key of the owner: a share's writer may ask).
+ */
+function checkConflicts(items: Item[], nodes: Map<string, NodeRecord>): void {
+  const conflicts = items.flatMap(({ path, expectedVersion, create }) => {
+    const node = nodes.get(path);
+    const live = isLive(node);
+    const fails = (expectedVersion !== undefined && (!live || node.version !== expectedVersion)) || (create && live);
+    if (!fails) return [];
+    const current = node ? { version: node.version, updatedAt: iso(node.updatedAtMs), deleted: node.deleted } : null;
+    return [{ path, expected: create ? 'absent' : expectedVersion!, current }];
+  });
+  if (!conflicts.length) return;
+  const first = conflicts[0]!;
+  const more = conflicts.length > 1 ? ` and ${conflicts.length - 1} more (details.conflicts)` : '';
+  throw new ToolError(
+    'EDIT_CONFLICT',
+    `${first.path} changed since you read it${more}: nothing was written. Read the current versions, merge, and write again with their expectedVersion.`,
+    { path: first.path, conflicts: conflicts.slice(0, CONFLICTS_SHOWN), conflictCount: conflicts.length },
+  );
 }
 
 /** The changes: each missing ancestor directory once, then each file whose content differs. */
@@ -92,7 +129,9 @@ const writeFiles = defineTool({
     `Creates or replaces each file as write does (missing parent directories are created), all in one changeset: either every file ` +
     `is written or none is (an error names the file). Files whose content is already there are left alone (unchanged: true, no new version). ` +
     `At most ${MAX_BATCH_FILES} files, within the request body limit; each path once, and no path below another file of the batch. ` +
-    'Your own tree only: to change a file shared with you, write it through its /shared path.',
+    'Compare-and-swap per file: with expectedVersion (or mode "create") a file changed since you read it fails the whole call with ' +
+    'EDIT_CONFLICT, details.conflicts listing every such file with its current version. ' +
+    'Works through /shared/{owner}/… where you may write (all files of a call in one share).',
   input: z.strictObject({
     files: z
       .array(
@@ -100,6 +139,13 @@ const writeFiles = defineTool({
           path: pathField,
           content: z.string().describe('The full new content (text, or base64 when encoding is "base64").'),
           encoding: z.enum(['utf8', 'base64']).default('utf8'),
+          expectedVersion: versionField
+            .optional()
+            .describe('The version you last read; the whole call fails with EDIT_CONFLICT if the file is not at it.'),
+          mode: z
+            .enum(['overwrite', 'create'])
+            .default('overwrite')
+            .describe('"create": the whole call fails with EDIT_CONFLICT if the file exists.'),
         }),
       )
       .min(1)
@@ -115,7 +161,17 @@ const writeFiles = defineTool({
   // Many paths: the store's compare-and-swap on every head decides between concurrent writers.
   queueByPath: false,
   annotations: { readOnly: false, destructive: true, idempotent: true },
-  errors: ['IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'FILE_TOO_LARGE', 'QUOTA_EXCEEDED', 'EDIT_CONFLICT', 'INVALID_PATH', 'OUTSIDE_KEY_FOLDER'],
+  errors: [
+    'IS_A_DIRECTORY',
+    'NOT_A_DIRECTORY',
+    'FILE_TOO_LARGE',
+    'QUOTA_EXCEEDED',
+    'EDIT_CONFLICT',
+    'INVALID_PATH',
+    'OUTSIDE_KEY_FOLDER',
+    'NOT_FOUND',
+    'FORBIDDEN',
+  ],
   examples: [
     {
       title: 'Write two files in one changeset',
@@ -131,6 +187,7 @@ const writeFiles = defineTool({
     const items = readItems(ctx, input.files);
     const wanted = new Set(items.flatMap((i) => [...ancestorsOf(i.path), i.path]));
     const nodes = await ctx.store.getNodes(ctx.auth.agentId, [...wanted]);
+    checkConflicts(items, nodes);
     const { changes, unchanged } = plan(items, nodes);
     const answer = (entries: Map<string, { toVersion: number; updatedAtMs: number }>, id: string | null) => {
       const files = items.map(({ path, bytes, hash }) => {

@@ -33,12 +33,18 @@ function userEnv(home: string, url: string): Record<string, string> {
 
 /** Spawned, not spawnSync: the in-process server answers on this process's event loop. */
 function afs(env: Record<string, string>, ...args: string[]): Promise<Run> {
+  return afsWithInput(env, null, ...args);
+}
+
+/** `afs …` with `input` written to its stdin, which is then closed (null: no stdin). */
+function afsWithInput(env: Record<string, string>, input: string | null, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== null) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -65,10 +71,11 @@ function makeTree(dir: string, count: number): void {
   }
 }
 
+/** The files of a local tree, without the sync's own manifest (.afs-sync.json). */
 function files(dir: string): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) out.set(relative(dir, join(e.parentPath, e.name)), readFileSync(join(e.parentPath, e.name)));
+    if (e.isFile() && e.name !== '.afs-sync.json') out.set(relative(dir, join(e.parentPath, e.name)), readFileSync(join(e.parentPath, e.name)));
   }
   return out;
 }
@@ -206,14 +213,13 @@ for (const backend of heavyBackends()) {
       assert.match((await afs(env, 'log', '/files/a.txt')).stdout, /^v3 .* restore /m);
     });
 
-    it('heartbeat saves its state beside the credentials and reports what arrived since', async () => {
+    it("heartbeat keeps heartbeat.md's state (/heartbeat/state.json in the agent's tree) and reports what arrived since", async () => {
+      const me = JSON.parse(readFileSync(join(home, '.config', 'agent-file-service', 'credentials.json'), 'utf8'));
       const first = await afs(env, 'heartbeat');
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /First heartbeat: read .*skill\.md/);
-      const state = join(home, '.config', 'agent-file-service', 'heartbeat.json');
-      assert.equal(statSync(state).mode & 0o777, 0o600);
-      assert.ok(JSON.parse(readFileSync(state, 'utf8')).skillVersion);
-      const me = JSON.parse(readFileSync(join(home, '.config', 'agent-file-service', 'credentials.json'), 'utf8'));
+      const state = JSON.parse((await s.ok(me.apiKey, 'read', { path: '/heartbeat/state.json' })).content);
+      assert.ok(state.skillVersion && state.lastHeartbeatAt && state.sha256['skill.md'], JSON.stringify(state));
       const other = await s.register('Heartbeat Friend');
       await s.ok(other.apiKey, 'write', { path: '/report.md', content: '# report\n' });
       await s.ok(other.apiKey, 'publish', { path: '/report.md', title: 'A report' });
@@ -244,6 +250,157 @@ for (const backend of heavyBackends()) {
       } finally {
         await client.close();
       }
+    });
+
+    const me = () => JSON.parse(readFileSync(join(home, '.config', 'agent-file-service', 'credentials.json'), 'utf8'));
+
+    it('push refuses to overwrite a version it did not see (conflict list), --force overrides; pull refuses over local edits', async () => {
+      const { apiKey } = me();
+      const wc = join(home, 'wc');
+      mkdirSync(wc);
+      writeFileSync(join(wc, 'a.md'), 'a1\n');
+      writeFileSync(join(wc, 'b.md'), 'b1\n');
+      assert.equal((await afs(env, 'push', wc, '/wc')).code, 0);
+      const copy = join(home, 'wc-copy');
+      assert.equal((await afs(env, 'pull', '/wc', copy)).code, 0);
+      // Another writer appends (v2); the pulled copy is edited and pushed.
+      await s.ok(apiKey, 'append', { path: '/wc/a.md', content: 'remote line\n' });
+      await s.ok(apiKey, 'write', { path: '/wc/c.md', content: 'made remotely\n' });
+      writeFileSync(join(copy, 'a.md'), 'local edit\n');
+      writeFileSync(join(copy, 'c.md'), 'made locally\n');
+      writeFileSync(join(copy, 'd.md'), 'new\n');
+      const refused = await afs(env, 'push', copy, '/wc');
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.match(refused.stderr, /push refused: 2 file\(s\) changed on the service/);
+      assert.match(refused.stderr, /^ {2}a\.md: the service has v2; you last synced v1$/m);
+      assert.match(refused.stderr, /^ {2}c\.md: exists on the service \(v1\) and was never pulled here$/m);
+      assert.match(refused.stderr, /afs push --force/);
+      assert.equal((await s.ok(apiKey, 'read', { path: '/wc/a.md' })).content, 'a1\nremote line\n', 'the remote change is intact');
+      assert.equal((await s.call(apiKey, 'read', { path: '/wc/d.md' })).inner.error.code, 'NOT_FOUND', 'nothing was sent');
+      const json = await afs(env, 'push', copy, '/wc', '--json');
+      assert.deepEqual(
+        JSON.parse(json.stdout).conflicts.map((c: { path: string }) => c.path),
+        ['a.md', 'c.md'],
+      );
+      const forced = await afs(env, 'push', copy, '/wc', '--force', '--json');
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.equal(JSON.parse(forced.stdout).sent, 3);
+      assert.equal((await s.ok(apiKey, 'read', { path: '/wc/a.md' })).content, 'local edit\n');
+      // The forced push is now what this copy last synced: a further edit pushes without --force.
+      writeFileSync(join(copy, 'b.md'), 'b2\n');
+      assert.equal((await afs(env, 'push', copy, '/wc')).code, 0);
+
+      // pull: a local edit since the last sync is not overwritten; an untouched local file is.
+      await s.ok(apiKey, 'write', { path: '/wc/b.md', content: 'b3 remote\n' });
+      await s.ok(apiKey, 'write', { path: '/wc/d.md', content: 'd remote\n' });
+      writeFileSync(join(copy, 'b.md'), 'b local edit\n');
+      const pullRefused = await afs(env, 'pull', '/wc', copy);
+      assert.equal(pullRefused.code, 1, pullRefused.stderr);
+      assert.match(pullRefused.stderr, /pull refused: 1 local file\(s\) changed/);
+      assert.match(pullRefused.stderr, /^ {2}b\.md: edited locally since you synced v2; the service has v3$/m);
+      assert.equal(readFileSync(join(copy, 'b.md'), 'utf8'), 'b local edit\n');
+      assert.equal(readFileSync(join(copy, 'd.md'), 'utf8'), 'new\n', 'a refused pull writes nothing');
+      const pulledForce = await afs(env, 'pull', '/wc', copy, '--force');
+      assert.equal(pulledForce.code, 0, pulledForce.stderr);
+      assert.equal(readFileSync(join(copy, 'b.md'), 'utf8'), 'b3 remote\n');
+      assert.equal(readFileSync(join(copy, 'd.md'), 'utf8'), 'd remote\n');
+    });
+
+    it('push and pull work through a write share; pull through /published; push there is refused', async () => {
+      const owner = await s.register('Bo Builder');
+      await s.ok(owner.apiKey, 'write', { path: '/projects/wc-lite/readme.md', content: 'v1\n' });
+      await s.ok(owner.apiKey, 'share', { path: '/projects/wc-lite', with: me().slug, permission: 'write' });
+      const mount = `/shared/${owner.slug}/projects/wc-lite`;
+      const local = join(home, 'wc-lite');
+      const pulled = await afs(env, 'pull', mount, local);
+      assert.equal(pulled.code, 0, pulled.stderr);
+      assert.equal(readFileSync(join(local, 'readme.md'), 'utf8'), 'v1\n');
+      writeFileSync(join(local, 'readme.md'), 'v2 by the collaborator\n');
+      mkdirSync(join(local, 'src'));
+      writeFileSync(join(local, 'src', 'main.ts'), 'export {};\n');
+      const pushed = await afs(env, 'push', local, mount);
+      assert.equal(pushed.code, 0, pushed.stderr);
+      assert.equal((await s.ok(owner.apiKey, 'read', { path: '/projects/wc-lite/readme.md' })).content, 'v2 by the collaborator\n');
+      assert.equal((await s.ok(owner.apiKey, 'read', { path: '/projects/wc-lite/src/main.ts' })).content, 'export {};\n');
+      await s.ok(owner.apiKey, 'append', { path: '/projects/wc-lite/readme.md', content: 'owner\n' });
+      writeFileSync(join(local, 'readme.md'), 'v3 by the collaborator\n');
+      const refused = await afs(env, 'push', local, mount);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.match(refused.stderr, /^ {2}readme\.md: the service has v3; you last synced v2$/m);
+
+      await s.ok(owner.apiKey, 'publish', { path: '/projects/wc-lite', title: 'wc-lite' });
+      const published = join(home, 'published');
+      const fromPublished = await afs(env, 'pull', `/published/${owner.slug}/projects/wc-lite`, published);
+      assert.equal(fromPublished.code, 0, fromPublished.stderr);
+      assert.equal(readFileSync(join(published, 'src', 'main.ts'), 'utf8'), 'export {};\n');
+      writeFileSync(join(published, 'new.md'), 'x\n');
+      const readOnly = await afs(env, 'push', published, `/published/${owner.slug}/projects/wc-lite`);
+      assert.equal(readOnly.code, 1, readOnly.stderr);
+      assert.match(readOnly.stderr, /FORBIDDEN/);
+    });
+
+    it('takes the saved registration response (AFS_CREDENTIALS, file or JSON, with AFS_BASE_URL) and afs login', async () => {
+      const other = await s.register('Saved Response');
+      const saved = join(home, 'registration.json');
+      writeFileSync(saved, JSON.stringify(other));
+      for (const creds of [saved, JSON.stringify(other)]) {
+        const r = await afs({ ...env, AFS_CREDENTIALS: creds }, 'whoami', '--json');
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(JSON.parse(r.stdout).agent.slug, other.slug);
+        assert.ok(!r.stdout.includes(other.apiKey), 'the inline credentials are never echoed');
+      }
+      const { AFS_BASE_URL: _, ...noBase } = env;
+      const lacking = await afs({ ...noBase, AFS_CREDENTIALS: saved }, 'whoami');
+      assert.equal(lacking.code, 3);
+      assert.match(lacking.stderr, /no baseUrl: set AFS_BASE_URL/);
+
+      const fresh = mkdtempSync(join(tmpdir(), 'afs-login-'));
+      try {
+        const loginEnv = userEnv(fresh, s.url);
+        const bad = await afs(loginEnv, 'login', '--key', `mk_${'x'.repeat(43)}`);
+        assert.equal(bad.code, 3, 'a refused key is not saved');
+        const ok = await afsWithInput(loginEnv, `${other.apiKey}\n`, 'login', '--key', '-', '--base-url', s.url);
+        assert.equal(ok.code, 0, ok.stderr);
+        assert.match(ok.stdout, new RegExp(`Logged in as @${other.slug}`));
+        const path = join(fresh, '.config', 'agent-file-service', 'credentials.json');
+        assert.equal(statSync(path).mode & 0o777, 0o600);
+        assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), {
+          baseUrl: s.url,
+          apiKey: other.apiKey,
+          id: other.id,
+          name: other.name,
+          slug: other.slug,
+        });
+        const who = await afs(userEnv(fresh, 'http://127.0.0.1:9'), 'whoami', '--json');
+        assert.equal(JSON.parse(who.stdout).agent.slug, other.slug, 'the saved base URL wins over AFS_BASE_URL');
+        const again = await afs(loginEnv, 'login', '--key', me().apiKey);
+        assert.equal(again.code, 2, 'another key is not saved over without --force');
+      } finally {
+        rmSync(fresh, { recursive: true, force: true });
+      }
+    });
+
+    it('afs mcp answers every request piped in before stdin closes', async () => {
+      const messages = [
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+        },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'stat', arguments: { path: '/' } } },
+      ];
+      const r = await afsWithInput(env, messages.map((m) => `${JSON.stringify(m)}\n`).join(''), 'mcp');
+      assert.equal(r.code, 0, r.stderr);
+      const answers = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3], r.stdout.slice(0, 500));
+      assert.ok(answers.find((a) => a.id === 2).result.tools.some((t: { name: string }) => t.name === 'write'));
+      assert.equal(answers.find((a) => a.id === 3).result.isError, undefined);
     });
 
     it('a push over one write_files call (1,100 files) still lands as one changeset on the target, staging removed', async () => {

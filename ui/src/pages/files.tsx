@@ -54,7 +54,7 @@ export function PublishedPage({ path }: { path: string }) {
       {stat.error && <ErrorBox error={stat.error} title="Not published" />}
       {stat.data && (
         <p class="meta">
-          Published by <AgentLink who={{ slug, name: '@' + slug }} /> · version {stat.data.version} · {formatDate(stat.data.updatedAt)}
+          Published by <AgentLink who={{ slug }} /> · version {stat.data.version} · {formatDate(stat.data.updatedAt)}
           {stat.data.type === 'file' ? ` · ${formatSize(stat.data.size)}` : ''}
         </p>
       )}

@@ -14,8 +14,22 @@ export function publicHref(publicPath: string): string {
   return encodePath(publicPath);
 }
 
-export function AgentLink({ who }: { who: { slug: string; name: string } }) {
-  return <a href={`/a/${encodeURIComponent(who.slug)}`}>{who.name}</a>;
+/**
+ * An agent as every page shows one: its name and, always beside it, its @slug. Names are not
+ * unique (anyone may call themselves "alice"); the slug is, so it is what tells two apart.
+ */
+export function AgentLink({ who }: { who: { slug: string; name?: string } }) {
+  return (
+    <a class="agent" href={`/a/${encodeURIComponent(who.slug)}`}>
+      {who.name ? (
+        <>
+          {who.name} <span class="handle">@{who.slug}</span>
+        </>
+      ) : (
+        `@${who.slug}`
+      )}
+    </a>
+  );
 }
 
 export function PublishedList({ author }: { author?: string }) {
@@ -97,7 +111,7 @@ export function Home() {
               <ul class="plain">
                 {agents.data.items.map((a) => (
                   <li key={a.slug}>
-                    <AgentLink who={a} /> <span class="muted">{timeAgo(a.lastActiveAt)}</span>
+                    <AgentLink who={{ slug: a.slug, name: a.displayName || a.name }} /> <span class="muted">{timeAgo(a.lastActiveAt)}</span>
                   </li>
                 ))}
               </ul>
@@ -119,7 +133,9 @@ export function AgentPage({ slug }: { slug: string }) {
       <header>
         <h1>{p.displayName || p.name}</h1>
         <p class="meta">
-          @{p.slug} · joined {timeAgo(p.createdAt)} · active {timeAgo(p.lastActiveAt)} · karma {p.karma} <Trust trust={p.trust} />
+          @{p.slug}
+          {p.displayName && p.displayName !== p.name ? ` · registered as ${p.name}` : ''} · joined {timeAgo(p.createdAt)} · active{' '}
+          {timeAgo(p.lastActiveAt)} · karma {p.karma} <Trust trust={p.trust} />
         </p>
       </header>
       {p.description && <p class="desc">{p.description}</p>}
