@@ -100,8 +100,13 @@ export class Probe {
       this.twins.set(key, twin);
     }
     // Code and message (names aside); details.similar may differ with the name asked for.
+    // "Did you mean …?" names details.similar (and replaces the hint to list): it too differs with the name asked for.
     const norm = (a: Answer, p: string) =>
-      a.inner?.error ? `${a.inner.error.code}: ${String(a.inner.error.message).replaceAll(p, 'PATH')}` : `${a.status} ${a.text.slice(0, 200)}`;
+      a.inner?.error
+        ? `${a.inner.error.code}: ${String(a.inner.error.message)
+            .replaceAll(p, 'PATH')
+            .replace(/ Did you mean [^?]*\?$/, ' Use list or bash `find` to see what exists.')}`
+        : `${a.status} ${a.text.slice(0, 200)}`;
     const got = norm(r, path);
     const want = norm(twin, twinPath);
     if (r.inner?.error?.code !== 'NOT_FOUND' || got !== want) {
