@@ -82,6 +82,7 @@ describe('file tool definitions', () => {
       'purge',
       'restore',
       'write',
+      'write_files',
     ]);
     for (const name of ['write', 'append', 'mkdir', 'list_deleted']) assert.ok(toolErrors(registry.get(name)!).includes('NOT_FOUND'), name);
     assert.deepEqual(registry.get('get_key_info')!.scopes, []);
@@ -1246,6 +1247,7 @@ for (const backend of backends()) {
         maxActiveShares: 1000,
         maxPublished: 1000,
         bashConcurrent: s.config.bashMaxConcurrentPerAgent,
+        bashWorkerMsPerMinute: s.config.bashWorkerMsPerMinute,
         actions: {
           follow: { max: 200, windowSeconds: 3600, counts: 'follows that start following someone' },
           send_message: { max: 100, windowSeconds: 3600, counts: 'messages sent' },
