@@ -249,7 +249,7 @@ for (const backend of heavyBackends()) {
       const owner = (await s.ok(key, 'get_key_info')).agent.slug as string;
       const first = await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `first version line ${i} `.padEnd(38, 'a')) });
       await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `second version line ${i} `.padEnd(38, 'b')) });
-      await s.ok(key, 'share', { path: '/big10', with: recipient.slug, permission: 'read' });
+      await s.ok(key, 'share', { path: '/big10', with: recipient.slug, permission: 'read', includeHistory: true });
       const body = JSON.stringify({ path: `/shared/${owner}/big10/d.txt`, from: first.version });
       const { result, probe } = await measured(remote, readerKey, () => remote.call(recipient.apiKey, 'diff', undefined, body));
       assert.equal(result.inner.success, true, JSON.stringify(result.inner).slice(0, 300));
