@@ -1,5 +1,5 @@
 /**
- * The standing guard of issue 10: no single request may block the event loop for more than
+ * The standing guard: no single request may block the event loop for more than
  * 250 ms. Many agents share one process, so a request that holds the loop holds every other
  * agent's call with it.
  *

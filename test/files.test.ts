@@ -1,5 +1,5 @@
 /**
- * The core file tools end to end over HTTP (contract §4, §5): write, read, stat, list, mkdir,
+ * The core file tools end to end over HTTP (docs/contract/files.md#files-and-versions, §5): write, read, stat, list, mkdir,
  * delete and get_key_info — every success path and every error code, asserting what a client
  * sees. Runs on both backends.
  */

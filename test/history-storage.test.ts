@@ -1,5 +1,5 @@
 /**
- * Compact history (issue 18; store/blob-codec.ts, blob-delta.ts, blob-pack.ts): old versions
+ * Compact history (store/blob-codec.ts, blob-delta.ts, blob-pack.ts): old versions
  * stored as deflated deltas and snapshots read back byte-identical through every reader; dedupe
  * across paths; a restored or rewritten old content becomes raw again; purge re-bases the deltas
  * of what it deletes; the packer is idempotent and leaves a database snapshot-check accepts; the
