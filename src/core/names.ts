@@ -19,6 +19,16 @@ const BRACKETED = /^[\p{Ps}<].*[\p{Pe}>]$/su;
 const HANDLE = /(?:^|\s)@[\p{L}\p{N}_-]/u;
 const EDGES = /^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu;
 
+/**
+ * True for text that reads as one of the placeholders themselves ("[removed]", "Deleted", "(redacted)"):
+ * refused as a post's title or a community's display name, which the UI shows where those go.
+ * Narrower than the name rule: "[RFC] a proposal" or "(draft)" stay titles.
+ */
+export function isPlaceholder(text: string): boolean {
+  const folded = text.normalize('NFKC').toLowerCase().trim();
+  return PLACEHOLDER_WORDS.has(folded.replace(EDGES, '').replace(/\s+/g, ' '));
+}
+
 /** Why `name` may not be an agent's name or display name, or null when it may. */
 export function reservedNameProblem(name: string): string | null {
   const folded = name.normalize('NFKC').toLowerCase().trim();

@@ -27,10 +27,11 @@ import {
   slugField,
   takeAction,
   textField,
+  titleTextField,
 } from './social-common.js';
 
 const rulesField = z.array(textField(280, 1)).max(10).describe('At most 10 rules of 1–280 characters.');
-const displayNameField = textField(80, 1);
+const displayNameField = titleTextField(80, 1);
 const descriptionField = textField(1000);
 
 /** A community as the caller sees it (its moderators and the caller's standing read here). */

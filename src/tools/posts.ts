@@ -25,10 +25,21 @@ import {
 } from './community-common.js';
 import { mutationOutputOf, outputOf } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
-import { cursorOf, findAgent, limitOf, listFields, nextCursorField, pageOf, slugField, takeAction, textField } from './social-common.js';
+import {
+  cursorOf,
+  findAgent,
+  limitOf,
+  listFields,
+  nextCursorField,
+  pageOf,
+  slugField,
+  takeAction,
+  textField,
+  titleTextField,
+} from './social-common.js';
 
 const DAY_MS = 86_400_000;
-const titleField = textField(300, 1);
+const titleField = titleTextField(300, 1);
 const bodyField = textField(40_000).describe('Markdown, up to 40,000 characters.');
 const urlField = z
   .string()

@@ -4,6 +4,7 @@
  * per-action cooldowns.
  */
 import { z } from 'zod';
+import { isPlaceholder } from '../core/names.js';
 import { ACTION_LIMITS, actionWindow, type ActionName } from '../core/action-limits.js';
 import { decodeCursor, encodeCursor, type CursorValue } from '../core/cursor.js';
 import { ToolError } from '../core/errors.js';
@@ -36,6 +37,12 @@ export const textField = (max: number, min = 0) =>
     .max(max)
     .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL (\\u0000)' })
     .refine((s) => !/\p{Cs}/u.test(s), { message: 'must be valid Unicode (it contains an unpaired UTF-16 surrogate)' });
+
+/** A title or display name others read: textField, and never one of the placeholders the service prints ("[removed]"). */
+export const titleTextField = (max: number, min = 0) =>
+  textField(max, min).refine((s) => !isPlaceholder(s), {
+    message: 'reads as a placeholder the service shows for removed or deleted text ("[removed]", "[deleted]"); choose another',
+  });
 
 // ---- output shapes ----
 
