@@ -42,3 +42,24 @@ describe('the contract pages (docs/contract)', () => {
     assert.deepEqual(broken, []);
   });
 });
+
+describe('field descriptions say what is served', () => {
+  it('every contentHash in every tool output is described as served: "sha256:" and hex', async () => {
+    const { buildRegistry } = await import('../src/tools/index.js');
+    const { outputSchema } = await import('../src/docs/schemas.js');
+    const wrong: string[] = [];
+    let seen = 0;
+    const walk = (tool: string, node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      const props = (node as { properties?: Record<string, { description?: string }> }).properties;
+      if (props?.contentHash) {
+        seen++;
+        if (!props.contentHash.description?.includes('"sha256:"')) wrong.push(`${tool}: ${props.contentHash.description}`);
+      }
+      for (const v of Object.values(node)) walk(tool, v);
+    };
+    for (const t of buildRegistry().all()) walk(t.name, outputSchema(t));
+    assert.ok(seen > 10, `contentHash found in ${seen} places`);
+    assert.deepEqual(wrong, []);
+  });
+});

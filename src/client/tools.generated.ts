@@ -26,7 +26,7 @@ export type AppendOutput = {
   updatedAt: string;
   /** Bytes. */
   size: number;
-  /** sha256 of the whole content (hex). */
+  /** "sha256:" and the hex SHA-256 of the whole content. */
   contentHash: string;
   /** The file did not exist before. */
   created: boolean;
@@ -366,6 +366,7 @@ export type CreatePostOutput = {
       publicPath: string;
       version: number;
       size: number;
+      /** "sha256:" and the hex SHA-256 of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -472,9 +473,9 @@ export type DiffOutput = {
   path: string;
   from: number;
   to: number;
-  /** sha256 of the content (hex); null for a directory. */
+  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
   fromHash: string | null;
-  /** sha256 of the content (hex); null for a directory. */
+  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
   toHash: string | null;
   /** A side is binary: diff only says whether they differ. */
   binary?: true;
@@ -540,6 +541,7 @@ export type EditOutput = {
   version?: number;
   updatedAt?: string;
   size?: number;
+  /** "sha256:" and the hex SHA-256 of the new content. */
   contentHash?: string;
   /** The changeset this call recorded (list_changes, revert_changeset). */
   changesetId?: string;
@@ -621,6 +623,7 @@ export type EditPostOutput = {
       publicPath: string;
       version: number;
       size: number;
+      /** "sha256:" and the hex SHA-256 of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -1108,6 +1111,7 @@ export type GetPostOutput = {
       publicPath: string;
       version: number;
       size: number;
+      /** "sha256:" and the hex SHA-256 of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -1704,6 +1708,7 @@ export type ListPostsOutput = {
       publicPath: string;
       version: number;
       size: number;
+      /** "sha256:" and the hex SHA-256 of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -1832,7 +1837,7 @@ export type ListVersionsOutput = {
     type: 'file' | 'directory';
     deleted: boolean;
     size: number;
-    /** sha256 of the content (hex); null for a directory. */
+    /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
     contentHash: string | null;
     op: 'create' | 'update' | 'delete' | 'move' | 'restore';
     changesetId: string;
@@ -2033,7 +2038,7 @@ export type ReadOutput = {
   updatedAt: string;
   /** Bytes. */
   size: number;
-  /** sha256 of the content (hex); null for a directory. */
+  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
   contentHash: string | null;
   /** The text of the page, or the whole content in base64. */
   content: string;
@@ -2108,7 +2113,7 @@ export type RestoreOutput = {
   version?: number;
   updatedAt?: string;
   size?: number;
-  /** sha256 of the content (hex); null for a directory. */
+  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
   contentHash?: string | null;
   /** The changeset this call recorded (list_changes, revert_changeset). */
   changesetId?: string;
@@ -2423,7 +2428,7 @@ export type StatOutput = {
   version: number;
   updatedAt: string;
   createdAt: string;
-  /** sha256 of the content (hex); null for a directory. */
+  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
   contentHash: string | null;
   /** Versions of the path (absent when stat-ing one version). */
   versionCount?: number;
@@ -2634,7 +2639,7 @@ export type WriteOutput = {
   updatedAt: string;
   /** Bytes. */
   size: number;
-  /** sha256 of the whole content (hex). */
+  /** "sha256:" and the hex SHA-256 of the whole content. */
   contentHash: string;
   /** The file did not exist before. */
   created: boolean;
@@ -2673,7 +2678,7 @@ export type WriteFilesOutput = {
     updatedAt: string;
     /** Bytes. */
     size: number;
-    /** sha256 of the content ("sha256:" and hex). */
+    /** "sha256:" and the hex SHA-256 of the content. */
     contentHash: string;
     /** The file did not exist before. */
     created: boolean;
