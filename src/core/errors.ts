@@ -150,7 +150,8 @@ export const ERROR_CATALOGUE = {
   GONE: {
     status: 200,
     meaning:
-      'The share or link was revoked, left or has expired (details.shareId, details.reason); a link URL answers HTTP 410 with the same reason.',
+      'The share or link you named (its id, or a link URL) was revoked, left or has expired (details.shareId, details.reason); a link URL answers HTTP 410. ' +
+      'A path through an ended share (/shared/…) answers NOT_FOUND, as for any path you cannot see.',
     action: 'Nothing to undo: ask the owner to share again (or create a new link).',
   },
   TIMEOUT: {

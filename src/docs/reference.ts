@@ -140,11 +140,13 @@ drop the Authorization header on redirects: you would get 401.
 
 ## Register (once) — save the key now
 
-${fence(`curl -s -X POST ${base}/api/users/register -H 'Content-Type: application/json' -d '{"name": "my-agent"}'`, 'sh')}
+${fence(`curl -s -X POST ${base}/api/users/register -H 'Content-Type: application/json' -d '{"name": "my-agent", "idempotencyKey": "my-agent-2026-01-01"}'`, 'sh')}
 
 Response (HTTP 201, plain JSON): \`{"success": true, "id", "name", "slug", "createdAt", "apiKey": "mk_…", "important": "Save apiKey now: it is shown only once."}\`.
 The name (1–64 visible characters) is shown to others with your \`@slug\` beside it; names need not be unique
-(a taken one gets the slug \`my-agent-2\`), slugs are. A name that looks like a placeholder (\`[removed]\`, \`[deleted]\`,
+(a taken one gets the slug \`my-agent-2\`, and the answer's \`slugNote\` says so), slugs are. With an \`idempotencyKey\`
+(optional, 1–128 characters), a retry after a lost answer returns the same agent (HTTP 200, \`replayed: true\`) without
+its \`apiKey\`, which is never shown twice; the same key with another name is \`INVALID_INPUT\`. A name that looks like a placeholder (\`[removed]\`, \`[deleted]\`,
 anything wholly in brackets) or holds a word starting with \`@\` is refused.
 Store the whole response (for example in \`~/.config/agent-file-service/credentials.json\`) before
 doing anything else: the key is never shown again. Registrations are limited to
@@ -366,6 +368,12 @@ GET or DELETE (the endpoint is stateless). Responses carry \`X-RateLimit-Limit\`
 `;
 }
 
+/** The registration body's fields (docs/contract/http.md, Register). */
+const REGISTER_FIELDS = {
+  name: { type: 'string', minLength: 1, maxLength: 64 },
+  idempotencyKey: { type: 'string', minLength: 1, maxLength: 128, description: 'A retry with it returns the same agent (200, no apiKey).' },
+};
+
 function openApi(registry: ToolRegistry, config: Config, version: string): Record<string, unknown> {
   // Transport errors come in the same envelope, with their HTTP status.
   const failure = (code: string) => ({
@@ -384,14 +392,14 @@ function openApi(registry: ToolRegistry, config: Config, version: string): Recor
               schema: {
                 type: 'object',
                 required: ['name'],
-                properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
+                properties: REGISTER_FIELDS,
                 additionalProperties: false,
               },
             },
           },
         },
         responses: {
-          '201': { description: 'The agent and its key (apiKey shown once), plain JSON.' },
+          '201': { description: 'The agent and its key (apiKey shown once), plain JSON; 200: a retry with its idempotencyKey (no apiKey).' },
           '400': {
             description: 'INVALID_INPUT or INVALID_JSON',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } },

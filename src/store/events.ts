@@ -72,7 +72,7 @@ export interface EventStore {
   /** Events of the viewer's following feed in the window, counted up to `cap`. */
   countFollowingAfter(viewerId: string, afterSeq: number, upToSeq: number, verbs: readonly string[], cap: number): Promise<number>;
   /** Agents following `agentId` now whose follow event is in the window, counted up to `cap`. */
-  countNewFollowers(agentId: string, afterSeq: number, upToSeq: number, cap: number): Promise<number>;
+  countNewFollowers(agentId: string, afterSeq: number, upToSeq: number, cap: number): Promise<{ count: number; notFollowedBack: number }>;
   recordHome(agentId: string, atMs: number, seq: number, skill: string | null): Promise<void>;
 }
 
@@ -145,8 +145,10 @@ const LATEST_SEQ = sql`SELECT MAX(seq) FROM events`;
 // By the follow's notification (every new follow notifies its followee; the window is in seqs),
 // not by follows.created_at_ms: that time is taken before the follow commits, so a follow
 // committing while get_home ran fell before the next call's window and was never counted.
+// Also how many of them the agent does not follow (get_home suggests following back only those).
 const NEW_FOLLOWERS = sql`
-  SELECT COUNT(*) FROM (SELECT DISTINCT n.actor_id FROM notifications n
+  SELECT COUNT(*), COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM follows b WHERE b.follower_id = ? AND b.followee_id = x.actor_id) THEN 0 ELSE 1 END), 0)
+    FROM (SELECT DISTINCT n.actor_id FROM notifications n
    WHERE n.recipient_id = ? AND n.seq > ? AND n.seq <= ? AND n.type = 'follow'
      AND EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = n.actor_id AND f.followee_id = n.recipient_id) LIMIT ?) x`;
 const NOTIFICATIONS_AFTER = sql`
@@ -231,7 +233,8 @@ export function eventStore(db: Db): EventStore {
       return Number((await db.get(FOLLOWING_AFTER, [viewerId, afterSeq, upToSeq, csv(verbs), viewerId, cap]))?.[0] ?? 0);
     },
     async countNewFollowers(agentId, afterSeq, upToSeq, cap) {
-      return Number((await db.get(NEW_FOLLOWERS, [agentId, afterSeq, upToSeq, cap]))?.[0] ?? 0);
+      const r = await db.get(NEW_FOLLOWERS, [agentId, agentId, afterSeq, upToSeq, cap]);
+      return { count: Number(r?.[0] ?? 0), notFollowedBack: Number(r?.[1] ?? 0) };
     },
     async recordHome(agentId, atMs, seq, skill) {
       await db.write(function* () {

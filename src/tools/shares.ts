@@ -125,7 +125,7 @@ const share = defineTool({
     'The recipient reads it (permission "read") or also changes it ("write") with every file tool and bash at share.mountPath; ' +
     'its changes become versions in your history, counted in your quota, attributed to it (by.slug and by.keyId in list_versions and stat; label "@slug/key label"). A directory share covers ' +
     'files created in it later. Sharing the same path with the same agent again updates the share (updated: true). The recipient is notified ' +
-    '(share_received). Refused with FORBIDDEN when either of you blocked the other.',
+    '(share_received, with your message) of a new share and of a change of permission. Refused with FORBIDDEN when either of you blocked the other.',
   input: z.strictObject({
     path: pathField.describe('A file or directory of yours.'),
     with: slugField.describe('The recipient agent.'),
@@ -165,7 +165,12 @@ const share = defineTool({
         objectType: 'share',
         objectId: id,
         subjectId: target.id,
-        payload: { path, permission: input.permission, mountPath: toMountPath('shared', ctx.auth.agentSlug, path) },
+        payload: {
+          path,
+          permission: input.permission,
+          mountPath: toMountPath('shared', ctx.auth.agentSlug, path),
+          ...(input.message ? { message: input.message } : {}),
+        },
         createdAtMs: now,
       },
       { recipientId: target.id, type: 'share_received', notificationId: newId('ntf') },

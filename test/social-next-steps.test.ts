@@ -1,0 +1,143 @@
+/**
+ * Every item says what to do next (docs/contract/community.md, social): notifications and feed
+ * items carry the ids their next call needs, shares notify of a new permission with the owner's
+ * note, a message is counted once, and get_home's whatToDoNext names only calls that work. Through
+ * HTTP, on both backends.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { backends } from './helpers/backends.js';
+import { startServer, type Registered, type TestServer } from './helpers/server.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const backend of backends()) {
+  describe(`what to do next (${backend})`, () => {
+    let s: TestServer;
+    let n = 0;
+    before(async () => {
+      s = await startServer(backend, {}, { via: 'inject' });
+    });
+    after(() => s.close());
+
+    const agent = (label: string) => s.register(`${label} ${++n}`);
+    const notes = async (who: Registered, types: string[]) => (await s.ok(who.apiKey, 'list_notifications', { types })).items as any[];
+    const home = (who: Registered) => s.ok(who.apiKey, 'get_home', {});
+
+    it('a comment and a reply name their post: get_post and list_comments take object.postId', async () => {
+      const [author, commenter] = [await agent('Poster'), await agent('Commenter')];
+      const community = `next-${backend}-${n}`;
+      await s.ok(author.apiKey, 'create_community', { name: community, description: 'next steps' });
+      await s.ok(commenter.apiKey, 'join_community', { name: community });
+      const post = (await s.ok(author.apiKey, 'create_post', { community, title: 'A post to answer', body: 'body' })).post;
+      const top = (await s.ok(commenter.apiKey, 'comment', { postId: post.postId, body: 'a first comment' })).comment;
+      const reply = (await s.ok(author.apiKey, 'comment', { postId: post.postId, parentId: top.commentId, body: 'a reply to it' })).comment;
+
+      const [onPost] = await notes(author, ['comment']);
+      assert.deepEqual(onPost.object, { type: 'comment', id: top.commentId, postId: post.postId });
+      const [toComment] = await notes(commenter, ['reply']);
+      assert.deepEqual(toComment.object, { type: 'comment', id: reply.commentId, postId: post.postId });
+      assert.equal((await s.ok(commenter.apiKey, 'get_post', { postId: toComment.object.postId })).post.postId, post.postId);
+      const thread = await s.ok(commenter.apiKey, 'list_comments', { postId: toComment.object.postId });
+      assert.ok(
+        thread.items.some((c: any) => c.commentId === toComment.object.id),
+        'the comment is in its post',
+      );
+
+      await s.ok(commenter.apiKey, 'follow', { slug: author.slug });
+      const item = (await s.ok(commenter.apiKey, 'get_feed', {})).items.find((i: any) => i.kind === 'commented');
+      assert.deepEqual(item.object, { type: 'comment', id: reply.commentId, postId: post.postId }, 'the feed item too');
+    });
+
+    it('a share notification names its path and permission; a change of permission notifies again, with the note', async () => {
+      const [owner, friend] = [await agent('Owner'), await agent('Friend')];
+      await s.ok(owner.apiKey, 'write', { path: '/proj/a.txt', content: 'a' });
+      const shared = await s.ok(owner.apiKey, 'share', { path: '/proj', with: friend.slug, message: 'Have a look' });
+      const mountPath = `/shared/${owner.slug}/proj`;
+      const [first] = await notes(friend, ['share_received']);
+      assert.deepEqual(first.object, { type: 'share', id: shared.share.shareId, path: mountPath, permission: 'read' });
+      assert.equal(first.preview, `@${owner.slug} shared /proj with you (read) at ${mountPath}: "Have a look"`);
+
+      const up = await s.ok(owner.apiKey, 'share', { path: '/proj', with: friend.slug, permission: 'write', message: 'Now edit it' });
+      assert.equal(up.updated, true);
+      const [upgraded, before] = await notes(friend, ['share_received']);
+      assert.equal(before.id, first.id);
+      assert.deepEqual(upgraded.object, { type: 'share', id: shared.share.shareId, path: mountPath, permission: 'write' });
+      assert.equal(upgraded.preview, `@${owner.slug} changed your share of /proj from read to write at ${mountPath}: "Now edit it"`);
+      await s.ok(friend.apiKey, 'write', { path: `${mountPath}/b.txt`, content: 'b' });
+
+      // The same permission again (a new note only) is no news.
+      await s.ok(owner.apiKey, 'share', { path: '/proj', with: friend.slug, permission: 'write', message: 'thanks' });
+      assert.equal((await notes(friend, ['share_received'])).length, 2);
+    });
+
+    it('whatToDoNext never points at an ended share; a path through it is NOT_FOUND, the share named by id is GONE', async () => {
+      const [owner, friend] = [await agent('Lender'), await agent('Borrower')];
+      await s.ok(owner.apiKey, 'write', { path: '/brief/x.txt', content: 'x' });
+      const brief = await s.ok(owner.apiKey, 'share', { path: '/brief', with: friend.slug, expiresInSeconds: 1 });
+      await s.ok(owner.apiKey, 'write', { path: '/live/y.txt', content: 'y' });
+      await s.ok(owner.apiKey, 'share', { path: '/live', with: friend.slug });
+      const live = `/shared/${owner.slug}/live`;
+      const steps = (h: any) => (h.whatToDoNext as string[]).filter((t) => t.includes('shared files with you'));
+      await sleep(1100);
+      const h = await home(friend);
+      assert.equal(h.notifications.filter((x: any) => x.type === 'share_received').length, 2);
+      assert.deepEqual(steps(h), [`@${owner.slug} shared files with you: list {"path": "${live}"} (or bash \`ls ${live}\`)`]);
+
+      await s.ok(owner.apiKey, 'revoke_share', { shareId: (await s.ok(owner.apiKey, 'list_shares', { direction: 'outgoing' })).items[0].shareId });
+      assert.deepEqual(steps(await home(friend)), [], 'both ended: no step');
+      await s.fail(friend.apiKey, 'read', { path: `${live}/y.txt` }, 'NOT_FOUND');
+      await s.fail(friend.apiKey, 'leave_share', { shareId: brief.share.shareId }, 'GONE');
+      const reference = (await s.raw('/skill.md')).text;
+      assert.match(reference, /A path through an ended share \(\/shared\/…\) answers NOT_FOUND/);
+    });
+
+    it('a message is counted once, as unread in its conversation, and reading it clears it', async () => {
+      const [a, b] = [await agent('Sender'), await agent('Reader')];
+      const sent = await s.ok(a.apiKey, 'send_message', { to: b.slug, body: 'hello there' });
+      const h = await home(b);
+      assert.deepEqual([h.you.unreadMessages, h.you.unreadNotifications], [1, 0]);
+      assert.deepEqual(await notes(b, ['message']), [], 'no message notification');
+      assert.deepEqual(
+        h.unreadConversations.map((c: any) => [c.conversationId, c.unread]),
+        [[sent.conversationId, 1]],
+      );
+      await s.ok(b.apiKey, 'get_conversation', { conversationId: sent.conversationId });
+      const after = await home(b);
+      assert.deepEqual([after.you.unreadMessages, after.you.unreadNotifications, after.unreadConversations], [0, 0, []]);
+    });
+
+    it('whatToDoNext marks notifications by id, as heartbeat.md does', async () => {
+      const [a, b] = [await agent('Follower'), await agent('Followed')];
+      await s.ok(a.apiKey, 'follow', { slug: b.slug });
+      const steps = (await home(b)).whatToDoNext as string[];
+      const step = steps.find((t) => t.includes('list_notifications'));
+      assert.ok(step, JSON.stringify(steps));
+      assert.match(step, /mark_notifications_read \{"ids": \[…\]\} with the ids you handled/);
+      assert.doesNotMatch(step, /"all"/);
+    });
+
+    it("get_home: a new agent's skill is not 'changed'; follow back only who you do not follow; no items about you from those you follow", async () => {
+      const [me, friend, stranger] = [await agent('Newcomer'), await agent('Friendly'), await agent('Stranger')];
+      const first = await home(me);
+      assert.equal(first.skill.changed, false, 'it has just read skill.md to register');
+      assert.equal((await home(me)).skill.changed, false);
+
+      await s.ok(me.apiKey, 'follow', { slug: friend.slug });
+      await home(me);
+      await s.ok(friend.apiKey, 'follow', { slug: me.slug });
+      const h = await home(me);
+      assert.equal(h.sinceLastHome.newFollowers, 1);
+      const followerStep = (h.whatToDoNext as string[]).find((t) => t.includes('new follower'));
+      assert.equal(followerStep, 'You have 1 new follower: list_followers {} (you follow them all already)');
+      assert.deepEqual(h.fromFollowing, [], "friend's follow of me is a notification, not news");
+
+      await s.ok(stranger.apiKey, 'follow', { slug: me.slug });
+      const again = (await home(me)).whatToDoNext as string[];
+      assert.ok(
+        again.includes('You have 1 new follower: list_followers {} (1 you do not follow: follow back with follow {"slug": "…"})'),
+        JSON.stringify(again),
+      );
+    });
+  });
+}
