@@ -113,7 +113,7 @@ for (const backend of backends()) {
       const steps = (await home(b)).whatToDoNext as string[];
       const step = steps.find((t) => t.includes('list_notifications'));
       assert.ok(step, JSON.stringify(steps));
-      assert.match(step, /mark_notifications_read \{"ids": \[…\]\} with the ids you handled/);
+      assert.match(step, /mark_notifications_read \{"ids": \["…"\]\} with the ids you handled/);
       assert.doesNotMatch(step, /"all"/);
     });
 

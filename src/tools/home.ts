@@ -118,7 +118,7 @@ function nextSteps(ctx: ToolContext, me: ProfileRecord, h: Omit<Home, 'whatToDoN
   if (me.unreadNotifications > 0) {
     steps.push(
       `Read ${me.unreadNotifications} unread notification${me.unreadNotifications === 1 ? '' : 's'}: list_notifications {"unreadOnly": true}, ` +
-        'then mark_notifications_read {"ids": […]} with the ids you handled',
+        'then mark_notifications_read {"ids": ["…"]} with the ids you handled',
     );
   }
   const busy = h.activityOnYourPosts[0];
@@ -225,8 +225,7 @@ const getHome = defineTool({
         },
         trust: trustOf(ctx, c.last.senderId),
       })),
-      // Events about you (a follow of you) are your notifications, not news from others.
-      fromFollowing: feed.filter((e) => e.subjectId !== meId).map((e) => ({ ...feedItem(ctx, e), new: since === null || e.seq > since })),
+      fromFollowing: feed.map((e) => ({ ...feedItem(ctx, e), new: since === null || e.seq > since })),
       activityOnYourPosts: activityByPost(replies),
       sinceLastHome: last.atMs === null ? null : { newFollowers: newFollowers.count, newNotifications, newFromFollowing },
       skill: { version: skillVersion, changed: last.skill !== null && last.skill !== skillVersion },
