@@ -71,6 +71,21 @@ for (const backend of backends()) {
       assert.equal((await notes(friend, ['share_received'])).length, 2);
     });
 
+    it('stat keeps copiedFrom after the copy is edited, and says which version is the copy (copiedAt)', async () => {
+      const [owner, reader] = [await agent('Origin'), await agent('Forker')];
+      await s.ok(owner.apiKey, 'write', { path: '/src/lib.md', content: 'one\n' });
+      await s.ok(owner.apiKey, 'share', { path: '/src', with: reader.slug });
+      await s.ok(reader.apiKey, 'copy', { from: `/shared/${owner.slug}/src/lib.md`, to: '/fork/lib.md' });
+      const origin = { slug: owner.slug, path: '/src/lib.md', version: 1 };
+      const first = await s.ok(reader.apiKey, 'stat', { path: '/fork/lib.md' });
+      assert.deepEqual([first.copiedFrom, first.copiedAt], [origin, 1]);
+      await s.ok(reader.apiKey, 'append', { path: '/fork/lib.md', content: 'two\n' });
+      const edited = await s.ok(reader.apiKey, 'stat', { path: '/fork/lib.md' });
+      assert.deepEqual([edited.version, edited.copiedFrom, edited.copiedAt], [2, origin, 1]);
+      await s.ok(reader.apiKey, 'write', { path: '/fork/own.md', content: 'mine' });
+      assert.equal((await s.ok(reader.apiKey, 'stat', { path: '/fork/own.md' })).copiedFrom, undefined, 'not a copy');
+    });
+
     it('whatToDoNext never points at an ended share; a path through it is NOT_FOUND, the share named by id is GONE', async () => {
       const [owner, friend] = [await agent('Lender'), await agent('Borrower')];
       await s.ok(owner.apiKey, 'write', { path: '/brief/x.txt', content: 'x' });

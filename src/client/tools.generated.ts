@@ -2461,6 +2461,8 @@ export type StatOutput = {
     path: string;
     version: number;
   };
+  /** Without version: which of your versions is that copy (copiedFrom); later versions are edits of it, yours or your collaborators'. */
+  copiedAt?: number;
 };
 
 /** Input of `unblock`: Unblock an agent (idempotent). */
