@@ -30,6 +30,8 @@ interface Slot {
   searches: Int32Array;
   /** The search seen running at the last check, and since when. */
   seen: { seq: number; sinceMs: number } | null;
+  /** The thread has run its warm-up command (worker.ts): a command now starts at once. */
+  warm: boolean;
 }
 
 const HARD_GRACE_MS = 1500;
@@ -56,10 +58,11 @@ export class BashPool {
   }
 
   /** For /metrics: workers by state and jobs waiting (all agents). */
-  stats(): { workers: number; busy: number; queued: number } {
+  stats(): { workers: number; busy: number; starting: number; queued: number } {
     let queued = 0;
     for (const q of this.queues.values()) queued += q.length;
-    return { workers: this.slots.length, busy: this.slots.filter((s) => s.job !== null).length, queued };
+    const busy = this.slots.filter((s) => s.job !== null).length;
+    return { workers: this.slots.length, busy, starting: this.slots.filter((s) => s.job === null && !s.warm).length, queued };
   }
 
   private spawn(): Slot {
@@ -67,8 +70,12 @@ export class BashPool {
     const worker = new Worker(new URL('./worker.js', import.meta.url), {
       workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer },
     });
-    const slot: Slot = { worker, job: null, searches, seen: null };
-    worker.on('message', (outcome: BashOutcome) => {
+    const slot: Slot = { worker, job: null, searches, seen: null, warm: false };
+    worker.on('message', (outcome: BashOutcome | { warm: true }) => {
+      if ('warm' in outcome) {
+        slot.warm = true;
+        return;
+      }
       const current = slot.job;
       if (!current || current.job.id !== outcome.id) return;
       clearTimeout(current.timer);
@@ -195,7 +202,7 @@ export class BashPool {
     });
   }
 
-  /** Starts the threads ahead of the first command (loading just-bash takes ~200 ms). */
+  /** Starts the threads ahead of the first command: each loads just-bash and runs its warm-up (worker.ts). */
   warm(): void {
     this.pump();
   }

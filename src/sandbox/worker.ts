@@ -148,19 +148,41 @@ async function run(job: BashJob): Promise<BashOutcome> {
   }
 }
 
+/**
+ * The first command of a thread pays for loading just-bash's commands, the store's first queries
+ * and the JIT: a read-only command over an agent id no agent has takes that cost at start, so the
+ * first bash call after a start does not (measured in docs/operations.md, bash workers).
+ */
+const WARM_UP: BashJob = {
+  id: 0,
+  command:
+    "echo warm | cat | wc -l; ls -la /; grep -rn x /; find / -name x; sed -n 1p /dev/null; awk '{print}' /dev/null; sort /dev/null | uniq | head -1 | tail -1",
+  cwd: '/',
+  access: { agentId: 'agt_warm_up_no_agent', folder: null, canWrite: false, canDelete: false },
+  timeoutMs: 10_000,
+  maxOutputBytes: 1024,
+  maxCommands: 10_000,
+};
+// Jobs wait for it (one job at a time per thread: jobFs is the running job's).
+const ready: Promise<unknown> = run(WARM_UP)
+  .catch(() => null)
+  .then(() => parentPort!.postMessage({ warm: true }));
+
 parentPort!.on('message', (job: BashJob) => {
-  run(job).then(
-    (outcome) => parentPort!.postMessage(outcome),
-    (err) =>
-      parentPort!.postMessage({
-        id: job.id,
-        stdout: '',
-        stderr: '',
-        exitCode: 1,
-        truncated: false,
-        timedOut: false,
-        changes: [],
-        error: String((err as Error)?.stack ?? err),
-      }),
-  );
+  ready
+    .then(() => run(job))
+    .then(
+      (outcome) => parentPort!.postMessage(outcome),
+      (err) =>
+        parentPort!.postMessage({
+          id: job.id,
+          stdout: '',
+          stderr: '',
+          exitCode: 1,
+          truncated: false,
+          timedOut: false,
+          changes: [],
+          error: String((err as Error)?.stack ?? err),
+        }),
+    );
 });
