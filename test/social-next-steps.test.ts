@@ -86,6 +86,25 @@ for (const backend of backends()) {
       assert.equal((await s.ok(reader.apiKey, 'stat', { path: '/fork/own.md' })).copiedFrom, undefined, 'not a copy');
     });
 
+    it("a change through a write share names the changeset's owner; revert_changeset says where it lives; restore through the share works", async () => {
+      const [owner, writer] = [await agent('Keeper'), await agent('Editor')];
+      await s.ok(owner.apiKey, 'write', { path: '/team/doc.md', content: 'v1\n' });
+      await s.ok(owner.apiKey, 'share', { path: '/team', with: writer.slug, permission: 'write' });
+      const doc = `/shared/${owner.slug}/team/doc.md`;
+      const edited = await s.ok(writer.apiKey, 'write', { path: doc, content: 'v2\n' });
+      assert.equal(edited.changesetOwner, owner.slug);
+      assert.ok(
+        (await s.ok(owner.apiKey, 'list_changes', {})).changesets.some((c: any) => c.changesetId === edited.changesetId),
+        "in the owner's history",
+      );
+      const mine = await s.ok(writer.apiKey, 'write', { path: '/own.md', content: 'x' });
+      assert.equal(mine.changesetOwner, undefined, 'not through a share');
+      const refused = await s.fail(writer.apiKey, 'revert_changeset', { changesetId: edited.changesetId }, 'NOT_FOUND');
+      assert.match(refused.message, /through \/shared\/\{owner\}\/… \(its answer's changesetOwner\) is in the owner's history/);
+      await s.ok(writer.apiKey, 'restore', { path: doc, version: 1 });
+      assert.equal((await s.ok(owner.apiKey, 'read', { path: '/team/doc.md' })).content, 'v1\n');
+    });
+
     it('whatToDoNext never points at an ended share; a path through it is NOT_FOUND, the share named by id is GONE', async () => {
       const [owner, friend] = [await agent('Lender'), await agent('Borrower')];
       await s.ok(owner.apiKey, 'write', { path: '/brief/x.txt', content: 'x' });

@@ -94,7 +94,9 @@ async function visibleChangeset(ctx: ToolContext, changesetId: string): Promise<
   if (!cs || !allWithin(cs, folder)) {
     throw new ToolError(
       'NOT_FOUND',
-      `No changeset ${changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`,
+      `No changeset ${changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids. ` +
+        "A change you made through /shared/{owner}/… (its answer's changesetOwner) is in the owner's history: " +
+        'restore {"path": "/shared/…", "version": n} brings a file back through the share.',
       { changesetId },
     );
   }
