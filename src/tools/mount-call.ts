@@ -28,13 +28,14 @@ export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext
 async function runRouted(tool: AnyTool, input: unknown, ctx: ToolContext, route: MountRoute): Promise<object> {
   const inner = ctx.rebind(reboundAuth(ctx.auth, route.view, route.grant));
   try {
-    return ownedChangeset(route, toCaller(route, await tool.handler(input, inner)));
+    const out = toCaller(route, await tool.handler(input, inner));
+    return tool.mutating ? ownedChangeset(route, out) : out;
   } catch (err) {
     throw err instanceof ToolError ? errorToCaller(route, err) : err;
   }
 }
 
-/** A changeset made through /shared is the owner's: the answer names the owner (changesetOwner). */
+/** A changeset a call made through /shared is the owner's: the answer names the owner (changesetOwner). */
 function ownedChangeset(route: MountRoute, out: object): object {
   const id = (out as { changesetId?: unknown }).changesetId;
   return route.view.area === 'shared' && typeof id === 'string' ? { ...out, changesetOwner: route.view.slug } : out;
