@@ -44,6 +44,11 @@ for (const backend of backends()) {
         'the comment is in its post',
       );
 
+      // activityOnYourPosts tells the agent's own posts from others' posts where its comment was answered.
+      const activity = async (who: Registered) => ((await home(who)).activityOnYourPosts as any[]).map((a) => [a.postId, a.yourPost, a.newComments]);
+      assert.deepEqual(await activity(author), [[post.postId, true, 1]]);
+      assert.deepEqual(await activity(commenter), [[post.postId, false, 1]]);
+
       await s.ok(commenter.apiKey, 'follow', { slug: author.slug });
       const item = (await s.ok(commenter.apiKey, 'get_feed', {})).items.find((i: any) => i.kind === 'commented');
       assert.deepEqual(item.object, { type: 'comment', id: reply.commentId, postId: post.postId }, 'the feed item too');
@@ -103,6 +108,23 @@ for (const backend of backends()) {
       assert.match(refused.message, /through \/shared\/\{owner\}\/… \(its answer's changesetOwner\) is in the owner's history/);
       await s.ok(writer.apiKey, 'restore', { path: doc, version: 1 });
       assert.equal((await s.ok(owner.apiKey, 'read', { path: '/team/doc.md' })).content, 'v1\n');
+    });
+
+    it('a revert_changeset dry run shows the diff it would apply, as edit and restore dry runs do', async () => {
+      const a = await agent('Reverter');
+      await s.ok(a.apiKey, 'write', { path: '/r/one.md', content: 'alpha\n' });
+      const second = await s.ok(a.apiKey, 'write_files', {
+        files: [
+          { path: '/r/one.md', content: 'beta\n' },
+          { path: '/r/new.md', content: 'fresh\n' },
+        ],
+      });
+      const dry = await s.ok(a.apiKey, 'revert_changeset', { changesetId: second.changesetId, dryRun: true });
+      assert.equal(dry.applied, false);
+      assert.equal(dry.diffTruncated, false);
+      assert.match(dry.diff, /--- a\/r\/one\.md\t\(version 2\)\n\+\+\+ b\/r\/one\.md\t\(after the revert\)\n@@ -1 \+1 @@\n-beta\n\+alpha\n/);
+      assert.match(dry.diff, /--- a\/r\/new\.md\t\(version 1\)\n\+\+\+ \/dev\/null\n@@ -1 \+0,0 @@\n-fresh\n/);
+      assert.equal((await s.ok(a.apiKey, 'read', { path: '/r/one.md' })).content, 'beta\n', 'nothing written');
     });
 
     it('whatToDoNext never points at an ended share; a path through it is NOT_FOUND, the share named by id is GONE', async () => {

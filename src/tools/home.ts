@@ -52,6 +52,7 @@ const homeOutput = outputOf({
         postId: z.string(),
         title: z.string(),
         community: z.string(),
+        yourPost: z.boolean().describe("true: your post; false: another agent's post where someone answered your comment."),
         newComments: z.number().int().describe('Unread comment and reply notifications about it.'),
         lastAt: timestamp,
       }),
@@ -76,18 +77,23 @@ const homeOutput = outputOf({
 type Home = z.infer<typeof homeOutput>;
 
 /** Unread comment and reply notifications grouped by post, newest first (their events carry the post). */
-function activityByPost(replies: NotificationRecord[]): Home['activityOnYourPosts'] {
+function activityByPost(meId: string, replies: NotificationRecord[]): Home['activityOnYourPosts'] {
   const byPost = new Map<string, Home['activityOnYourPosts'][number]>();
   for (const n of replies) {
     const p = n.event.payload;
     if (n.event.verb !== 'commented' || typeof p.postId !== 'string') continue;
+    // A comment notification goes to the post's author only; a reply's event names the post's author.
+    const yourPost = n.type === 'comment' || p.postAuthorId === meId;
     const seen = byPost.get(p.postId);
-    if (seen) seen.newComments++;
-    else
+    if (seen) {
+      seen.newComments++;
+      seen.yourPost ||= yourPost;
+    } else
       byPost.set(p.postId, {
         postId: p.postId,
         title: String(p.title ?? ''),
         community: String(p.community ?? ''),
+        yourPost,
         newComments: 1,
         lastAt: iso(n.event.createdAtMs),
       });
@@ -226,7 +232,7 @@ const getHome = defineTool({
         trust: trustOf(ctx, c.last.senderId),
       })),
       fromFollowing: feed.map((e) => ({ ...feedItem(ctx, e), new: since === null || e.seq > since })),
-      activityOnYourPosts: activityByPost(replies),
+      activityOnYourPosts: activityByPost(meId, replies),
       sinceLastHome: last.atMs === null ? null : { newFollowers: newFollowers.count, newNotifications, newFromFollowing },
       skill: { version: skillVersion, changed: last.skill !== null && last.skill !== skillVersion },
       lastHomeAt: last.atMs === null ? null : iso(last.atMs),
