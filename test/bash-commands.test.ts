@@ -121,7 +121,7 @@ for (const backend of backends()) {
         const r = await bash(s, apiKey, cmd);
         assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['', 'bash: ln: command not found\n', 127], cmd);
       }
-      const skill = await (await fetch(`${s.url}/skill.md`)).text();
+      const skill = await (await fetch(`${s.url}/skill/bash.md`)).text();
       const list = /Commands: (ls, tree[^.]*)\./.exec(skill)?.[1] ?? '';
       assert.match(list, /^ls, tree, .*, readlink, /);
       assert.doesNotMatch(list, /\bln\b/);

@@ -250,13 +250,13 @@ for (const backend of backends()) {
       assert.doesNotMatch(r.message, /idempotencyKey/);
     });
 
-    it('the documented aliases work, and skill.md names each of them', async () => {
+    it('the documented aliases work, and the files page of the reference names each of them', async () => {
       const w = await s.ok(key, 'write', { filePath: '/alias.txt', content: 'one two two\n' });
       assert.equal(w.path, '/alias.txt');
       const e = await s.ok(key, 'edit', { file_path: '/alias.txt', oldString: 'two', newString: '2', replaceAll: true });
       assert.equal(e.replacements, 2);
       assert.equal((await s.ok(key, 'read', { path: '/alias.txt' })).content, 'one 2 2\n');
-      const md = await (await fetch(`${s.url}/skill.md`)).text();
+      const md = await (await fetch(`${s.url}/skill/files.md`)).text();
       for (const alias of ['file_path', 'filePath', 'oldString', 'newString', 'replaceAll']) assert.ok(md.includes(`\`${alias}\``), alias);
     });
 

@@ -160,7 +160,10 @@ for (const backend of backends()) {
 
     it("OpenAPI documents each tool's result schema and the error envelope; skill.md lists the result fields", async () => {
       const api = (await s.raw('/openapi.json')).body;
-      const md: string = (await s.raw('/skill.md')).body;
+      // The result fields are on each tool's family page.
+      const sj = (await s.raw('/skill.json')).body;
+      const pages = Object.keys(sj.files).filter((n) => n.startsWith('skill/'));
+      const md = (await Promise.all(pages.map(async (n) => (await s.raw(`/${n}`)).text))).join('\n');
       for (const tool of registry.all()) {
         const ok = api.paths[`/api/tools/${tool.name}`].post.responses['200'].content['application/json'].schema;
         assert.deepEqual(ok.oneOf, [{ $ref: `#/components/schemas/${tool.name}_envelope` }, { $ref: '#/components/schemas/ToolErrorEnvelope' }]);

@@ -1,15 +1,18 @@
 /**
- * The reference files are generated from the registry and real runs: every tool appears in
- * skill.md, skill.json and OpenAPI, and every example in skill.md, executed against a fresh
- * server, returns what the document shows (modulo ids and times).
+ * The reference files are generated from the registry and real runs (made at build time,
+ * dist/reference): every tool appears in skill.md (one compact entry), in exactly one family page
+ * (its complete input schema), skill.json and OpenAPI; every example of the family pages, executed
+ * against a fresh server, returns what the page shows (modulo ids and times); the budgets hold.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { normalizeExample, renderReference } from '../src/docs/reference.js';
-import { runHeartbeatExample } from '../src/docs/heartbeat-run.js';
 import { HEARTBEAT_STEPS, STATE_PATH } from '../src/heartbeat/routine.js';
+import { loadPrebuilt } from '../src/docs/prebuilt.js';
+import { inputSchema, scopeText } from '../src/tools/describe.js';
+import { inputSignature } from '../src/docs/signature.js';
 import { buildRegistry } from '../src/tools/index.js';
 import { defineTool } from '../src/tools/registry.js';
 import { backends, createTestDatabase, testConfig } from './helpers/backends.js';
@@ -19,7 +22,17 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
 
-/** Per tool section of skill.md: the example inputs (curl -d) and the response JSON blocks. */
+/** The family pages skill.json lists: path → text. */
+async function familyPages(s: TestServer): Promise<Map<string, string>> {
+  const sj = (await s.raw('/skill.json')).body;
+  const out = new Map<string, string>();
+  for (const name of Object.keys(sj.files).filter((n) => n.startsWith('skill/'))) out.set(name, (await s.raw(`/${name}`)).text);
+  return out;
+}
+
+const KB = 1024;
+
+/** Per tool section of a family page: the example inputs (curl -d) and the response JSON blocks. */
 function parseExamples(md: string): Map<string, Array<{ input: any; response: any }>> {
   const out = new Map<string, Array<{ input: any; response: any }>>();
   const sections = md.split(/\n### `/).slice(1);
@@ -39,11 +52,12 @@ for (const backend of backends()) {
   describe(`reference files (${backend})`, () => {
     let s: TestServer;
     before(async () => {
-      s = await startServer(backend, {}, { via: 'inject' });
+      // The build's settings (its rate limit shows in answers), so the server serves the build's runs.
+      s = await startServer(backend, { RATE_LIMIT_PER_MINUTE: '1200' }, { via: 'inject' });
     });
     after(() => s.close());
 
-    it('skill.md: front matter, the sections agents need, and every registered tool with its schema and scope', async () => {
+    it('skill.md: front matter, the sections agents need, and every registered tool with its scope, signature and an example', async () => {
       const r = await s.raw('/skill.md');
       assert.equal(r.status, 200);
       assert.match(r.headers.get('content-type') ?? '', /text\/markdown/);
@@ -62,14 +76,54 @@ for (const backend of backends()) {
         '## Errors',
         '## Limits',
         '## Heartbeat',
-        "## Working with other agents' files",
       ]) {
         assert.ok(md.includes(heading), heading);
       }
       assert.match(md, /Never send your API key to any other host/);
       for (const tool of registry.all()) {
-        assert.ok(md.includes(`### \`${tool.name}\``), `skill.md documents ${tool.name}`);
+        const line = md.split('\n').find((l) => l.startsWith(`- \`${tool.name}\` `));
+        assert.ok(line, `skill.md has an entry for ${tool.name}`);
+        assert.ok(line.startsWith(`- \`${tool.name}\` (${scopeText(tool)}) \`${inputSignature(tool)}\` → \`{`), line);
+        const example = / e\.g\. `(\{.*\})`$/.exec(line);
+        assert.ok(example, `${tool.name}: an example`);
+        JSON.parse(example[1]!);
       }
+      // Each family page is linked.
+      for (const page of (await familyPages(s)).keys()) assert.ok(md.includes(`${s.config.baseUrl}/${page}`), page);
+    });
+
+    it('budgets: skill.md ≤ 32 KB, each family page ≤ 40 KB, heartbeat.md ≤ 6 KB', async () => {
+      const size = async (path: string) => Buffer.byteLength((await s.raw(path)).text);
+      assert.ok((await size('/skill.md')) <= 32 * KB, `skill.md is ${await size('/skill.md')} bytes`);
+      assert.ok((await size('/heartbeat.md')) <= 6 * KB, `heartbeat.md is ${await size('/heartbeat.md')} bytes`);
+      const pages = await familyPages(s);
+      assert.ok(pages.size >= 7);
+      for (const [name, text] of pages) assert.ok(Buffer.byteLength(text) <= 40 * KB, `${name} is ${Buffer.byteLength(text)} bytes`);
+    });
+
+    it('every tool is on exactly one family page, with its complete input schema; unchanged files answer 304', async () => {
+      const pages = await familyPages(s);
+      const sj = (await s.raw('/skill.json')).body;
+      for (const tool of registry.all()) {
+        const on = [...pages].filter(([, text]) => text.includes(`\n### \`${tool.name}\`\n`));
+        assert.deepEqual(
+          on.map(([name]) => name),
+          [sj.tools.find((t: any) => t.name === tool.name).page],
+          `${tool.name} is on one page, the one skill.json names`,
+        );
+        const section = on[0]![1].split(`\n### \`${tool.name}\`\n`)[1]!;
+        const schema = /Input \(JSON Schema\):\n\n```json\n([\s\S]*?)\n```/.exec(section)!;
+        assert.deepEqual(JSON.parse(schema[1]!), inputSchema(tool), `${tool.name}'s input schema`);
+      }
+      // What an agent re-fetches: nothing, when it sends the version or hash it saved.
+      const first = await s.raw('/skill.json');
+      assert.equal(first.headers.get('etag'), `"${sj.version}"`);
+      const again = await s.raw('/skill.json', { headers: { 'if-none-match': `"${sj.version}"` } });
+      assert.equal(again.status, 304);
+      assert.equal(again.text, '');
+      const page = await s.raw('/skill/files.md', { headers: { 'if-none-match': `"${sj.files['skill/files.md'].sha256}"` } });
+      assert.equal(page.status, 304);
+      assert.equal((await s.raw('/skill/nope.md')).status, 404);
     });
 
     it('skill.json and openapi.json list every tool; skill.json hashes match the files', async () => {
@@ -81,7 +135,10 @@ for (const backend of backends()) {
         assert.equal(file.sha256, createHash('sha256').update(text).digest('hex'), name);
         assert.equal(file.url, `${s.config.baseUrl}/${name}`);
       }
-      assert.deepEqual(Object.keys(sj.files).sort(), ['heartbeat.md', 'mcp.md', 'openapi.json', 'skill.md']);
+      for (const name of ['heartbeat.md', 'mcp.md', 'openapi.json', 'skill.md', 'skill/files.md', 'skill/bash.md', 'skill/search.md']) {
+        assert.ok(sj.files[name], name);
+        assert.equal(sj.files[name].version, sj.files[name].sha256.slice(0, 12));
+      }
       assert.equal(sj.minHeartbeatIntervalHours, 4);
       assert.match(sj.version, /^\d+\.\d+\.\d+\+[0-9a-f]{12}$/);
       const inUse = registry.scopesInUse();
@@ -104,9 +161,9 @@ for (const backend of backends()) {
       assert.ok(api.paths['/api/users/register'].post);
     });
 
-    it('every example in skill.md returns what the document shows (modulo ids and times)', async () => {
-      const md = (await s.raw('/skill.md')).text;
-      const docs = parseExamples(md);
+    it('every example of the family pages (run at build time) returns what the page shows (modulo ids and times)', async () => {
+      assert.ok(loadPrebuilt(registry, s.config), "the server serves the build's runs (dist/reference: run npm run build)");
+      const docs = new Map([...(await familyPages(s)).values()].flatMap((text) => [...parseExamples(text)]));
       const { apiKey } = await exampleWorld(s); // the agents the examples ran with
       let checked = 0;
       for (const tool of registry.all()) {
@@ -122,7 +179,7 @@ for (const backend of backends()) {
       assert.ok(checked >= registry.all().length);
     });
 
-    it('heartbeat.md: how often, what to keep, the steps in order, each with the calls the example run made', async () => {
+    it('heartbeat.md: how often, what to keep, the steps in order, each starting with one call and its exact input', async () => {
       const hb: string = (await s.raw('/heartbeat.md')).body;
       assert.match(
         hb,
@@ -148,18 +205,16 @@ for (const backend of backends()) {
           'Save the time',
         ],
       );
-      // Each step shows at least one real call with its answer; the answers parse.
+      // Every call named with an input shows the exact input: a tool that exists, a JSON object.
       for (const section of hb.split(/\n### \d+\. /).slice(1)) {
-        const shown = [...section.matchAll(/: `([a-z_]+)` `(\{.*\})` →\n\n```json\n([\s\S]*?)\n```/g)];
-        assert.ok(shown.length > 0, section.slice(0, 40));
-        for (const m of shown) {
+        const calls = [...section.matchAll(/`([a-z_]+)` (\{[^\n]*?\})(?=[ ;:.,)(]|$)/gm)];
+        assert.ok(calls.length > 0, section.slice(0, 40));
+        for (const m of calls) {
           assert.ok(registry.get(m[1]!), m[1]);
           JSON.parse(m[2]!);
-          JSON.parse(m[3]!);
         }
       }
-      assert.match(hb, /alice, second heartbeat: `get_home` `\{\}`/);
-      assert.match(hb, /bob, first heartbeat: `copy` `\{"from": "\/published\/alice\/reports\/tokenizer-bench.md"/);
+      assert.match(hb, /If-None-Match: "<skillVersion>"`\. 304: nothing changed, nothing to fetch/);
     });
 
     it('heartbeat.md lists only tools that exist; mcp.md explains the connection', async () => {
@@ -202,17 +257,18 @@ describe('reference versioning', () => {
       );
       const b = renderReference(extended, config, new Map());
       assert.notEqual(a.version, b.version);
-      assert.ok(b.files['skill.md'].includes('### `zz_probe`'));
-      assert.ok(JSON.parse(b.files['skill.json']).tools.some((t: any) => t.name === 'zz_probe'));
-      assert.ok(JSON.parse(b.files['openapi.json']).paths['/api/tools/zz_probe']);
+      assert.ok(b.files['skill/files.md']!.includes('### `zz_probe`'));
+      assert.ok(b.files['skill.md']!.includes('- `zz_probe` (files:read) `{}`'));
+      assert.ok(JSON.parse(b.files['skill.json']!).tools.some((t: any) => t.name === 'zz_probe'));
+      assert.ok(JSON.parse(b.files['openapi.json']!).paths['/api/tools/zz_probe']);
       assert.equal(renderReference(registry, config, new Map()).version, a.version, 'same input, same version');
-      // heartbeat.md alone changing (its example run shown) changes the version too.
-      const run = await runHeartbeatExample(registry, config);
-      const c = renderReference(registry, config, new Map(), run);
+      // An example's answer alone changing (its run shown on a family page) changes the version too.
+      const runs = new Map([['read', [{ title: 'probe', input: { path: '/a' }, response: { success: true }, isError: false }]]]);
+      const c = renderReference(registry, config, runs);
       assert.notEqual(c.version, a.version);
       assert.equal(c.files['mcp.md'], a.files['mcp.md']);
-      assert.notEqual(c.files['heartbeat.md'], a.files['heartbeat.md']);
-      assert.equal(renderReference(registry, config, new Map(), await runHeartbeatExample(registry, config)).version, c.version, 'runs are the same');
+      assert.notEqual(c.files['skill/files.md'], a.files['skill/files.md']);
+      assert.equal(renderReference(registry, config, runs).version, c.version, 'same runs, same version');
     } finally {
       await db.drop();
     }

@@ -136,8 +136,14 @@ for (const backend of backends()) {
       assert.deepEqual(versions.versions[1].by, { keyId: aliceKey, label: 'default' });
       assert.deepEqual((await s.ok(alice.key, 'stat', { path: '/projects/x/readme.md' })).updatedBy, versions.versions[0].by);
       assert.deepEqual((await s.ok(alice.key, 'stat', { path: '/projects/x/readme.md', version: 3 })).updatedBy, versions.versions[1].by);
-      // bob, reading alice's history through his share, sees the same attribution.
-      assert.deepEqual((await s.ok(bob.key, 'list_versions', { path: `${mount}/readme.md`, limit: 1 })).versions[0].by, versions.versions[0].by);
+      // bob, reading alice's history through his share, sees the agents, never their keys.
+      assert.deepEqual(
+        (await s.ok(bob.key, 'list_versions', { path: `${mount}/readme.md`, limit: 2 })).versions.map((v: any) => v.by),
+        [
+          { keyId: null, label: null, slug: carol.slug },
+          { keyId: null, label: null, slug: alice.slug },
+        ],
+      );
       const changes = await s.ok(alice.key, 'list_changes', {});
       assert.ok(
         changes.changesets.some((c: any) => c.by.label?.startsWith(`@${carol.slug}/`)),

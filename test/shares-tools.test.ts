@@ -56,6 +56,7 @@ for (const backend of backends()) {
           createdAt: 'T',
           updatedAt: 'T',
           expiresAt: null,
+          includeHistory: false,
           trust: 'self',
         },
       );

@@ -27,6 +27,8 @@ export interface Grant {
   permission: 'read' | 'write';
   /** A pinned version of a published file; null: the head. */
   version: number | null;
+  /** A share's history starts here (its creation); null: all of it (shared with includeHistory, or published). */
+  sinceMs: number | null;
 }
 
 /** Cheap pre-check on a client's raw path: could it name a mount once normalized? */

@@ -3,7 +3,7 @@
  * `output`): the JSON Schema (MCP outputSchema, OpenAPI), the field list of its skill.md section,
  * and the OpenAPI 200 response that holds either it or the error envelope.
  */
-import { outputSchema as toolOutputSchema } from '../tools/describe.js';
+import { outputSchema as toolOutputSchema } from './schemas.js';
 import type { AnyTool } from '../tools/registry.js';
 
 /** The parts of a JSON Schema (as zod emits it) the field list reads. */

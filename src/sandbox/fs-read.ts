@@ -216,7 +216,8 @@ export abstract class StoreFsReader {
         if (!page.nextAfter) break;
         after = page.nextAfter;
       }
-      for (const n of nodes) if (!this.base.has(n.path)) this.base.set(n.path, n);
+      // A pinned file's head is not what the reader sees: head() reads its pinned version.
+      for (const n of nodes) if (!this.base.has(n.path) && this.pinOf(n.path) === undefined) this.base.set(n.path, n);
       list = nodes;
       this.listed.set(dir, list);
     }
@@ -266,6 +267,7 @@ export abstract class StoreFsReader {
     if (this.prefetched.has(p)) {
       for (const [path, n] of this.summaries) {
         if (n.kind !== 'file' || !n.blobHash || this.contents.has(path) || path === p || !isWithin(path, p)) continue;
+        if (this.pinOf(path) !== undefined) continue; // read at its pinned version by bytesOf
         if (wanted >= maxBytes) break;
         wanted += n.size;
         const hit = this.cache?.get(agentId, n.blobHash);
@@ -293,6 +295,7 @@ export abstract class StoreFsReader {
         this.store.readSubtree(agentId, p, 500, after),
       );
       for (const n of page.nodes) {
+        if (this.pinOf(n.path) !== undefined) continue; // read at its pinned version by bytesOf
         if (!this.base.has(n.path)) this.base.set(n.path, n);
         if (!this.contents.has(n.path) && n.content) {
           this.contents.set(n.path, n.content);

@@ -131,6 +131,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
     // commands may still be running: the pool replaces this worker.)
     const changes = timedOut ? [] : await fs.plannedChanges();
     const mounted = timedOut || !('mountedChanges' in fs) ? [] : await fs.mountedChanges();
+    const copied = timedOut || !('mountedCopies' in fs) ? [] : fs.mountedCopies();
     return {
       id: job.id,
       stdout: o.text,
@@ -140,6 +141,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
       timedOut,
       changes,
       mounted,
+      copied,
     };
   } finally {
     // From here on, anything of this job still under way fails at its next filesystem access.

@@ -20,6 +20,16 @@ export interface Migration {
   postgres: string;
 }
 
+const ATTACHMENTS_PER_POST = `
+  INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms, removed_at_ms, internal)
+  SELECT 'pub_att_' || p.id, p.author_id, '/.attachments/' || p.id, 'dir', NULL, 'Post attachments', '', '[]', 0, p.created_at_ms,
+         COALESCE(p.deleted_at_ms, p.removed_at_ms), TRUE
+    FROM posts p
+   WHERE p.attachments <> '[]'
+     AND EXISTS (SELECT 1 FROM published a WHERE a.owner_id = p.author_id AND a.path = '/.attachments' AND a.internal);
+  UPDATE published SET removed_at_ms = created_at_ms WHERE internal AND path = '/.attachments' AND removed_at_ms IS NULL;
+`;
+
 export const MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -337,5 +347,23 @@ export const MIGRATIONS: Migration[] = [
     // segments. Stored in the FTS5 table's own config; PostgreSQL's GIN index has no segments.
     sqlite: "INSERT INTO search_fts (search_fts, rank) VALUES ('usermerge', 2);",
     postgres: 'SELECT 1;',
+  },
+  {
+    version: 13,
+    name: 'shares: includeHistory',
+    // A share shows its files' history from its creation on (created_at_ms); include_history
+    // shows all of it (docs/contract/visibility.md). Shares made before this step
+    // follow the new rule too.
+    sqlite: 'ALTER TABLE shares ADD COLUMN include_history INTEGER NOT NULL DEFAULT 0;',
+    postgres: 'ALTER TABLE shares ADD COLUMN include_history BOOLEAN NOT NULL DEFAULT FALSE;',
+  },
+  {
+    version: 14,
+    name: 'post attachments: one published item per post, taken down with the post',
+    // Each post's /.attachments/{postId} becomes its own internal item (store/published.ts
+    // showAttachmentsOf), removed while the post is removed or deleted; the agent-wide
+    // /.attachments item goes (times: the rows' own, never the database's clock).
+    sqlite: ATTACHMENTS_PER_POST,
+    postgres: ATTACHMENTS_PER_POST,
   },
 ];

@@ -28,6 +28,8 @@ export interface ShareRecord {
   expiresAtMs: number | null;
   endedAtMs: number | null;
   endReason: ShareEnd | null;
+  /** Agent shares: the recipient sees the history from before the share too. */
+  includeHistory: boolean;
 }
 
 export interface NewShare {
@@ -39,6 +41,7 @@ export interface NewShare {
   message: string | null;
   atMs: number;
   expiresAtMs: number | null;
+  includeHistory: boolean;
 }
 
 export interface NewLink {
@@ -81,13 +84,11 @@ export interface SharesStore {
   }): Promise<ShareRecord[]>;
   /** Live shares and links the owner has (the active-share cap). */
   countActiveShares(ownerId: string, nowMs: number): Promise<number>;
-  /** Appends an event of the shares family that changes nothing else (copied). */
-  recordEvent(event: NewEvent, notify: readonly Notify[]): Promise<void>;
 }
 
 const SHARE_COLUMNS =
   's.id, s.kind, s.path, s.permission, s.version, s.message, s.created_at_ms, s.updated_at_ms, s.expires_at_ms, s.ended_at_ms, s.end_reason, ' +
-  `${summaryColumns('o')}, ${summaryColumns('r')}`;
+  `${summaryColumns('o')}, ${summaryColumns('r')}, s.include_history`;
 const SHARE_FROM = 'shares s JOIN agents o ON o.id = s.owner_id LEFT JOIN agents r ON r.id = s.recipient_id';
 
 const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -108,6 +109,7 @@ function shareFromRow(v: Row): ShareRecord {
     endReason: (v[10] ?? null) as ShareEnd | null,
     owner: summaryFromRow(v, 11),
     recipient,
+    includeHistory: v[11 + 2 * SUMMARY_WIDTH] === true || v[11 + 2 * SUMMARY_WIDTH] === 1,
   };
 }
 
@@ -119,10 +121,10 @@ const COUNT_ACTIVE = sql`SELECT COUNT(*) FROM shares s WHERE s.owner_id = ? AND 
 const LIVE_PAIR = sql`
   SELECT id, expires_at_ms, permission FROM shares WHERE kind = 'agent' AND owner_id = ? AND recipient_id = ? AND path = ? AND ended_at_ms IS NULL`;
 const END_EXPIRED = sql`UPDATE shares SET ended_at_ms = expires_at_ms, end_reason = 'revoked' WHERE id = ?`;
-const UPDATE_SHARE = sql`UPDATE shares SET permission = ?, message = ?, expires_at_ms = ?, updated_at_ms = ? WHERE id = ?`;
+const UPDATE_SHARE = sql`UPDATE shares SET permission = ?, message = ?, expires_at_ms = ?, updated_at_ms = ?, include_history = (? = 1) WHERE id = ?`;
 const INSERT_SHARE = sql`
-  INSERT INTO shares (id, owner_id, kind, path, recipient_id, permission, version, token_hash, message, created_at_ms, updated_at_ms, expires_at_ms)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  INSERT INTO shares (id, owner_id, kind, path, recipient_id, permission, version, token_hash, message, created_at_ms, updated_at_ms, expires_at_ms, include_history)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (? = 1))`;
 const GET_SHARE = sql`SELECT ${SHARE_COLUMNS} FROM ${SHARE_FROM} WHERE s.id = ?`;
 const GET_LINK = sql`SELECT ${SHARE_COLUMNS} FROM ${SHARE_FROM} WHERE s.token_hash = ?`;
 const END_SHARE = sql`UPDATE shares SET ended_at_ms = ?, end_reason = ? WHERE id = ? AND ended_at_ms IS NULL`;
@@ -155,7 +157,7 @@ export function sharesStore(db: Db): SharesStore {
 }
 
 /** Creating, updating and ending shares and links, with their events. */
-function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'endShare' | 'recordEvent'> {
+function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'endShare'> {
   return {
     putShare(s, event, notify, maxActive) {
       return db.write(
@@ -165,7 +167,7 @@ function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'end
           const live = yield* get(LIVE_PAIR, [s.ownerId, s.recipientId, s.path]);
           if (live && !(live[1] !== null && Number(live[1]) <= s.atMs)) {
             const id = String(live[0]);
-            yield* run(UPDATE_SHARE, [s.permission, s.message, s.expiresAtMs, s.atMs, id]);
+            yield* run(UPDATE_SHARE, [s.permission, s.message, s.expiresAtMs, s.atMs, s.includeHistory ? 1 : 0, id]);
             // A change of permission is news to the recipient (docs/contract: share); a new note or expiry alone is not.
             const previousPermission = String(live[2]);
             if (previousPermission !== s.permission) {
@@ -189,6 +191,7 @@ function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'end
             s.atMs,
             s.atMs,
             s.expiresAtMs,
+            s.includeHistory ? 1 : 0,
           ]);
           yield* appendEvent(event, [notify]);
           return { outcome: 'created', id: s.id };
@@ -201,7 +204,7 @@ function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'end
         function* (): Program<'created' | 'full'> {
           yield* lockLog();
           if ((yield* countActive(l.ownerId, l.atMs)) >= maxActive) return 'full';
-          yield* run(INSERT_SHARE, [l.id, l.ownerId, 'link', l.path, null, 'read', l.version, l.tokenHash, null, l.atMs, l.atMs, l.expiresAtMs]);
+          yield* run(INSERT_SHARE, [l.id, l.ownerId, 'link', l.path, null, 'read', l.version, l.tokenHash, null, l.atMs, l.atMs, l.expiresAtMs, 0]);
           return 'created';
         },
         { atomic: true },
@@ -214,15 +217,6 @@ function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'end
           if (!(yield* run(END_SHARE, [atMs, reason, id]))) return false;
           if (event) yield* appendEvent(event, notify ? [notify] : []);
           return true;
-        },
-        { atomic: true },
-      );
-    },
-    async recordEvent(event, notify) {
-      await db.write(
-        function* () {
-          yield* lockLog();
-          yield* appendEvent(event, notify);
         },
         { atomic: true },
       );

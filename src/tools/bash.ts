@@ -7,6 +7,7 @@ import { iso } from '../core/time.js';
 import { ENTRY_PAGE } from './big-trees.js';
 import { ROOT, isLive, navigablePath } from './common.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { recordBashCopies } from './bash-copies.js';
 import { commitMounted } from './bash-mounts.js';
 import { MountedFs } from '../sandbox/mounted-fs.js';
 import type { FsAccess } from '../sandbox/fs.js';
@@ -175,7 +176,10 @@ async function saveChanges(ctx: ToolContext, outcome: BashOutcome) {
   };
   if (outcome.changes.length) {
     try {
-      return await ctx.commit(outcome.changes, withShared);
+      let own: Parameters<typeof respond>[0] = null;
+      const answer = await ctx.commit(outcome.changes, (cs) => withShared((own = cs)));
+      if (own) await recordBashCopies(ctx, outcome.copied ?? [], outcome.changes, own);
+      return answer;
     } catch (err) {
       // Once another tree saved its part, a conflict here is not retried (a rerun would repeat that part).
       if (err instanceof StoreConflict && shared.done.length) {

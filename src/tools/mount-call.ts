@@ -7,7 +7,8 @@ import { ToolError } from '../core/errors.js';
 import { mayNameMount, parseMount } from '../core/mounts.js';
 import { copyAcross } from './copy-across.js';
 import { answerMountDirectory } from './mount-dirs.js';
-import { errorToCaller, namedPaths, reboundAuth, routeMounts, toCaller, type MountRoute, type NamedPath } from './mounts.js';
+import { historyGate } from './mount-history.js';
+import { errorToCaller, nameKeyRefs, namedPaths, reboundAuth, routeMounts, toCaller, type MountRoute, type NamedPath } from './mounts.js';
 import type { AnyTool, ToolContext } from './registry.js';
 
 export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<object> {
@@ -27,12 +28,20 @@ export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext
 
 async function runRouted(tool: AnyTool, input: unknown, ctx: ToolContext, route: MountRoute): Promise<object> {
   const inner = ctx.rebind(reboundAuth(ctx.auth, route.view, route.grant));
+  const gate = await historyGate(tool.name, route, inner);
+  let result: object;
   try {
-    const out = toCaller(route, await tool.handler(input, inner));
-    return tool.mutating ? ownedChangeset(route, out) : out;
+    // The gate may have rewritten route.input (the same object as input for every tool but write_files).
+    result = await tool.handler(input, inner);
   } catch (err) {
-    throw err instanceof ToolError ? errorToCaller(route, err) : err;
+    if (!(err instanceof ToolError)) throw err;
+    await nameKeyRefs(inner, err.details);
+    throw gate.hidden(err) ?? errorToCaller(route, gate.scrub(err));
   }
+  const shown = await gate.after(result);
+  await nameKeyRefs(inner, shown);
+  const out = toCaller(route, shown);
+  return tool.mutating ? ownedChangeset(route, out) : out;
 }
 
 /** A changeset a call made through /shared is the owner's: the answer names the owner (changesetOwner). */

@@ -24,9 +24,10 @@ import {
   type MountRef,
 } from '../core/mounts.js';
 import { ancestorsOf, checkCreatable, isWithin } from '../core/paths.js';
-import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from '../core/attachments.js';
+import { ATTACHMENTS_ROOT, isAttachmentPath } from '../core/attachments.js';
 import type { AgentSummary } from '../store/social-rows.js';
 import { liveShares } from './grant-cache.js';
+import { isLive, nameWriters, type KeyRef } from './common.js';
 import type { AnyTool, AuthContext, ToolContext } from './registry.js';
 
 /** What each file tool may do in a mount ('never': refused there). bash routes mounts itself. */
@@ -47,8 +48,10 @@ const POLICY: Readonly<Record<string, 'read' | 'write' | 'copy'>> = {
   restore: 'write',
   copy: 'copy',
 };
-/** Published items show one version of their files: no history through /published. */
-const PUBLISHED_TOOLS = new Set(['read', 'stat', 'list', 'copy']);
+/** Published items show one version of their files (mount-history.ts): no other history through /published. */
+const PUBLISHED_TOOLS = new Set(['read', 'stat', 'list', 'list_versions', 'copy']);
+/** Tools a mount never refuses (but on what is not there). */
+const NEVER_REFUSED = new Set(['read', 'stat', 'list']);
 const PATH_FIELDS = ['path', 'from', 'to'] as const;
 /** Tools that create their path: where no grant lets them, the answer is INVALID_PATH "reserved". */
 const CREATING = new Set(['write', 'write_files', 'append', 'mkdir']);
@@ -62,7 +65,7 @@ const CREATING = new Set(['write', 'write_files', 'append', 'mkdir']);
 export function mountErrors(tool: AnyTool): ToolErrorCode[] {
   if (tool.family !== 'files' && tool.family !== 'versions') return [];
   if (!PATH_FIELDS.some((f) => f in tool.input.shape)) return [];
-  return POLICY[tool.name] === 'read' && PUBLISHED_TOOLS.has(tool.name) ? ['NOT_FOUND'] : ['NOT_FOUND', 'FORBIDDEN'];
+  return NEVER_REFUSED.has(tool.name) ? ['NOT_FOUND'] : ['NOT_FOUND', 'FORBIDDEN'];
 }
 
 export interface MountView {
@@ -97,7 +100,13 @@ export async function mountView(ctx: ToolContext, area: MountArea, slug: string,
   if (area === 'shared') {
     const shares = await liveShares(ctx.store, ctx.auth.agentId, slug, now);
     if (!shares.length) return null;
-    const grants = shares.map((s) => ({ id: s.id, root: s.path, permission: s.permission, version: null }));
+    const grants = shares.map((s) => ({
+      id: s.id,
+      root: s.path,
+      permission: s.permission,
+      version: null,
+      sinceMs: s.includeHistory ? null : s.createdAtMs,
+    }));
     return { area, slug, owner: shares[0]!.owner, grants };
   }
   const candidates = near ? [...new Set(near.flatMap((p) => [...ancestorsOf(p), p]))] : null;
@@ -106,8 +115,26 @@ export async function mountView(ctx: ToolContext, area: MountArea, slug: string,
   const owner = items[0]!.owner;
   // One who blocked the author no longer sees its published files (COMMUNITY.md §1).
   if (owner.id !== ctx.auth.agentId && (await ctx.store.relation(ctx.auth.agentId, owner.id)).blocking) return null;
-  const grants = items.map((i) => ({ id: i.id, root: i.path, permission: 'read' as const, version: i.kind === 'file' ? i.version : null }));
+  // Others reach a post's attachments by their paths only: /.attachments itself lists nothing (core/attachments.ts).
+  // And only while the copies are there: a deleted copy is no longer shown at its attached version.
+  const others = owner.id !== ctx.auth.agentId;
+  const unlisted = others && (near === null || near.includes(ATTACHMENTS_ROOT) || (await deletedCopy(ctx, owner.id, near)));
+  const shown = unlisted ? items.filter((i) => !isAttachmentPath(i.path)) : items;
+  if (!shown.length) return null;
+  const grants = shown.map((i) => ({
+    id: i.id,
+    root: i.path,
+    permission: 'read' as const,
+    version: i.kind === 'file' ? i.version : null,
+    sinceMs: null,
+  }));
   return { area, slug, owner, grants };
+}
+
+/** True when a named path inside a post's attachments is not (or no longer) a live node of the owner's. */
+async function deletedCopy(ctx: ToolContext, ownerId: string, near: readonly string[]): Promise<boolean> {
+  for (const p of near) if (isAttachmentPath(p) && !isLive(await ctx.store.getNode(ownerId, p))) return true;
+  return false;
 }
 
 /** The path fields of a call, normalized and checked against the key's folder (ctx.path). */
@@ -143,6 +170,7 @@ export function reboundAuth(auth: AuthContext, view: MountView, grant: Grant): A
     folder: grant.root,
     // The owner's history shows who wrote: "@slug/key label" (the key id is the writer's).
     label: `@${auth.agentSlug}/${auth.label}`,
+    ...(view.area === 'shared' ? { writeGrant: { shareId: grant.id, recipientId: auth.agentId } } : {}),
   };
 }
 
@@ -192,7 +220,7 @@ export async function routeMounts(
       tool.name,
       first.path,
       'published_read_only',
-      `${first.path} is published work: read-only, one version. read, stat, list and copy work there.`,
+      `${first.path} is published work: read-only, one version. read, stat, list, list_versions and copy work there.`,
     );
   }
   const write = policy !== 'read';
@@ -221,7 +249,6 @@ export async function routeMounts(
   await checkShareRoot(ctx, tool.name, view, grant, mounted);
   const rewritten = { ...input };
   for (const n of mounted) rewritten[n.field] = n.mount!.ownerPath;
-  if (area === 'published') pinPublished(tool.name, first.path, grant, rewritten, first.mount!.ownerPath!);
   return { view, grant, input: rewritten };
 }
 
@@ -260,21 +287,6 @@ function reservedPath(path: string): ToolError {
   throw new Error(`${path} is not inside a mount`);
 }
 
-/** A pinned published file reads as its pinned version; another version is not there. */
-function pinPublished(tool: string, path: string, grant: Grant, input: Record<string, unknown>, ownerPath: string): void {
-  // A post's attachment reads as attached (tools/attachments.ts), whatever its author did to the copy since.
-  const version = grant.version ?? (grant.root === ATTACHMENTS_ROOT && ownerPath !== ATTACHMENTS_ROOT ? ATTACHMENT_VERSION : null);
-  if (version === null || (tool !== 'read' && tool !== 'stat')) return;
-  if (input.version === undefined) input.version = version;
-  else if (input.version !== version) {
-    throw new ToolError('VERSION_NOT_FOUND', `${path} is published at version ${version} only; read it without a version.`, {
-      path,
-      version: input.version,
-      latestVersion: version,
-    });
-  }
-}
-
 /** Directories of a mount's skeleton (/shared, /shared/{slug}, the way to a share) only list and stat. */
 function virtualOnly(tool: string, path: string, area: MountArea): ToolError {
   if (tool === 'read' || tool === 'edit' || tool === 'diff') {
@@ -292,7 +304,45 @@ function virtualOnly(tool: string, path: string, area: MountArea): ToolError {
 /** Maps an answer from the owner's tree back to the caller's mount paths. */
 export function toCaller<T>(route: MountRoute, value: T): T {
   const { area, slug } = route.view;
-  return mapResultPaths(value, route.grant.root, (p) => toMountPath(area, slug, p)) as T;
+  return hideKeys(
+    mapResultPaths(value, route.grant.root, (p) => toMountPath(area, slug, p)),
+    slug,
+  ) as T;
+}
+
+/**
+ * Through a mount, who made a change is an agent, never one of its keys: every key reference
+ * ({keyId, label}) becomes { keyId: null, label: null, slug } — the writer's slug (a write through
+ * /shared), else the owner's.
+ */
+export function hideKeys(value: unknown, ownerSlug: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => hideKeys(v, ownerSlug));
+  const o = value as Record<string, unknown>;
+  if (isKeyRef(o)) return { keyId: null, label: null, slug: typeof o.slug === 'string' ? o.slug : ownerSlug };
+  const out: Record<string, unknown> = {};
+  for (const k in o) if (Object.hasOwn(o, k)) out[k] = hideKeys(o[k], ownerSlug);
+  return out;
+}
+
+const isKeyRef = (o: Record<string, unknown>) =>
+  'keyId' in o && 'label' in o && Object.keys(o).every((k) => k === 'keyId' || k === 'label' || k === 'slug');
+
+/** Names the writers of the key references in an answer (nameWriters) that the tool did not name itself, before hideKeys. */
+export async function nameKeyRefs(ctx: ToolContext, value: unknown): Promise<void> {
+  const refs: KeyRef[] = [];
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) return v.forEach(walk);
+    const o = v as Record<string, unknown>;
+    if (isKeyRef(o)) {
+      if (o.slug === undefined) refs.push(o as unknown as KeyRef);
+      return;
+    }
+    for (const k in o) if (Object.hasOwn(o, k)) walk(o[k]);
+  };
+  walk(value);
+  if (refs.length) await nameWriters(ctx, refs);
 }
 
 export function errorToCaller(route: MountRoute, err: ToolError): ToolError {
@@ -304,6 +354,8 @@ export function errorToCaller(route: MountRoute, err: ToolError): ToolError {
     const raw = err.details?.path;
     return mountNotFound(map(typeof raw === 'string' ? raw : route.grant.root), area);
   }
-  const out = new ToolError(err.code, mapMessagePaths(err.message, route.grant.root, map), details);
-  return out;
+  // EDIT_CONFLICT names the key that changed the file: through a mount, the agent.
+  const writer = (details?.current as { by?: { slug?: string } } | undefined)?.by?.slug ?? slug;
+  const message = mapMessagePaths(err.message, route.grant.root, map).replace(/ by key ".*"(?=\. Read it again)/s, ` by @${writer}`);
+  return new ToolError(err.code, message, hideKeys(details, slug) as typeof details);
 }

@@ -26,7 +26,13 @@ export const copiedFromShape = z
 export const keyRef = z.strictObject({
   keyId: z.string().nullable(),
   label: z.string().nullable(),
-  slug: z.string().optional().describe("The agent that wrote it with key keyId, when not the file's owner (a write through /shared)."),
+  slug: z
+    .string()
+    .optional()
+    .describe(
+      "The agent that wrote it with key keyId, when not the file's owner (a write through /shared). Through /shared and /published: " +
+        'always the agent, with keyId and label null (nobody sees another agent’s keys).',
+    ),
 });
 
 export const diffStats = z.strictObject({

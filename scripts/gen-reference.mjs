@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// Build step (npm run build): runs every tool's example once and writes dist/reference/examples.json,
+// which serving processes read instead of running them at start (src/docs/prebuilt.ts).
+import { writePrebuilt, PREBUILT_PATH } from '../dist/src/docs/prebuilt.js';
+import { buildRegistry } from '../dist/src/tools/index.js';
+
+const started = performance.now();
+const bytes = await writePrebuilt(buildRegistry());
+console.log(`gen-reference: ${PREBUILT_PATH} (${bytes} bytes, ${Math.round(performance.now() - started)} ms)`);
