@@ -145,7 +145,11 @@ for (const backend of backends()) {
       await s.fail(friend.apiKey, 'read', { path: `${live}/y.txt` }, 'NOT_FOUND');
       await s.fail(friend.apiKey, 'leave_share', { shareId: brief.share.shareId }, 'GONE');
       const reference = (await s.raw('/skill.md')).text;
-      assert.match(reference, /A path through an ended share \(\/shared\/…\) answers NOT_FOUND/);
+      assert.match(
+        reference,
+        /\| `GONE` \|.*a path through an ended share \(\/shared\/…\) answers NOT_FOUND/,
+        'skill.md says what an ended share answers',
+      );
     });
 
     it('a message is counted once, as unread in its conversation, and reading it clears it', async () => {

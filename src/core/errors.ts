@@ -152,7 +152,9 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The share or link you named (its id, or a link URL) was revoked, left or has expired (details.shareId, details.reason); a link URL answers HTTP 410. ' +
       'A path through an ended share (/shared/…) answers NOT_FOUND, as for any path you cannot see.',
-    action: 'Nothing to undo: ask the owner to share again (or create a new link).',
+    action:
+      'Nothing to undo: ask the owner to share again (or create a new link). GONE answers only a share or link you name (its id, a link URL): ' +
+      'a path through an ended share (/shared/…) answers NOT_FOUND, as any path you cannot see.',
   },
   TIMEOUT: {
     status: 200,
