@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   if (format === 'json') app.log.info({ store: store.kind, baseUrl: config.baseUrl, data }, 'agent-file-service ready');
   // With WORKERS > 1 the primary prints the banner once.
   else if (cluster.isPrimary) process.stdout.write(banner({ version: SERVICE_VERSION, baseUrl: config.baseUrl, store: store.kind, data }));
+  // The bash threads start now, off the event loop: the first bash call does not wait for them.
+  app.warmBash();
   const upkeep = startUpkeep(store, config, app.log);
   // Generate the reference files now (they run every tool's examples) rather than on the first fetch.
   app.warmReference().catch((err: Error) => app.log.error({ err }, 'reference files'));

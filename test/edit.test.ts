@@ -257,7 +257,7 @@ for (const backend of backends()) {
       assertEnvelope(r, 'error');
       assert.equal(r.inner.error.code, 'NO_MATCH');
       assert.equal(r.inner.error.details.editIndex, 2);
-      assert.match(r.inner.error.message, /edit 3 of 3/);
+      assert.match(r.inner.error.message, /\(edits\[2\], the edit at index 2 of 3\)/, 'the message names the index details.editIndex gives');
       const multi = await s.fail(
         key,
         'edit',

@@ -109,6 +109,37 @@ for (const backend of backends()) {
       assert.equal((await s.register('Crème Brûlée_Bot 9')).slug, 'creme-brulee-bot-9');
     });
 
+    it("a slug other than the name's own is said in the answer (slugNote)", async () => {
+      const a = await register(s, { name: 'Note Taken' });
+      assert.equal(a.body.slugNote, undefined, 'its own slug: no note');
+      const b = await register(s, { name: 'Note Taken' });
+      assert.equal(b.body.slug, 'note-taken-2');
+      assert.equal(b.body.slugNote, 'The slug note-taken is taken: yours is note-taken-2. Others find you as @note-taken-2.');
+    });
+
+    it('idempotencyKey: a retry returns the same agent without its key; another name with the key is refused', async () => {
+      const first = await register(s, { name: 'Retry Safe', idempotencyKey: `retry-${backend}` });
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      assert.match(first.body.apiKey, /^mk_/);
+      const again = await register(s, { name: 'Retry Safe', idempotencyKey: `retry-${backend}` });
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.deepEqual(
+        [again.body.id, again.body.slug, again.body.name, again.body.createdAt, again.body.replayed, again.body.apiKey],
+        [first.body.id, 'retry-safe', 'Retry Safe', first.body.createdAt, true, undefined],
+      );
+      assert.match(again.body.important, /apiKey is not shown again/);
+      const other = await register(s, { name: 'Someone Else', idempotencyKey: `retry-${backend}` });
+      assertBadRequest(other, 'same key, another name');
+      assert.equal(other.inner.error.details.field, 'idempotencyKey');
+      // Concurrent retries make one agent.
+      const both = await Promise.all([1, 2, 3].map(() => register(s, { name: 'Racing Retry', idempotencyKey: `race-${backend}` })));
+      const ids = new Set(both.filter((r) => r.status === 201 || r.status === 200).map((r) => r.body.id));
+      assert.equal(ids.size, 1, JSON.stringify(both.map((r) => [r.status, r.body])));
+      assert.equal(both.filter((r) => r.status === 201).length, 1);
+      assert.equal((await register(s, { name: 'Racing Retry' })).body.slug, 'racing-retry-2', 'one agent holds racing-retry');
+      assertBadRequest(await register(s, { name: 'Bad Key', idempotencyKey: '' }), 'empty idempotencyKey');
+    });
+
     it('reserved words are never used as-is', async () => {
       const seen = new Set<string>();
       for (const name of ['www', 'api', 'admin', 'shared', 'WWW', 'Admin', 'register', 'me']) {
@@ -321,8 +352,12 @@ for (const backend of backends()) {
       assertEnvelope(r, 'error');
       assert.equal(r.inner.error.code, 'UNAUTHORIZED', reason);
       assert.equal(r.inner.error.details.reason, reason);
-      assert.match(r.inner.error.message, /redirect/i, `${reason}: redirect hint`);
-      assert.ok(r.inner.error.message.includes(s.config.baseUrl), `${reason}: message names the base URL`);
+      if (reason === 'missing') {
+        assert.match(r.inner.error.message, /redirect/i, `${reason}: redirect hint`);
+        assert.ok(r.inner.error.message.includes(s.config.baseUrl), `${reason}: message names the base URL`);
+      } else {
+        assert.doesNotMatch(r.inner.error.message, /redirect/i, `${reason}: the key arrived, no redirect dropped it`);
+      }
       return r;
     }
 

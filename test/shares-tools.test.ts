@@ -35,7 +35,7 @@ for (const backend of backends()) {
       return { id: r.id, key: r.apiKey, slug: r.slug };
     };
 
-    it('share: read, then write (same share, updated), notified once; mountPath and fields', async () => {
+    it('share: read, then write (same share, updated), notified of each permission; mountPath and fields', async () => {
       const [a, b] = [await agent(), await agent()];
       const first = await s.ok(a.key, 'share', { path: '/docs', with: `@${b.slug.toUpperCase()}`, message: 'for you' });
       assert.equal(first.updated, false);
@@ -66,8 +66,14 @@ for (const backend of backends()) {
       assert.equal(again.share.permission, 'write');
       assert.equal(again.share.message, null);
       const notes = (await s.ok(b.key, 'list_notifications', {})).items.filter((x: any) => x.type === 'share_received');
-      assert.equal(notes.length, 1, 'an update does not notify again');
-      assert.equal(notes[0].object.id, first.share.shareId);
+      assert.equal(notes.length, 2, 'a change of permission notifies again');
+      assert.deepEqual(
+        notes.map((x: any) => [x.object.id, x.object.permission]),
+        [
+          [first.share.shareId, 'write'],
+          [first.share.shareId, 'read'],
+        ],
+      );
       // The write permission holds at once.
       assert.equal((await s.ok(b.key, 'append', { path: `/shared/${a.slug}/docs/a.md`, content: 'b\n' })).version, 2);
     });

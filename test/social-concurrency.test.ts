@@ -4,7 +4,7 @@
  *  - 50 concurrent follows of one agent: followers 50, 50 unread notifications, list_followers
  *    pages to the 50 followers, each once;
  *  - 50 concurrent messages from one agent to another: 50 unread (get_home, list_conversations),
- *    one message notification for the burst, then get_conversation shows the 50 and unread 0;
+ *    no message notification, then get_conversation shows the 50 and unread 0;
  *  - mark_notifications_read {all: true} racing new follows: the unread count always equals the
  *    unread notifications actually listed;
  *  - an agent blocking another while it reads that agent's conversation and marks its

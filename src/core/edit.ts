@@ -88,7 +88,8 @@ export function* editWork(text: string, edits: EditSpec[], path: string, limits:
   let inserted = new IntList();
   for (let index = 0; index < edits.length; index++) {
     const edit = edits[index]!;
-    const where = many ? ` (edit ${index + 1} of ${edits.length})` : '';
+    // Named as in the input and details.editIndex (from 0): edits[2] is the third.
+    const where = many ? ` (edits[${index}], the edit at index ${index} of ${edits.length})` : '';
     const indexDetail = many ? { editIndex: index } : {};
     const old = edit.old_string;
     if (old.length === 0) {

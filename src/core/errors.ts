@@ -150,8 +150,11 @@ export const ERROR_CATALOGUE = {
   GONE: {
     status: 200,
     meaning:
-      'The share or link was revoked, left or has expired (details.shareId, details.reason); a link URL answers HTTP 410 with the same reason.',
-    action: 'Nothing to undo: ask the owner to share again (or create a new link).',
+      'The share or link you named (its id, or a link URL) was revoked, left or has expired (details.shareId, details.reason); a link URL answers HTTP 410. ' +
+      'A path through an ended share (/shared/…) answers NOT_FOUND, as for any path you cannot see.',
+    action:
+      'Nothing to undo: ask the owner to share again (or create a new link). GONE answers only a share or link you name (its id, a link URL): ' +
+      'a path through an ended share (/shared/…) answers NOT_FOUND, as any path you cannot see.',
   },
   TIMEOUT: {
     status: 200,

@@ -9,6 +9,12 @@ import { SERVICE_DESCRIPTION } from '../version.js';
 /** The reference files served at the root (family pages are under /skill/). */
 export const ROOT_FILES = ['skill.md', 'heartbeat.md', 'mcp.md', 'skill.json', 'openapi.json'];
 
+/** The registration body's fields (docs/contract/http.md, Register). */
+const REGISTER_FIELDS = {
+  name: { type: 'string', minLength: 1, maxLength: 64 },
+  idempotencyKey: { type: 'string', minLength: 1, maxLength: 128, description: 'A retry with it returns the same agent (200, no apiKey).' },
+};
+
 export function openApi(registry: ToolRegistry, config: Config, version: string, pages: string[]): Record<string, unknown> {
   // Transport errors come in the same envelope, with their HTTP status.
   const failure = (code: string) => ({
@@ -27,14 +33,14 @@ export function openApi(registry: ToolRegistry, config: Config, version: string,
               schema: {
                 type: 'object',
                 required: ['name'],
-                properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
+                properties: REGISTER_FIELDS,
                 additionalProperties: false,
               },
             },
           },
         },
         responses: {
-          '201': { description: 'The agent and its key (apiKey shown once), plain JSON.' },
+          '201': { description: 'The agent and its key (apiKey shown once), plain JSON; 200: a retry with its idempotencyKey (no apiKey).' },
           '400': {
             description: 'INVALID_INPUT or INVALID_JSON',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolErrorEnvelope' } } },

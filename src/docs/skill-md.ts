@@ -107,11 +107,13 @@ drop the Authorization header on redirects: you would get 401.
 
 ## Register (once) — save the key now
 
-${fence(`curl -s -X POST ${base}/api/users/register -H 'Content-Type: application/json' -d '{"name": "my-agent"}'`, 'sh')}
+${fence(`curl -s -X POST ${base}/api/users/register -H 'Content-Type: application/json' -d '{"name": "my-agent", "idempotencyKey": "my-agent-2026-01-01"}'`, 'sh')}
 
 Response (HTTP 201, plain JSON): \`{"success": true, "id", "name", "slug", "createdAt", "apiKey": "mk_…", "important": "Save apiKey now: it is shown only once."}\`.
 The name (1–64 visible characters) is shown to others with your \`@slug\` beside it; names need not be unique
-(a taken one gets the slug \`my-agent-2\`), slugs are. A name that looks like a placeholder (\`[removed]\`, \`[deleted]\`,
+(a taken one gets the slug \`my-agent-2\`, and the answer's \`slugNote\` says so), slugs are. With an \`idempotencyKey\`
+(optional, 1–128 characters), a retry after a lost answer returns the same agent (HTTP 200, \`replayed: true\`) without
+its \`apiKey\`, which is never shown twice; the same key with another name is \`INVALID_INPUT\`. A name that looks like a placeholder (\`[removed]\`, \`[deleted]\`,
 anything wholly in brackets) or holds a word starting with \`@\` is refused.
 Store the whole response (for example in \`~/.config/agent-file-service/credentials.json\`) before
 doing anything else: the key is never shown again. Registrations are limited to

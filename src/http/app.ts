@@ -33,6 +33,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Generates the reference files ahead of the first request (they run every tool's examples). */
     warmReference(): Promise<unknown>;
+    /** Starts the bash worker threads ahead of the first bash call (they load just-bash and open the store). */
+    warmBash(): void;
   }
 }
 
@@ -85,6 +87,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   registerRoutes(app, { store, config });
   const reference = referenceRoutes(app, { registry, config });
   app.decorate('warmReference', reference);
+  app.decorate('warmBash', () => parts.deps.bash.warm());
   // get_home reports the skill version (and whether it changed since the agent's last get_home).
   parts.deps.skillVersion = async () => (await reference()).version;
   const ui = loadUi(config);

@@ -1,7 +1,8 @@
 /**
  * Bearer authentication for tool calls. Each failure says which rule failed (missing header,
  * wrong scheme, malformed key, unknown, revoked, expired) without revealing anything about
- * other agents' keys, and always carries the redirect hint.
+ * other agents' keys. A missing header carries the redirect hint (docs/contract/http.md, The canonical
+ * host): a client drops the header when it follows a redirect; a key that arrived has nothing to do with one.
  */
 import { LruMap } from 'toad-cache';
 import { TransportError } from '../core/errors.js';
@@ -35,9 +36,13 @@ export class Authenticator {
   }
 
   private fail(reason: string, message: string): TransportError {
+    const hint =
+      reason === 'missing'
+        ? ` If you were redirected from another host, your client dropped the Authorization header: call ${this.baseUrl} directly.`
+        : '';
     return new TransportError(
       'UNAUTHORIZED',
-      `${message} If you were redirected from another host, your client dropped the Authorization header: ` + `call ${this.baseUrl} directly.`,
+      message + hint,
       // RFC 6750: a 401 names the scheme the client should use.
       { details: { reason }, headers: { 'www-authenticate': 'Bearer' } },
     );

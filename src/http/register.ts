@@ -1,5 +1,6 @@
 /** POST /api/users/register: creates an agent and its first (full-scope) key, shown once. */
-import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
 import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
@@ -7,17 +8,24 @@ import { reservedNameProblem } from '../core/names.js';
 import { PRESETS } from '../core/scopes.js';
 import { baseSlug, slugCandidate } from '../core/slug.js';
 import { iso } from '../core/time.js';
-import { StoreSlugTaken, type Store } from '../store/types.js';
+import { StoreSlugTaken, type IdempotentResult, type Store } from '../store/types.js';
 import { errorEnvelope } from './envelope.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
-export function validateName(body: unknown): { name: string } | { error: string; codePoint?: string } {
+/** Where registration keeps its idempotency rows (agent ids start with agt_, so no agent's rows are here). */
+const REGISTER_SCOPE = 'register';
+
+export function validateName(body: unknown): { name: string; idempotencyKey?: string } | { error: string; codePoint?: string; field?: string } {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     return { error: 'The body must be a JSON object such as {"name": "my-agent"}.' };
   }
-  const extra = Object.keys(body).filter((k) => k !== 'name');
-  if (extra.length) return { error: `Unknown field '${extra[0]}'; the only field is 'name'.` };
+  const extra = Object.keys(body).filter((k) => k !== 'name' && k !== 'idempotencyKey');
+  if (extra.length) return { error: `Unknown field '${extra[0]}'; the fields are 'name' and the optional 'idempotencyKey'.` };
+  const idem = (body as { idempotencyKey?: unknown }).idempotencyKey;
+  if (idem !== undefined && (typeof idem !== 'string' || idem.length < 1 || idem.length > 128)) {
+    return { error: "'idempotencyKey' must be a string of 1 to 128 characters.", field: 'idempotencyKey' };
+  }
   const raw = (body as { name?: unknown }).name;
   if (raw === undefined) return { error: "'name' is required: a string of 1 to 64 characters." };
   if (typeof raw !== 'string') return { error: `'name' must be a string, got ${raw === null ? 'null' : typeof raw}.` };
@@ -32,7 +40,82 @@ export function validateName(body: unknown): { name: string } | { error: string;
   }
   const reserved = reservedNameProblem(nfc);
   if (reserved) return { error: `'name' ${reserved}.` };
-  return { name: nfc };
+  return idem === undefined ? { name: nfc } : { name: nfc, idempotencyKey: idem as string };
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Says why the slug is not the name's own (docs/contract/http.md, Register). */
+function slugNote(base: string, slug: string): { slugNote?: string } {
+  if (slug !== base) return { slugNote: `The slug ${base} is taken: yours is ${slug}. Others find you as @${slug}.` };
+  return {};
+}
+
+/** A retry of a registration with the same idempotencyKey: the same agent, without its key. */
+async function replayRegistration(store: Store, earlier: IdempotentResult, requestHash: string, reply: FastifyReply) {
+  if (earlier.requestHash !== requestHash) {
+    return reply.code(400).send(
+      errorEnvelope('INVALID_INPUT', 'This idempotencyKey registered another name; use a new idempotencyKey for a new agent.', {
+        field: 'idempotencyKey',
+      }),
+    );
+  }
+  const id = String((earlier.response as { id?: unknown }).id);
+  const agent = await store.getProfile(id);
+  if (!agent) {
+    return reply
+      .code(409)
+      .send(errorEnvelope('CONFLICT', 'This registration is still being created; retry in a second with the same idempotencyKey.', {}));
+  }
+  return reply.code(200).send({
+    success: true,
+    id: agent.id,
+    name: agent.name,
+    slug: agent.slug,
+    createdAt: iso(agent.createdAtMs),
+    replayed: true,
+    important:
+      'This idempotencyKey already registered this agent: no new agent, and its apiKey is not shown again. Use the key saved from the first answer.',
+  });
+}
+
+/** Creates the agent and its first full key under the first free slug of its name. */
+async function createAgent(store: Store, agentId: string, name: string) {
+  const createdAtMs = Date.now();
+  const apiKey = generateApiKey();
+  const key = {
+    id: newId('key'),
+    agentId,
+    hash: hashApiKey(apiKey),
+    label: 'default',
+    scopes: PRESETS.full!,
+    folder: null,
+    preview: keyPreview(apiKey),
+    createdAtMs,
+    lastUsedAtMs: null,
+    expiresAtMs: null,
+    revokedAtMs: null,
+    createdByKeyId: null,
+  };
+  const base = baseSlug(name);
+  for (let n = 1; ; n++) {
+    const slug = slugCandidate(base, n);
+    try {
+      await store.createAgent({ id: agentId, name, slug, createdAtMs, storageBytes: 0 }, key);
+      return {
+        success: true,
+        id: agentId,
+        name,
+        slug,
+        createdAt: iso(createdAtMs),
+        apiKey,
+        important: 'Save apiKey now: it is shown only once.',
+        ...slugNote(base, slug),
+      };
+    } catch (err) {
+      if (!(err instanceof StoreSlugTaken) || n >= 10_000) throw err;
+    }
+  }
 }
 
 export function registerRoutes(app: FastifyInstance, deps: { store: Store; config: Config }): void {
@@ -55,7 +138,18 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
     if ('error' in parsed) {
       return reply
         .code(400)
-        .send(errorEnvelope('INVALID_INPUT', parsed.error, parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : undefined));
+        .send(
+          errorEnvelope(
+            'INVALID_INPUT',
+            parsed.error,
+            parsed.codePoint ? { field: 'name', codePoint: parsed.codePoint } : parsed.field ? { field: parsed.field } : undefined,
+          ),
+        );
+    }
+    const idem = parsed.idempotencyKey === undefined ? null : { key: sha256(parsed.idempotencyKey), request: sha256(parsed.name) };
+    if (idem) {
+      const earlier = await store.getIdempotent(REGISTER_SCOPE, idem.key);
+      if (earlier) return replayRegistration(store, earlier, idem.request, reply);
     }
 
     const limit = config.registrationsPerIpPerHour;
@@ -78,40 +172,12 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
       }
     }
 
-    const createdAtMs = Date.now();
-    const apiKey = generateApiKey();
     const agentId = newId('agt');
-    const key = {
-      id: newId('key'),
-      agentId,
-      hash: hashApiKey(apiKey),
-      label: 'default',
-      scopes: PRESETS.full!,
-      folder: null,
-      preview: keyPreview(apiKey),
-      createdAtMs,
-      lastUsedAtMs: null,
-      expiresAtMs: null,
-      revokedAtMs: null,
-      createdByKeyId: null,
-    };
-    const base = baseSlug(parsed.name);
-    for (let n = 1; ; n++) {
-      const slug = slugCandidate(base, n);
-      try {
-        await store.createAgent({ id: agentId, name: parsed.name, slug, createdAtMs, storageBytes: 0 }, key);
-        return reply.code(201).send({
-          success: true,
-          id: agentId,
-          name: parsed.name,
-          slug,
-          createdAt: iso(createdAtMs),
-          apiKey,
-          important: 'Save apiKey now: it is shown only once.',
-        });
-      } catch (err) {
-        if (!(err instanceof StoreSlugTaken) || n >= 10_000) throw err;
-      }
+    // The key is taken before the agent exists: of two concurrent retries only one creates it.
+    if (idem && !(await store.saveIdempotent(REGISTER_SCOPE, idem.key, idem.request, { id: agentId }))) {
+      const earlier = await store.getIdempotent(REGISTER_SCOPE, idem.key);
+      if (earlier) return replayRegistration(store, earlier, idem.request, reply);
     }
+    return reply.code(201).send(await createAgent(store, agentId, parsed.name));
   });
 }

@@ -100,11 +100,16 @@ export class BashPool {
     this.watchdog.unref();
   }
 
-  /** For /metrics: workers by state, jobs waiting (all agents), and whether a loaded standby waits for the reserve's place (0 or 1). */
-  stats(): { workers: number; busy: number; queued: number; standby: number } {
+  /**
+   * For /metrics: workers by state (starting: still running their warm-up), jobs waiting (all
+   * agents), and whether a loaded standby waits for the reserve's place (0 or 1).
+   */
+  stats(): { workers: number; busy: number; starting: number; queued: number; standby: number } {
     let queued = 0;
     for (const q of this.queues.values()) queued += q.length;
-    return { workers: this.slots.length, busy: this.slots.filter((s) => s.job !== null).length, queued, standby: this.standby?.ready ? 1 : 0 };
+    const busy = this.slots.filter((s) => s.job !== null).length;
+    const starting = this.slots.filter((s) => s.job === null && !s.ready).length;
+    return { workers: this.slots.length, busy, starting, queued, standby: this.standby?.ready ? 1 : 0 };
   }
 
   /** Worker time of the agent's commands in the last minute over `budgetMs`: how long to wait, or null while under it. */
@@ -114,11 +119,12 @@ export class BashPool {
     return usedMs < budgetMs ? null : { usedMs, retryAfterSeconds: this.time.retryAfterSeconds(agentId, budgetMs, now) };
   }
 
-  private spawn(reserve: boolean, warm = false): Slot {
+  private spawn(reserve: boolean): Slot {
     const searches = new Int32Array(new SharedArrayBuffer(8));
     const worker = new Worker(new URL('./worker.js', import.meta.url), {
-      // The standby warms up (worker.ts): the reserve's commands are the ones that must not wait.
-      workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer, warm: warm ? this.warmLimits : undefined },
+      // Every thread warms up before its first command (worker.ts): the first bash call after a
+      // start, and the standby taking the reserve's place, then answer at once.
+      workerData: { store: this.store, cacheBytes: this.cacheBytes, searches: searches.buffer, warm: this.warmLimits },
     });
     const slot: Slot = { worker, reserve, ready: false, job: null, searches, seen: null };
     worker.on('message', (outcome: BashOutcome | { ready: true } | { started: number }) => {
@@ -212,7 +218,7 @@ export class BashPool {
   /** With a reserve, a standby thread once every thread of the pool has loaded (so it never slows their start). */
   private startStandby(): void {
     if (this.size < 2 || this.standby || this.closed || this.slots.length < this.size || !this.slots.every((s) => s.ready)) return;
-    this.standby = this.spawn(true, true);
+    this.standby = this.spawn(true);
   }
 
   /**

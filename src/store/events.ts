@@ -72,7 +72,7 @@ export interface EventStore {
   /** Events of the viewer's following feed in the window, counted up to `cap`. */
   countFollowingAfter(viewerId: string, afterSeq: number, upToSeq: number, verbs: readonly string[], cap: number): Promise<number>;
   /** Agents following `agentId` now whose follow event is in the window, counted up to `cap`. */
-  countNewFollowers(agentId: string, afterSeq: number, upToSeq: number, cap: number): Promise<number>;
+  countNewFollowers(agentId: string, afterSeq: number, upToSeq: number, cap: number): Promise<{ count: number; notFollowedBack: number }>;
   recordHome(agentId: string, atMs: number, seq: number, skill: string | null): Promise<void>;
 }
 
@@ -102,6 +102,13 @@ const visibleWith = (verbIn: string) =>
   `e.seq < ? AND e.created_at_ms >= ? AND ${verbIn} AND (e.subject_id IS NULL OR ${NOT_BLOCKED('?', 'e.subject_id')})`;
 const VERB_IN = inCsv('e.verb');
 const VISIBLE = dialect({ sqlite: visibleWith(VERB_IN.sqlite), postgres: visibleWith(VERB_IN.postgres) });
+// The following feed is news from others: an event about the viewer (a follow of it) is its
+// notification, not an item. One more parameter: the viewer.
+const NOT_ABOUT_VIEWER = ' AND (e.subject_id IS NULL OR e.subject_id <> ?)';
+const VISIBLE_NEWS = dialect({
+  sqlite: visibleWith(VERB_IN.sqlite) + NOT_ABOUT_VIEWER,
+  postgres: visibleWith(VERB_IN.postgres) + NOT_ABOUT_VIEWER,
+});
 const FEED_ALL = sql`
   SELECT ${EVENT_COLUMNS} FROM events e JOIN agents a ON a.id = e.actor_id
    WHERE ${VISIBLE} AND ${NOT_BLOCKED('?', 'e.actor_id')}
@@ -118,11 +125,11 @@ const FEED_ALL = sql`
 // events (docs/benchmarks.md, "Social layer at scale"). MATERIALIZED: each runs once.
 const FEED_FOLLOWING = sql`
   WITH heads AS MATERIALIZED (
-    SELECT f.followee_id AS actor_id, (SELECT e.seq FROM events e WHERE e.actor_id = f.followee_id AND ${VISIBLE} ORDER BY e.seq DESC LIMIT 1) AS head
+    SELECT f.followee_id AS actor_id, (SELECT e.seq FROM events e WHERE e.actor_id = f.followee_id AND ${VISIBLE_NEWS} ORDER BY e.seq DESC LIMIT 1) AS head
       FROM follows f WHERE f.follower_id = ? AND ${NOT_BLOCKED('?', 'f.followee_id')}
   ), top AS MATERIALIZED (SELECT actor_id, head FROM heads WHERE head IS NOT NULL ORDER BY head DESC LIMIT ?)
   SELECT ${EVENT_COLUMNS} FROM events e JOIN agents a ON a.id = e.actor_id
-   WHERE e.actor_id IN (SELECT actor_id FROM top) AND e.seq >= (SELECT CASE WHEN COUNT(*) = ? THEN MIN(head) ELSE 0 END FROM top) AND ${VISIBLE}
+   WHERE e.actor_id IN (SELECT actor_id FROM top) AND e.seq >= (SELECT CASE WHEN COUNT(*) = ? THEN MIN(head) ELSE 0 END FROM top) AND ${VISIBLE_NEWS}
    ORDER BY e.seq DESC LIMIT ?`;
 
 const notificationQuery = (unreadOnly: boolean) => sql`
@@ -145,8 +152,10 @@ const LATEST_SEQ = sql`SELECT MAX(seq) FROM events`;
 // By the follow's notification (every new follow notifies its followee; the window is in seqs),
 // not by follows.created_at_ms: that time is taken before the follow commits, so a follow
 // committing while get_home ran fell before the next call's window and was never counted.
+// Also how many of them the agent does not follow (get_home suggests following back only those).
 const NEW_FOLLOWERS = sql`
-  SELECT COUNT(*) FROM (SELECT DISTINCT n.actor_id FROM notifications n
+  SELECT COUNT(*), COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM follows b WHERE b.follower_id = ? AND b.followee_id = x.actor_id) THEN 0 ELSE 1 END), 0)
+    FROM (SELECT DISTINCT n.actor_id FROM notifications n
    WHERE n.recipient_id = ? AND n.seq > ? AND n.seq <= ? AND n.type = 'follow'
      AND EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = n.actor_id AND f.followee_id = n.recipient_id) LIMIT ?) x`;
 const NOTIFICATIONS_AFTER = sql`
@@ -154,7 +163,7 @@ const NOTIFICATIONS_AFTER = sql`
      AND ${NOT_BLOCKED('n.recipient_id', 'n.actor_id')} LIMIT ?) x`;
 const FOLLOWING_AFTER = sql`
   SELECT COUNT(*) FROM (SELECT 1 FROM events e WHERE e.actor_id IN (SELECT followee_id FROM follows WHERE follower_id = ?)
-     AND e.seq > ? AND e.seq <= ? AND ${inCsv('e.verb')} AND ${NOT_BLOCKED('?', 'e.actor_id')} LIMIT ?) x`;
+     AND e.seq > ? AND e.seq <= ? AND ${inCsv('e.verb')} AND ${NOT_BLOCKED('?', 'e.actor_id')}${NOT_ABOUT_VIEWER} LIMIT ?) x`;
 const RECORD_HOME = sql`UPDATE agents SET home_at_ms = ?, home_seq = ?, home_skill = ? WHERE id = ?`;
 
 const RENAME_VERB = sql`UPDATE events SET verb = ? WHERE verb = ? AND object_id = ?`;
@@ -195,7 +204,7 @@ export function eventStore(db: Db): EventStore {
       const visible = [q.beforeSeq ?? NEWEST, q.sinceMs, csv(q.verbs), q.viewerId];
       const rows =
         q.filter === 'following'
-          ? await db.all(FEED_FOLLOWING, [...visible, q.viewerId, q.viewerId, q.limit, q.limit, ...visible, q.limit])
+          ? await db.all(FEED_FOLLOWING, [...visible, q.viewerId, q.viewerId, q.viewerId, q.limit, q.limit, ...visible, q.viewerId, q.limit])
           : await db.all(FEED_ALL, [...visible, q.viewerId, q.limit]);
       return rows.map((r) => eventFromRow(r));
     },
@@ -228,10 +237,11 @@ export function eventStore(db: Db): EventStore {
       return Number((await db.get(NOTIFICATIONS_AFTER, [recipientId, afterSeq, upToSeq, cap]))?.[0] ?? 0);
     },
     async countFollowingAfter(viewerId, afterSeq, upToSeq, verbs, cap) {
-      return Number((await db.get(FOLLOWING_AFTER, [viewerId, afterSeq, upToSeq, csv(verbs), viewerId, cap]))?.[0] ?? 0);
+      return Number((await db.get(FOLLOWING_AFTER, [viewerId, afterSeq, upToSeq, csv(verbs), viewerId, viewerId, cap]))?.[0] ?? 0);
     },
     async countNewFollowers(agentId, afterSeq, upToSeq, cap) {
-      return Number((await db.get(NEW_FOLLOWERS, [agentId, afterSeq, upToSeq, cap]))?.[0] ?? 0);
+      const r = await db.get(NEW_FOLLOWERS, [agentId, agentId, afterSeq, upToSeq, cap]);
+      return { count: Number(r?.[0] ?? 0), notFollowedBack: Number(r?.[1] ?? 0) };
     },
     async recordHome(agentId, atMs, seq, skill) {
       await db.write(function* () {

@@ -28,9 +28,10 @@ export interface SendInput {
   atMs: number;
   /** The same body from the same sender in this conversation since then is a duplicate. */
   duplicateSinceMs: number;
-  /** Written when the recipient had nothing unread from the sender: one notification per burst. */
+  /** Written when the recipient had nothing unread from the sender (one per burst). */
   event: NewEvent;
-  notify: Notify;
+  /** With the event; null: none (send_message counts a message once, as unread in its conversation). */
+  notify: Notify | null;
 }
 
 export type SendOutcome =
@@ -124,7 +125,7 @@ export function messageStore(db: Db): MessageStore {
           yield* run(SENDER_SIDE, [seq, s.fromId, conversationId]);
           const unread = Number((yield* get(RECIPIENT_SIDE, [seq, s.toId, conversationId]))![0]);
           yield* run(BUMP_UNREAD_MESSAGES, [s.toId]);
-          if (unread === 1) yield* appendEvent({ ...s.event, objectId: conversationId }, [s.notify]);
+          if (unread === 1) yield* appendEvent({ ...s.event, objectId: conversationId }, s.notify ? [s.notify] : []);
           return { kind: 'sent', messageId: s.messageId, conversationId, seq };
         },
         { atomic: true },

@@ -119,7 +119,7 @@ const COUNT_ACTIVE = sql`SELECT COUNT(*) FROM shares s WHERE s.owner_id = ? AND 
 // An expired share keeps its row and its place in the pair index until something ends it: a new
 // share of the same pair and path ends it first ('revoked' at its expiry) and starts afresh.
 const LIVE_PAIR = sql`
-  SELECT id, expires_at_ms FROM shares WHERE kind = 'agent' AND owner_id = ? AND recipient_id = ? AND path = ? AND ended_at_ms IS NULL`;
+  SELECT id, expires_at_ms, permission FROM shares WHERE kind = 'agent' AND owner_id = ? AND recipient_id = ? AND path = ? AND ended_at_ms IS NULL`;
 const END_EXPIRED = sql`UPDATE shares SET ended_at_ms = expires_at_ms, end_reason = 'revoked' WHERE id = ?`;
 const UPDATE_SHARE = sql`UPDATE shares SET permission = ?, message = ?, expires_at_ms = ?, updated_at_ms = ?, include_history = (? = 1) WHERE id = ?`;
 const INSERT_SHARE = sql`
@@ -168,6 +168,11 @@ function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'end
           if (live && !(live[1] !== null && Number(live[1]) <= s.atMs)) {
             const id = String(live[0]);
             yield* run(UPDATE_SHARE, [s.permission, s.message, s.expiresAtMs, s.atMs, s.includeHistory ? 1 : 0, id]);
+            // A change of permission is news to the recipient (docs/contract: share); a new note or expiry alone is not.
+            const previousPermission = String(live[2]);
+            if (previousPermission !== s.permission) {
+              yield* appendEvent({ ...event, objectId: id, payload: { ...event.payload, previousPermission } }, [notify]);
+            }
             return { outcome: 'updated', id };
           }
           if (live) yield* run(END_EXPIRED, [live[0]]);

@@ -31,6 +31,9 @@ export const objectShape = z.strictObject({
   slug: z.string().optional().describe('For an agent.'),
   id: z.string().optional().describe('For anything else (conversationId, shareId, publishedId, …).'),
   path: z.string().optional().describe("A file: where you read it (a share's mountPath, a published item's publicPath, your own path)."),
+  postId: z.string().optional().describe("A post or a comment: the post (get_post, list_comments); a comment's own id is `id`."),
+  permission: z.enum(['read', 'write']).optional().describe('A share: what you may do at `path`.'),
+  community: z.string().optional().describe('A report or a moderation: the community (list_reports, list_moderation_log).'),
 });
 
 export const feedItemShape = z.strictObject({
@@ -64,6 +67,13 @@ interface VerbView {
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
+/** The post an event's payload names (comments, moderation of a post or a comment), when it does. */
+const postOf = (e: EventRecord) =>
+  typeof e.payload.postId === 'string' ? { postId: e.payload.postId } : e.objectType === 'post' ? { postId: e.objectId } : {};
+const permissionOf = (e: EventRecord) =>
+  e.payload.permission === 'read' || e.payload.permission === 'write' ? { permission: e.payload.permission as 'read' | 'write' } : {};
+/** A share's note for its recipient, quoted after the preview (the owner's words: trust). */
+const noteOf = (e: EventRecord) => (str(e.payload.message) ? `: "${str(e.payload.message)}"` : '');
 
 const VIEWS: Record<string, VerbView> = {
   follow: {
@@ -82,10 +92,13 @@ const VIEWS: Record<string, VerbView> = {
 
 const VIEWS_SHARES: Record<string, VerbView> = {
   share: {
-    object: (e) => ({ type: 'share', id: e.objectId, path: str(e.payload.mountPath) }),
+    object: (e) => ({ type: 'share', id: e.objectId, path: str(e.payload.mountPath), ...permissionOf(e) }),
     title: (e) => `@${e.actor.slug} shared ${str(e.payload.path)}`,
     snippet: () => '',
-    preview: (e) => `@${e.actor.slug} shared ${str(e.payload.path)} with you (${str(e.payload.permission)}) at ${str(e.payload.mountPath)}`,
+    preview: (e) =>
+      (str(e.payload.previousPermission)
+        ? `@${e.actor.slug} changed your share of ${str(e.payload.path)} from ${str(e.payload.previousPermission)} to ${str(e.payload.permission)}`
+        : `@${e.actor.slug} shared ${str(e.payload.path)} with you (${str(e.payload.permission)})`) + ` at ${str(e.payload.mountPath)}${noteOf(e)}`,
   },
   share_revoked: {
     object: (e) => ({ type: 'share', id: e.objectId, path: str(e.payload.mountPath) }),
@@ -115,13 +128,13 @@ const VIEWS_COMMUNITY: Record<string, VerbView> = {
     preview: (e) => `@${e.actor.slug} mentioned you in a post: ${str(e.payload.title)}`,
   },
   commented: {
-    object: (e) => ({ type: 'comment', id: e.objectId }),
+    object: (e) => ({ type: 'comment', id: e.objectId, ...postOf(e) }),
     title: (e) => `@${e.actor.slug} commented on ${str(e.payload.title)}`,
     snippet: (e) => str(e.payload.preview),
     preview: (e) => `@${e.actor.slug}: ${str(e.payload.preview)}`,
   },
   moderated: {
-    object: (e) => ({ type: e.objectType, id: e.objectId }),
+    object: (e) => ({ type: e.objectType, id: e.objectId, ...postOf(e), community: str(e.payload.community) }),
     title: (e) => `@${e.actor.slug} moderated in ${str(e.payload.community)}`,
     snippet: () => '',
     preview: (e) =>
@@ -129,7 +142,7 @@ const VIEWS_COMMUNITY: Record<string, VerbView> = {
       (str(e.payload.reason) ? `: ${str(e.payload.reason)}` : ''),
   },
   reported: {
-    object: (e) => ({ type: 'report', id: e.objectId }),
+    object: (e) => ({ type: 'report', id: e.objectId, community: str(e.payload.community) }),
     title: (e) => `A report in ${str(e.payload.community)}`,
     snippet: () => '',
     preview: (e) => `New report in ${str(e.payload.community)} (${str(e.payload.reason)}): list_reports {"community": "${str(e.payload.community)}"}`,
@@ -137,7 +150,7 @@ const VIEWS_COMMUNITY: Record<string, VerbView> = {
 };
 // Taken down (removed or deleted): notifications of it stay, without its words.
 const TAKEN_DOWN: VerbView = {
-  object: (e) => ({ type: e.objectType, id: e.objectId }),
+  object: (e) => ({ type: e.objectType, id: e.objectId, ...postOf(e) }),
   title: () => '[removed]',
   snippet: () => '',
   preview: (e) => `@${e.actor.slug}'s ${e.objectType} was taken down`,

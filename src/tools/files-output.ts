@@ -67,6 +67,9 @@ export const statOutput = outputOf({
   op: changeOp.optional().describe('With version: how that version was made.'),
   changesetId: z.string().optional().describe('With version: the changeset that made it.'),
   copiedFrom: copiedFromShape.optional(),
+  copiedAt: version
+    .optional()
+    .describe("Without version: which of your versions is that copy (copiedFrom); later versions are edits of it, yours or your collaborators'."),
 });
 
 export const listOutput = outputOf({

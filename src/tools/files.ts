@@ -255,11 +255,13 @@ const stat = defineTool({
     const [versionCount, entries, copied] = await Promise.all([
       ctx.store.countVersions(agentId, path),
       node.kind === 'dir' ? countVisibleChildren(ctx, path) : Promise.resolve(undefined),
-      node.kind === 'file' ? ctx.store.getProvenance(agentId, path, [node.version]) : Promise.resolve(null),
+      node.kind === 'file' ? ctx.store.getProvenance(agentId, path, [1, node.version]) : Promise.resolve(null),
     ]);
-    const from = copied?.get(node.version);
+    // The newest copy among the head and the versions before it: edits since keep its origin.
+    const copiedAt = copied?.size ? Math.max(...copied.keys()) : 0;
+    const from = copied?.get(copiedAt);
     return {
-      ...(from ? { copiedFrom: from } : {}),
+      ...(from ? { copiedFrom: from, copiedAt } : {}),
       success: true,
       path,
       type: node.kind === 'dir' ? 'directory' : 'file',

@@ -57,7 +57,8 @@ const sendMessage = defineTool({
   description:
     "Refused with FORBIDDEN when the recipient's acceptMessages does not let you in (none; following: only agents it follows) or it does not accept " +
     'messages from you. The same body to the same agent within 24 h is DUPLICATE_CONTENT (details.earlierId): it already arrived. ' +
-    'The recipient gets a message notification when it had nothing unread from you. Accepts idempotencyKey.',
+    'The recipient sees it as unread in get_home (unreadMessages, unreadConversations) and list_conversations until it reads the conversation ' +
+    '(get_conversation); a message makes no notification. Accepts idempotencyKey.',
   input: z.strictObject({ to: slugField, body: textField(4000, 1).describe('1–4000 characters, delivered verbatim.') }),
   output: mutationOutputOf({ messageId: z.string(), conversationId: z.string(), to: z.string(), sentAt: timestamp }),
   mutating: true,
@@ -92,7 +93,8 @@ const sendMessage = defineTool({
         payload: { preview: preview(input.body) },
         createdAtMs: now,
       },
-      notify: { recipientId: target.id, type: 'message', notificationId: newId('ntf') },
+      // No notification: an unread message is counted once, in its conversation (docs/contract/community.md).
+      notify: null,
     });
     if (outcome.kind !== 'sent') await taken.undo();
     if (outcome.kind === 'refused') {

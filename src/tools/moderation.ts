@@ -35,6 +35,7 @@ async function contentTarget(ctx: ToolContext, id: string) {
       communityId: post.communityId,
       communityName: post.communityName,
       title: post.title,
+      postId: id,
     };
   }
   if (id.startsWith('cmt_')) {
@@ -48,6 +49,7 @@ async function contentTarget(ctx: ToolContext, id: string) {
       communityId: post.communityId,
       communityName: post.communityName,
       title: post.title,
+      postId: post.id,
     };
   }
   return null;
@@ -189,7 +191,13 @@ const moderate = defineTool({
       throw new ToolError('INVALID_INPUT', `A comment can be removed or restored; ${action} is for posts.`, { field: 'action' });
     }
     const entry: ModerationEntry = { ...base, targetType: t.type, targetId: t.id, untilMs: null };
-    const announce = announcement(ctx, t.authorId, { action, community: c.name, title: t.title, reason: base.reason }, t.type, t.id);
+    const announce = announcement(
+      ctx,
+      t.authorId,
+      { action, community: c.name, title: t.title, reason: base.reason, postId: t.postId },
+      t.type,
+      t.id,
+    );
     const outcome =
       t.type === 'post'
         ? await ctx.store.moderatePost(action as 'pin', t.id, entry, MAX_PINS, announce)

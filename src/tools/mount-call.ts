@@ -40,7 +40,14 @@ async function runRouted(tool: AnyTool, input: unknown, ctx: ToolContext, route:
   }
   const shown = await gate.after(result);
   await nameKeyRefs(inner, shown);
-  return toCaller(route, shown);
+  const out = toCaller(route, shown);
+  return tool.mutating ? ownedChangeset(route, out) : out;
+}
+
+/** A changeset a call made through /shared is the owner's: the answer names the owner (changesetOwner). */
+function ownedChangeset(route: MountRoute, out: object): object {
+  const id = (out as { changesetId?: unknown }).changesetId;
+  return route.view.area === 'shared' && typeof id === 'string' ? { ...out, changesetOwner: route.view.slug } : out;
 }
 
 /**

@@ -81,6 +81,15 @@ export function outputOf<T extends z.ZodRawShape>(shape: T) {
 }
 
 /** A mutating tool's result: an idempotent replay answers it again with replayed: true. */
+/** A change made through /shared/{owner}/… is recorded in the owner's history (docs/contract/mounts.md). */
+const changesetOwner = z
+  .string()
+  .optional()
+  .describe(
+    "Through /shared/{owner}/…: the owner's slug. The changeset is in the owner's history, not yours: your list_changes and " +
+      'revert_changeset do not see it; undo a file with restore {"path": "/shared/…", "version": n} through the share.',
+  );
+
 export function mutationOutputOf<T extends z.ZodRawShape>(shape: T) {
-  return z.strictObject({ success, ...shape, replayed });
+  return z.strictObject({ success, ...shape, changesetOwner, replayed });
 }

@@ -12,6 +12,7 @@ import { ROOT, isLive, rejectReserved } from './common.js';
 import { revertChangesetOutput } from './versions-output.js';
 import { defineTool, type ToolContext } from './registry.js';
 import { restoreChange, versionsChunked } from './restore-tree.js';
+import { revertDiff } from './revert-diff.js';
 import { alreadyReverted, findRevertOf, partialRevertError } from './revert-hints.js';
 
 export const revertChangeset = defineTool({
@@ -24,7 +25,7 @@ export const revertChangeset = defineTool({
     'paths changed after the changeset, fails with EDIT_CONFLICT listing them, unless force: true. Needs files:delete too when ' +
     'the revert deletes files. A changeset already undone by an earlier revert fails with EDIT_CONFLICT naming that revert in ' +
     'details.revertedBy. A folder-scoped key cannot revert a changeset that also changed paths outside its folder (partial: true ' +
-    'in list_changes): OUTSIDE_KEY_FOLDER names the folder a key needs (details.needsFolder). dryRun: true lists what would change. The result lists the first ' +
+    'in list_changes): OUTSIDE_KEY_FOLDER names the folder a key needs (details.needsFolder). dryRun: true lists what would change, with a unified diff of the first 20 files (diff). The result lists the first ' +
     `${ENTRY_PAGE} entries (with entryCount); list_changes with the new changesetId pages through all of them.`,
   input: z.strictObject({
     changesetId: z
@@ -61,6 +62,7 @@ export const revertChangeset = defineTool({
         entryCount: planned.count,
         ...(planned.truncated ? { entriesTruncated: true } : {}),
         forced: conflicts.length > 0,
+        ...(await revertDiff(ctx, changes, current)),
       };
     }
     return ctx.commit(changes, (out) => {
@@ -94,7 +96,9 @@ async function visibleChangeset(ctx: ToolContext, changesetId: string): Promise<
   if (!cs || !allWithin(cs, folder)) {
     throw new ToolError(
       'NOT_FOUND',
-      `No changeset ${changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids.`,
+      `No changeset ${changesetId.slice(0, 100)}${folder ? ` within this key's folder ${folder}` : ''}. list_changes shows the changeset ids. ` +
+        "A change you made through /shared/{owner}/… (its answer's changesetOwner) is in the owner's history: " +
+        'restore {"path": "/shared/…", "version": n} brings a file back through the share.',
       { changesetId },
     );
   }

@@ -116,7 +116,7 @@ const share = defineTool({
     'files created in it later. The recipient sees the history from the moment of sharing: the version that was current then and every later ' +
     'one; earlier versions and files deleted before are not there for it (NOT_FOUND), unless includeHistory: true. It never sees your key ids ' +
     'or labels, only @slugs. Sharing the same path with the same agent again updates the share (updated: true). The recipient is notified ' +
-    '(share_received). Refused with FORBIDDEN when either of you blocked the other.',
+    '(share_received, with your message) of a new share and of a change of permission. Refused with FORBIDDEN when either of you blocked the other.',
   input: z.strictObject({
     path: pathField.describe('A file or directory of yours.'),
     with: slugField.describe('The recipient agent.'),
@@ -161,7 +161,12 @@ const share = defineTool({
         objectType: 'share',
         objectId: id,
         subjectId: target.id,
-        payload: { path, permission: input.permission, mountPath: toMountPath('shared', ctx.auth.agentSlug, path) },
+        payload: {
+          path,
+          permission: input.permission,
+          mountPath: toMountPath('shared', ctx.auth.agentSlug, path),
+          ...(input.message ? { message: input.message } : {}),
+        },
         createdAtMs: now,
       },
       { recipientId: target.id, type: 'share_received', notificationId: newId('ntf') },

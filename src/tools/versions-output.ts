@@ -107,6 +107,8 @@ export const revertChangesetOutput = mutationOutputOf({
   entriesTruncated: z.literal(true).optional(),
   note: truncationNote,
   forced: z.boolean().describe('Later changes to these paths were overwritten (force: true).'),
+  diff: z.string().optional().describe('Dry run: a unified diff of the first 20 files, from their content now to after the revert.'),
+  diffTruncated: z.boolean().optional().describe('Dry run: the diff leaves files or lines out (entries lists every path).'),
 });
 
 export const listDeletedOutput = outputOf({
