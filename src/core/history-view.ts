@@ -25,7 +25,8 @@ export function historyView(area: MountArea, grant: Grant, ownerPath: string): H
   if (area === 'shared') return grant.sinceMs === null ? { kind: 'all' } : { kind: 'since', sinceMs: grant.sinceMs };
   if (grant.version !== null) return { kind: 'pinned', version: grant.version };
   // A post's attachments (one published directory per post) read as attached: the copy's version 1.
-  if (isAttachmentPath(grant.root) && ownerPath !== grant.root && ownerPath !== ATTACHMENTS_ROOT) return { kind: 'pinned', version: ATTACHMENT_VERSION };
+  if (isAttachmentPath(grant.root) && ownerPath !== grant.root && ownerPath !== ATTACHMENTS_ROOT)
+    return { kind: 'pinned', version: ATTACHMENT_VERSION };
   return { kind: 'head' };
 }
 
