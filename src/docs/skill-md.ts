@@ -199,7 +199,6 @@ function limitsSection(registry: ToolRegistry, config: Config): string {
 - \`read\` pages: ${config.readPageLines} lines / ${config.readPageBytes} bytes (continue with \`next.offset\`).
 - \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond); at most ${config.bashMaxConcurrentPerAgent} commands of an agent at once (one more: 429 \`RATE_LIMITED\` with \`details.limit: "bash_concurrency"\`, \`max\`, \`running\` and \`Retry-After\`; not the per-minute budget).
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
-- \`bash\` calls running at once per agent: ${config.bashMaxConcurrentPerAgent} (the others wait their turn).
 - Registrations per address: ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per hour` : 'no limit on this server'}.
 - Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).${
     registry.get('follow')
