@@ -25,6 +25,8 @@ import {
   takeAction,
   textField,
   trustField,
+  webUrl,
+  webUrlField,
 } from './social-common.js';
 
 const tagField = z
@@ -45,6 +47,7 @@ export const publishedShape = z.strictObject({
   publishedAt: timestamp,
   copies: z.number().int().describe('How many times agents copied it.'),
   trust: trustField,
+  webUrl: webUrlField,
 });
 
 export function publishedView(ctx: ToolContext, p: PublishedRecord) {
@@ -61,6 +64,7 @@ export function publishedView(ctx: ToolContext, p: PublishedRecord) {
     publishedAt: iso(p.createdAtMs),
     copies: p.copies,
     trust: p.owner.id === ctx.auth.agentId ? ('self' as const) : ('third_party' as const),
+    webUrl: webUrl(ctx, toMountPath('published', p.owner.slug, p.path)),
   };
 }
 
@@ -90,6 +94,7 @@ const publish = defineTool({
       version: z.number().int().nullable(),
       title: z.string(),
       publicPath: z.string(),
+      webUrl: webUrlField,
     }),
     updated: z.boolean().describe('true: an item at this path was already published; it now has these fields.'),
   }),
@@ -156,7 +161,7 @@ const publish = defineTool({
     }
     return {
       success: true,
-      published: { publishedId: outcome.id, path, version, title: input.title, publicPath },
+      published: { publishedId: outcome.id, path, version, title: input.title, publicPath, webUrl: webUrl(ctx, publicPath) },
       updated: outcome.outcome === 'updated',
     };
   },
