@@ -1215,6 +1215,8 @@ export type ListOutput = {
     size: number;
     version: number;
     updatedAt: string;
+    /** A mount point at /: what others shared with you, what agents you follow published. List it to go in. */
+    mount?: 'shared' | 'published';
   }[];
   /** More entries: call again with cursor set to it. */
   nextCursor: string | null;

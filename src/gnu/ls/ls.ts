@@ -20,7 +20,7 @@ import { errnoMessage } from '../kit/errno.js';
 import { errorsFirst } from '../kit/order.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { shellQuote } from '../kit/quote.js';
-import { humanSize, kib } from '../kit/file-info.js';
+import { humanSize, isMountPoint, kib } from '../kit/file-info.js';
 import { parseLs, type Ent, type LsExit } from './options.js';
 import { formatEnts, sortEnts } from './format.js';
 
@@ -47,6 +47,8 @@ class LsRun {
   exitCode = 0;
   first = true;
   printDirName = true;
+  /** The job's own filesystem (it answers isMountPoint; ctx.fs is a membrane that does not). */
+  mountFs: IFileSystem | undefined;
   private readonly now = Date.now();
   constructor(
     private readonly fs: IFileSystem,
@@ -112,7 +114,7 @@ class LsRun {
     this.chunks.push(out);
     if (!o.recursive) return;
     for (const e of ents) {
-      if (!e.st.isDirectory || e.name === '.' || e.name === '..') continue;
+      if (!e.st.isDirectory || e.name === '.' || e.name === '..' || isMountPoint(this.mountFs ?? this.fs, e.path)) continue;
       await this.printDir(joinName(name, e.name), e.path);
     }
   }
@@ -137,11 +139,12 @@ class LsRun {
   }
 }
 
-export function lsCommand(): CustomCommand {
+export function lsCommand(direct?: () => IFileSystem): CustomCommand {
   return defineCommand('ls', async (args, ctx: Ctx): Promise<Result> => {
     const parsed = parseLs(args);
     if ('error' in parsed) return { stdout: parsed.stdout ?? '', stderr: parsed.error, exitCode: parsed.code };
     const run = new LsRun(ctx.fs, parsed);
+    run.mountFs = direct?.();
     const targets = parsed.operands.length ? parsed.operands : ['.'];
     const { files, dirs } = await run.operands(ctx.cwd, targets);
     if (files.length) {
