@@ -22,8 +22,8 @@ async function call(deps: DispatchDeps, name: string, input: Record<string, unkn
   const outcome = await callTool(deps, name, input, PUBLIC_VIEWER, requestId);
   if (outcome.ok) return outcome.result as Answer;
   const e: ToolError = outcome.error;
-  if (e.code === 'NOT_FOUND' || e.code === 'INVALID_INPUT' || e.code === 'INVALID_PATH' || e.code === 'GONE') throw new Missing(e.message);
-  throw e;
+  // A tool's refusal: what the reader asked for is not there, or is no page (a bad id or path): a 404 page saying why.
+  throw new Missing(e.message);
 }
 
 export function notFoundPage(what = 'Nothing here.'): RenderedPage {
