@@ -314,6 +314,8 @@ async function startServer(env, logFile, connections) {
         // bash calls queue behind the pool); a lower cap turns such bursts into 429s, which measure the
         // cap, not the server. The default cap (2) is tested in test/bash.test.ts.
         BASH_MAX_CONCURRENT_PER_AGENT: String(Math.max(64, connections)),
+        // Likewise the worker-time budget (test/bash-fairness.test.ts tests it): 10 agents share the load.
+        BASH_WORKER_MS_PER_MINUTE: '0',
       },
       stdio: ['ignore', fd, fd],
     }),
@@ -405,7 +407,7 @@ function table(results, opts) {
   lines.push(
     `${opts.connections} concurrent keep-alive connections for ${opts.durationS} s per backend, from a separate load-generator process; ` +
       `${opts.agents} agents × ${opts.files} files; mix read/write/edit/bash = ${opts.mix.join('/')}; edits carry expectedVersion, ` +
-      `so EDIT_CONFLICT is expected under contention and not counted as an error. Rate limit lifted, BASH_MAX_CONCURRENT_PER_AGENT=max(64, connections), ` +
+      `so EDIT_CONFLICT is expected under contention and not counted as an error. Rate limit lifted, BASH_MAX_CONCURRENT_PER_AGENT=max(64, connections), BASH_WORKER_MS_PER_MINUTE=0, ` +
       `other settings default (BASH_WORKERS=4). Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ` +
       `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. The generator shares the CPUs with the server.`,
   );

@@ -379,6 +379,7 @@ async function measure(opts, runRoot, backend, scenarioName, serverJs = SERVER_J
         ...storage.env,
         RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
         BASH_MAX_CONCURRENT_PER_AGENT: '64',
+        BASH_WORKER_MS_PER_MINUTE: '0',
         ...(process.env.WORKERS ? { WORKERS: process.env.WORKERS } : {}),
       };
       if (opts.quietLogs) env.LOG_LEVEL = 'warn';

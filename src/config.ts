@@ -2,6 +2,7 @@
  * Settings come from the environment, are validated once at start, and a bad value stops the
  * server with a one-line reason. The README's settings table documents exactly these.
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { ACTION_LIMITS, ACTION_NAMES, type ActionLimits } from './core/action-limits.js';
@@ -29,6 +30,39 @@ const bool = (name: string, def: boolean) =>
       if (/^(1|true|yes|on)$/i.test(v)) return true;
       if (/^(0|false|no|off)$/i.test(v)) return false;
       ctx.addIssue({ code: 'custom', message: `${name} must be true or false (got ${JSON.stringify(v)})` });
+      return z.NEVER;
+    });
+
+/** A proxy address for TRUST_PROXY: an IP, a CIDR, or one of proxy-addr's names of ranges. */
+const isProxyAddress = (a: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(a)) return true;
+  const [ip, bits, extra] = a.split('/');
+  const family = isIP(ip ?? '');
+  if (!family || extra !== undefined) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
+
+/**
+ * TRUST_PROXY (docs/deploy.md): false trusts no X-Forwarded-* header; a hop count N takes the
+ * client address N hops back from the connection (true/yes/on mean 1: one proxy in front); a
+ * list of addresses/CIDRs trusts exactly those proxies. Never "trust every hop": the leftmost
+ * X-Forwarded-For entry is whatever the client sent.
+ */
+const proxies = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx): false | number | string[] => {
+      const s = (v ?? '').trim();
+      if (s === '' || /^(0|false|no|off)$/i.test(s)) return false;
+      if (/^(true|yes|on)$/i.test(s)) return 1;
+      if (/^\d+$/.test(s) && Number(s) <= 10) return Number(s);
+      const list = s.split(',').map((a) => a.trim());
+      if (!/^\d+$/.test(s) && list.every(isProxyAddress)) return list;
+      ctx.addIssue({
+        code: 'custom',
+        message: `${name} must be false, a hop count from 1 to 10 (1: one proxy such as nginx in front), or a comma-separated list of the proxies' addresses or CIDRs (got ${JSON.stringify(v)})`,
+      });
       return z.NEVER;
     });
 
@@ -118,7 +152,7 @@ const EnvSchema = z.object({
   IDEMPOTENCY_PRUNE_INTERVAL_MS: int('IDEMPOTENCY_PRUNE_INTERVAL_MS', 600_000, 1000, 86_400_000),
   PACK_INTERVAL_MS: int('PACK_INTERVAL_MS', 1000, 0, 86_400_000),
   PLANNER_STATS_INTERVAL_MS: int('PLANNER_STATS_INTERVAL_MS', 5000, 0, 86_400_000),
-  TRUST_PROXY: bool('TRUST_PROXY', false),
+  TRUST_PROXY: proxies('TRUST_PROXY'),
   STRICT_HOST: bool('STRICT_HOST', false),
   SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
   BASH_TIMEOUT_MS: int('BASH_TIMEOUT_MS', 10_000, 100, 600_000),
@@ -127,6 +161,7 @@ const EnvSchema = z.object({
   BASH_CACHE_BYTES: int('BASH_CACHE_BYTES', 32 * MiB, 0, 4096 * MiB),
   BASH_WORKERS: int('BASH_WORKERS', 4, 1, 64),
   BASH_MAX_CONCURRENT_PER_AGENT: int('BASH_MAX_CONCURRENT_PER_AGENT', 2, 1, 1024),
+  BASH_WORKER_MS_PER_MINUTE: int('BASH_WORKER_MS_PER_MINUTE', 30_000, 0, 3_600_000),
   HEADERS_TIMEOUT_MS: int('HEADERS_TIMEOUT_MS', 15_000, 100),
   REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 60_000, 100),
   VALIDATE_OUTPUTS: bool('VALIDATE_OUTPUTS', false),
@@ -211,7 +246,8 @@ export interface Config {
   packIntervalMs: number;
   /** PostgreSQL: how often a serving process checks its planner statistics (store/planner-stats.ts); 0: never. */
   plannerStatsIntervalMs: number;
-  trustProxy: boolean;
+  /** false, a hop count, or the proxies' addresses/CIDRs (Fastify's trustProxy). */
+  trustProxy: false | number | string[];
   strictHost: boolean;
   shutdownTimeoutMs: number;
   workers: number;
@@ -221,6 +257,8 @@ export interface Config {
   bashCacheBytes: number;
   bashWorkers: number;
   bashMaxConcurrentPerAgent: number;
+  /** Worker time an agent's bash commands may hold in a minute (sandbox/slots.ts WorkerTime); 0: no limit. */
+  bashWorkerMsPerMinute: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   /** Check every successful tool result against its tool's output schema (tests; a mismatch is a 500). */
@@ -281,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bashCacheBytes: e.BASH_CACHE_BYTES,
     bashWorkers: e.BASH_WORKERS,
     bashMaxConcurrentPerAgent: e.BASH_MAX_CONCURRENT_PER_AGENT,
+    bashWorkerMsPerMinute: e.BASH_WORKER_MS_PER_MINUTE,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     validateOutputs: e.VALIDATE_OUTPUTS,

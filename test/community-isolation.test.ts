@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { backends } from './helpers/backends.js';
+import { isolationBackends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 interface Agent {
@@ -18,7 +18,7 @@ interface Agent {
   slug: string;
 }
 
-for (const backend of backends()) {
+for (const backend of isolationBackends()) {
   describe(`community isolation (${backend})`, () => {
     let s: TestServer;
     before(async () => {

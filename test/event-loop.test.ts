@@ -5,7 +5,8 @@
  *
  * Each case below is a worst input found by probing the service (long files with many matches,
  * near-misses against huge files, diffs of files with nothing in common, long names among many
- * long siblings, huge unknown field names, big trees, large bash changesets, MCP batches). The
+ * long siblings, huge unknown field names, big trees, large bash changesets, MCP batches, search
+ * snippets of long files, 16 MB bodies of one string or of millions of values). The
  * server runs in this process, so  the monitor sees exactly the loop the server
  * runs on (its CPU time between ticks, so a busy machine's scheduling is not counted as our
  * work); a second agent reads a small file every 50 ms throughout, as another agent of the
@@ -18,6 +19,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { drainSearchOutbox } from '../src/tools/search-indexer.js';
 import { heavyBackends } from './helpers/backends.js';
 import { monitorLoop } from './helpers/loop-monitor.js';
 import { RemoteClient, type RemoteReply } from './helpers/remote-client.js';
@@ -107,9 +109,12 @@ for (const backend of heavyBackends()) {
     let readerKey: string;
 
     /** A tool call under measurement: returns the response and asserts the loop stayed responsive. */
+    /** `input` as a string is sent as it is (a body no client would serialize). */
     async function guarded(name: string, tool: string, input: unknown) {
-      const body = JSON.stringify(input);
+      const body = typeof input === 'string' ? input : JSON.stringify(input);
+      const started = performance.now();
       const { result, probe } = await measured(remote, readerKey, () => remote.call(key, tool, undefined, body));
+      console.log(`# ${name}: ${(performance.now() - started).toFixed(0)} ms, the loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
       assertResponsive(name, probe);
       return result;
     }
@@ -117,7 +122,8 @@ for (const backend of heavyBackends()) {
     before(async () => {
       // 5,000 redirections in one bash call take 10 s on a loaded two-core machine: more than the
       // default BASH_TIMEOUT_MS, and the case is about committing their changeset, not speed.
-      s = await startServer(backend, { LOG_LEVEL: 'silent', BASH_TIMEOUT_MS: '120000' });
+      // Search indexes files up to the largest SEARCH_MAX_FILE_BYTES allowed (the snippets' worst case).
+      s = await startServer(backend, { LOG_LEVEL: 'silent', BASH_TIMEOUT_MS: '120000', SEARCH_MAX_FILE_BYTES: String(1024 * 1024) });
       remote = new RemoteClient(s.url);
       key = (await s.register('Attacker')).apiKey;
       readerKey = (await s.register('Neighbour')).apiKey;
@@ -223,6 +229,82 @@ for (const backend of heavyBackends()) {
       );
       console.log(`# MCP batch of 100 edits: loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
       assertResponsive('MCP batch', probe);
+    });
+
+    it('search: 100 results in files of 1 MB, the hit at their end (a snippet each)', { timeout: T }, async () => {
+      // Identical files (stored once), each as long as SEARCH_MAX_FILE_BYTES lets search index it:
+      // accented words, and near misses a case-blind scan stops at (fewer than a snippet checks).
+      const filler = 'lörem ípsum neEdles\n'.repeat(1_900);
+      const content = `${filler.padEnd(1_040_000 - 2 * 1_900 - 19, '.')}the needle is here\n`;
+      assert.equal(Buffer.byteLength(content), 1_040_000);
+      for (let i = 0; i < 100; i++) await s.ok(key, 'write', { path: `/hay/f${i}.txt`, content });
+      while ((await s.store.pendingSearchCount()) > 0) await drainSearchOutbox(s.store, s.config, 120_000);
+      const r = await guarded('search snippets', 'search', { query: 'needle', types: ['files'], limit: 100 });
+      assert.equal(r.inner.items.length, 100, JSON.stringify(r.inner).slice(0, 300));
+      for (const item of r.inner.items) assert.match(item.snippet, /the «needle» is here/);
+    });
+
+    it('diff through a share of two 10 MB versions with every line different', { timeout: T }, async () => {
+      const recipient = await s.register('Recipient');
+      const owner = (await s.ok(key, 'get_key_info')).agent.slug as string;
+      const first = await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `first version line ${i} `.padEnd(38, 'a')) });
+      await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `second version line ${i} `.padEnd(38, 'b')) });
+      await s.ok(key, 'share', { path: '/big10', with: recipient.slug, permission: 'read' });
+      const body = JSON.stringify({ path: `/shared/${owner}/big10/d.txt`, from: first.version });
+      const { result, probe } = await measured(remote, readerKey, () => remote.call(recipient.apiKey, 'diff', undefined, body));
+      assert.equal(result.inner.success, true, JSON.stringify(result.inner).slice(0, 300));
+      assert.ok(result.inner.diff.length > 0);
+      console.log(`# diff through a share: loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
+      assertResponsive('diff through a share', probe);
+    });
+
+    it('write: a JSON body of 16 MB (the body limit)', { timeout: T }, async () => {
+      // Every character escaped in JSON: 8 MiB of content in a body just under 16 MiB.
+      const content = '"\n'.repeat(Math.floor((16 * 1024 * 1024 - 100) / 4));
+      const r = await guarded('16 MB JSON body', 'write', { path: '/json16.txt', content });
+      assert.equal(r.inner.success, true, JSON.stringify(r.inner).slice(0, 300));
+      assert.equal(r.inner.size, content.length);
+    });
+
+    it('a 16 MB body of millions of values is refused, its parse off the event loop (and a broken one)', { timeout: T }, async () => {
+      const many = `{"path": "/probe.txt", "junk": [${'{},'.repeat(5_500_000)}{}]}`;
+      assert.ok(many.length > 15 * 1024 * 1024 && many.length < 16 * 1024 * 1024);
+      const r = await guarded('16 MB of values', 'read', many);
+      assert.equal(r.status, 400);
+      assert.equal(r.inner.error.code, 'INVALID_JSON');
+      assert.match(r.inner.error.message, /more than 100000 values/);
+      const broken = await guarded('16 MB, broken', 'read', `{"path": "/probe.txt", "x": "${'y'.repeat(16_000_000)}`);
+      assert.equal(broken.inner.error.code, 'INVALID_JSON');
+      assert.match(broken.inner.error.message, /^The body is not valid JSON/);
+    });
+
+    it('an MCP batch of 100 tools/list', { timeout: T }, async () => {
+      const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+      const { result, probe } = await measured(remote, readerKey, () =>
+        remote.fetch('/mcp', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(batch),
+        }),
+      );
+      assert.equal(result.status, 200, result.text.slice(0, 300));
+      const answers = JSON.parse(result.text) as { id: number; result?: { tools: unknown[] }; error?: { code: number; message: string } }[];
+      assert.deepEqual(
+        answers.map((a) => a.id),
+        batch.map((m) => m.id),
+      );
+      // The answers stop at MAX_BATCH_ANSWER_CHARS (8 MiB; a full key's list is ~200 KB): the rest are not run, and say so.
+      const lists = answers.filter((a) => a.result);
+      assert.ok(lists.length >= 20 && lists.length < 60, `${lists.length} lists`);
+      assert.ok(lists.every((a) => a.result!.tools.length > 50));
+      assert.deepEqual(answers.slice(0, lists.length), lists, 'the lists come first');
+      for (const a of answers.slice(lists.length)) {
+        assert.equal(a.error!.code, -32001);
+        assert.match(a.error!.message, /^Not run: this batch's answers passed 8 MiB/);
+      }
+      assert.ok(result.text.length < 9 * 1024 * 1024, `${result.text.length} characters`);
+      console.log(`# MCP batch of 100 tools/list: ${result.text.length} characters, loop held ${probe.loopMaxMs.toFixed(0)} ms at most`);
+      assertResponsive('MCP tools/list batch', probe);
     });
 
     it('cost fuzz: inputs drawn for size and repetition keep the loop responsive', { timeout: T }, async () => {

@@ -219,7 +219,7 @@ describe('MCP exchange', () => {
     assert.deepEqual(sameTurn, [false, false, false, false]);
     assert.equal(answer.status, 200);
     assert.deepEqual(
-      (answer.body as { id: unknown }[]).map((a) => a.id),
+      (JSON.parse(answer.body as string) as { id: unknown }[]).map((a) => a.id),
       ['x', 2, 'y', 4],
     );
   });

@@ -52,8 +52,8 @@ for (const backend of backends()) {
   describe(`reference files (${backend})`, () => {
     let s: TestServer;
     before(async () => {
-      // The build's settings (its rate limit shows in answers), so the server serves the build's runs.
-      s = await startServer(backend, { RATE_LIMIT_PER_MINUTE: '1200' }, { via: 'inject' });
+      // The build's settings (its rate limit and bash budget show in answers), so the server serves the build's runs.
+      s = await startServer(backend, { RATE_LIMIT_PER_MINUTE: '1200', BASH_WORKER_MS_PER_MINUTE: '30000' }, { via: 'inject' });
     });
     after(() => s.close());
 

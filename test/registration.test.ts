@@ -273,6 +273,34 @@ for (const backend of backends()) {
     });
   });
 
+  // Behind nginx (deploy/nginx.conf), X-Forwarded-For reaches the service as "<whatever the
+  // client sent>, <the client's real address>": only the hops TRUST_PROXY names are believed.
+  for (const trust of ['1', 'true', '127.0.0.1', 'loopback, 10.0.0.0/8']) {
+    describe(`TRUST_PROXY=${trust}: the client address is the one the trusted proxy saw (${backend})`, () => {
+      let s: TestServer;
+      before(async () => {
+        s = await startServer(backend, { REGISTRATIONS_PER_IP_PER_HOUR: '1', TRUST_PROXY: trust });
+      });
+      after(() => s.close());
+      const via = (forwardedFor: string, name: string) =>
+        s.raw('/api/users/register', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+          body: JSON.stringify({ name }),
+        });
+
+      it('a spoofed X-Forwarded-For entry does not buy a new registration budget; another real client has its own', async () => {
+        assert.equal((await via('198.51.100.1, 203.0.113.7', 'Proxied One')).status, 201);
+        for (const spoof of ['198.51.100.2, 203.0.113.7', '198.51.100.3,198.51.100.4, 203.0.113.7', '203.0.113.9 , 203.0.113.7']) {
+          const r = await via(spoof, 'Proxied Spoof');
+          assert.equal(r.status, 429, `${spoof}: ${JSON.stringify(r.body)}`);
+          assert.equal(r.inner.error.code, 'RATE_LIMITED');
+        }
+        assert.equal((await via('198.51.100.1, 203.0.113.8', 'Proxied Two')).status, 201, 'a different real client');
+      });
+    });
+  }
+
   describe(`authentication failures (${backend})`, () => {
     let s: TestServer;
     let agentId: string;

@@ -127,7 +127,7 @@ for (const backend of backends()) {
     });
 
     it('a folder key finds its own files inside its folder only; OUTSIDE_KEY_FOLDER for a path outside', async () => {
-      const folderKey = await s.addKey(alice.id, { scopes: ['search'], folder: '/docs' });
+      const folderKey = await s.addKey(alice.id, { scopes: ['search', 'files:read'], folder: '/docs' });
       assert.deepEqual(await paths(folderKey, 'fox'), ['/docs/guide.md', '/docs/other.md']);
       assert.deepEqual(await paths(folderKey, 'needle'), []);
       await s.ok(bob.key, 'write', { path: '/docs/bob.md', content: 'fox of bob\n' });
@@ -191,6 +191,48 @@ for (const backend of backends()) {
       // Deleting the post: gone for everyone.
       await s.ok(carol.key, 'delete_post', { postId: post.postId });
       assert.deepEqual(await find(carol.key, { query: 'genome', types: ['posts'] }), []);
+    });
+
+    it('each result type needs its read scope: left out without it, and the answer says which and why', async () => {
+      const community = `tapir-${backend.slice(0, 2)}`;
+      await s.ok(bob.key, 'update_my_profile', { description: 'I study tapir herds.' });
+      await s.ok(bob.key, 'create_community', { name: community, displayName: 'Tapir lab', description: 'All about tapir.' });
+      const post = (await s.ok(bob.key, 'create_post', { community, title: 'Tapir notes', body: 'The tapir is shy.' })).post;
+      await s.ok(bob.key, 'comment', { postId: post.postId, body: 'An tapir comment.' });
+      await s.ok(bob.key, 'write', { path: '/tapir.md', content: 'tapir file\n' });
+      await s.ok(bob.key, 'publish', { path: '/tapir.md', title: 'Tapir file', description: 'tapir' });
+      await s.ok(alice.key, 'write', { path: '/tapir-mine.md', content: 'my tapir\n' });
+      const typesOf = (r: any) => r.items.map((i: any) => i.type).sort();
+      const full = await s.ok(alice.key, 'search', { query: 'tapir' });
+      assert.deepEqual(typesOf(full), ['agent', 'comment', 'community', 'file', 'file', 'post', 'published']);
+      assert.equal(full.omittedTypes, undefined, 'nothing left out for a key with every read scope');
+
+      const filesOnly = await s.addKey(alice.id, { scopes: ['files:read', 'search'] });
+      const r = await s.ok(filesOnly, 'search', { query: 'tapir' });
+      assert.deepEqual(typesOf(r), ['file', 'file'], 'no posts, comments, published items, communities or agents');
+      assert.deepEqual(r.omittedTypes, [
+        { type: 'posts', missingScope: 'community:read' },
+        { type: 'comments', missingScope: 'community:read' },
+        { type: 'agents', missingScope: 'agents:read' },
+        { type: 'communities', missingScope: 'community:read' },
+        { type: 'published', missingScope: 'community:read' },
+      ]);
+      const asked = await s.ok(filesOnly, 'search', { query: 'tapir', types: ['files', 'published'] });
+      assert.deepEqual(typesOf(asked), ['file', 'file']);
+      assert.deepEqual(asked.omittedTypes, [{ type: 'published', missingScope: 'community:read' }]);
+      const none = await s.fail(filesOnly, 'search', { query: 'tapir', types: ['posts', 'comments'] }, 'INSUFFICIENT_SCOPE');
+      assert.deepEqual(none.details.missing, ['community:read']);
+
+      const communityOnly = await s.addKey(alice.id, { scopes: ['community:read', 'search'] });
+      const c = await s.ok(communityOnly, 'search', { query: 'tapir' });
+      assert.deepEqual(typesOf(c), ['comment', 'community', 'post', 'published'], 'no files without files:read');
+      assert.deepEqual(c.omittedTypes, [
+        { type: 'files', missingScope: 'files:read' },
+        { type: 'agents', missingScope: 'agents:read' },
+      ]);
+      await s.fail(communityOnly, 'search', { query: 'tapir', path: `/published/${bob.slug}` }, 'INSUFFICIENT_SCOPE');
+      const agentsOnly = await s.addKey(alice.id, { scopes: ['agents:read', 'search'] });
+      assert.deepEqual(typesOf(await s.ok(agentsOnly, 'search', { query: 'tapir' })), ['agent']);
     });
 
     it('results the second stage drops (removed posts outranking the rest) are replaced: pages stay full', async () => {

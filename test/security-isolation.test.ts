@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { buildRegistry } from '../src/tools/index.js';
-import { backends } from './helpers/backends.js';
+import { isolationBackends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
 import { startServer, type CallResult, type TestServer } from './helpers/server.js';
 
@@ -262,7 +262,7 @@ function stable(r: CallResult): unknown {
  */
 const FULL_PROBES = process.env.ISOLATION_FULL === '1';
 
-for (const backend of backends()) {
+for (const backend of isolationBackends()) {
   const half = backend === 'sqlite' ? 0 : 1;
   const mine = <T>(list: T[]): T[] => (FULL_PROBES ? list : list.filter((_, i) => i % 2 === half));
   describe(`isolation between agents (${backend})`, () => {

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { backends } from './helpers/backends.js';
+import { isolationBackends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 interface Agent {
@@ -52,7 +52,7 @@ const PROBES: Array<[string, Record<string, unknown>]> = [
 
 const fill = (input: Record<string, unknown>, p: string) => JSON.parse(JSON.stringify(input).replaceAll('"P', `"${p}`));
 
-for (const backend of backends()) {
+for (const backend of isolationBackends()) {
   describe(`isolation through /shared and /published (${backend})`, () => {
     let s: TestServer;
     let owner: Agent;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { buildRegistry } from '../src/tools/index.js';
-import { backends } from './helpers/backends.js';
+import { backends, type Backend } from './helpers/backends.js';
 import { startServer, type Registered, type TestServer } from './helpers/server.js';
 
 const registry = buildRegistry();
@@ -35,7 +35,7 @@ const newestFirst = (items: any[]) => {
 type Agents<N extends number, T extends Registered[] = []> = T['length'] extends N ? T : Agents<N, [...T, Registered]>;
 
 /** Shared by the suites: a server, agents with unique names, and the calls they make. */
-function world(backend: 'sqlite' | 'postgres') {
+function world(backend: Backend) {
   const w = {
     s: undefined as unknown as TestServer,
     n: 0,

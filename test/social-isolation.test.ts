@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildRegistry } from '../src/tools/index.js';
-import { backends } from './helpers/backends.js';
+import { isolationBackends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
 import { startServer, type CallResult, type Registered, type TestServer } from './helpers/server.js';
 
@@ -87,7 +87,7 @@ function scopeInputs(b: string, e: string, f: string, n: string): Record<string,
   };
 }
 
-for (const backend of backends()) {
+for (const backend of isolationBackends()) {
   describe(`social isolation between agents (${backend})`, () => {
     let s: TestServer;
     let a: Registered, b: Registered, c: Registered, d: Registered, e: Registered, f: Registered, n: Registered;

@@ -39,14 +39,15 @@ interface Schema {
   indexes: string[];
 }
 
-/** Column types both backends store alike; flags (deleted, is_read, locked, internal) are BOOLEAN in PostgreSQL, 0/1 in SQLite. */
+/** Column types both backends store alike; flags (deleted, is_read, locked, internal, include_history) are BOOLEAN in PostgreSQL, 0/1 in SQLite. */
 function sqliteType(declared: string): string {
   const t = declared.toUpperCase();
   return t === 'INTEGER' ? 'integer' : t === 'BLOB' ? 'bytes' : t === 'TEXT' ? 'text' : `?${t}`;
 }
 function pgType(dataType: string, column: string): string {
   if (dataType === 'integer' || dataType === 'bigint') return 'integer';
-  if (dataType === 'boolean') return ['deleted', 'is_read', 'locked', 'internal', 'packed'].includes(column) ? 'integer' : '?boolean';
+  if (dataType === 'boolean')
+    return ['deleted', 'is_read', 'locked', 'internal', 'packed', 'include_history'].includes(column) ? 'integer' : '?boolean';
   return dataType === 'bytea' ? 'bytes' : dataType === 'text' ? 'text' : `?${dataType}`;
 }
 

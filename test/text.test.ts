@@ -432,6 +432,7 @@ describe('config: loadConfig', () => {
       bashCacheBytes: 33_554_432,
       bashWorkers: 4,
       bashMaxConcurrentPerAgent: 2,
+      bashWorkerMsPerMinute: 30_000,
       headersTimeoutMs: 15_000,
       requestTimeoutMs: 60_000,
       validateOutputs: false,
@@ -507,12 +508,15 @@ describe('config: loadConfig', () => {
     assert.equal(loadConfig({ MAX_FILES_PER_AGENT: '1000' }).maxFilesPerAgent, 1000);
     assert.equal(c.pgPoolSize, 4);
     assert.equal(loadConfig({ IDEMPOTENCY_PRUNE_INTERVAL_MS: '5000' }).idempotencyPruneIntervalMs, 5000);
-    assert.equal(c.trustProxy, true);
+    assert.equal(c.trustProxy, 1);
     assert.equal(c.shutdownTimeoutMs, 0);
     // Without BASE_URL, a wildcard HOST still gives a reachable base URL.
     assert.equal(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).baseUrl, 'http://127.0.0.1:8080');
     assert.equal(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl, 'postgresql://h/db');
-    for (const v of ['1', 'true', 'TRUE', 'on']) assert.equal(loadConfig({ TRUST_PROXY: v }).trustProxy, true, v);
+    // TRUST_PROXY: a hop count (true means one proxy, never "every hop"), or the proxies' addresses.
+    for (const v of ['1', 'true', 'TRUE', 'on']) assert.equal(loadConfig({ TRUST_PROXY: v }).trustProxy, 1, v);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.10, 10.1.0.0/16,::1,loopback' }).trustProxy, ['10.0.0.10', '10.1.0.0/16', '::1', 'loopback']);
     for (const v of ['0', 'false', 'No', 'off']) assert.equal(loadConfig({ TRUST_PROXY: v }).trustProxy, false, v);
   });
 
@@ -548,6 +552,10 @@ describe('config: loadConfig', () => {
       ['SEARCH_RANK_WINDOW', 'all'],
       ['SQLITE_BUSY_TIMEOUT_MS', 'long'],
       ['TRUST_PROXY', 'maybe'],
+      ['TRUST_PROXY', '11'],
+      ['TRUST_PROXY', '10.0.0.1/33'],
+      ['TRUST_PROXY', '10.0.0.1,'],
+      ['TRUST_PROXY', 'nginx'],
       ['DATABASE_URL', 'not a url'],
       ['DATABASE_URL', 'mysql://db/afs'],
       ['BASE_URL', 'ftp://example.com'],

@@ -1,7 +1,7 @@
 /**
  * Where post attachments live (COMMUNITY.md §5; tools/attachments.ts makes them): copies of the
- * attached versions at `/.attachments/{postId}/v{version}{path}` in the author's tree, published as
- * one directory. Each copy is created once at a path of its own, so what was attached is its
+ * attached versions at `/.attachments/{postId}/v{version}{path}` in the author's tree, each post's
+ * directory published while the post is there and not removed (store/published.ts showAttachmentsOf). Each copy is created once at a path of its own, so what was attached is its
  * version 1: through /published every file below reads at that version (the file tools and bash
  * alike), whatever its author does to the copy later.
  */
@@ -10,5 +10,8 @@ export const ATTACHMENT_VERSION = 1;
 
 /** True for a path inside the attachments directory (publish refuses it: the posts publish it). */
 export const isAttachmentPath = (path: string) => path === ATTACHMENTS_ROOT || path.startsWith(ATTACHMENTS_ROOT + '/');
+
+/** A post's own directory of copies: what is published with it (one item per post). */
+export const attachmentCopyDir = (postId: string) => `${ATTACHMENTS_ROOT}/${postId}`;
 
 export const attachmentCopyPath = (postId: string, version: number, path: string) => `${ATTACHMENTS_ROOT}/${postId}/v${version}${path}`;

@@ -41,7 +41,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: {
     status: 429,
     meaning:
-      'Too many requests: the agent\'s request budget per minute (details.limit is a number, X-RateLimit-* headers), or its concurrent bash calls (details.limit is "bash_concurrency", X-Bash-Concurrency-* headers).',
+      'Too many requests: the agent\'s request budget per minute (details.limit is a number, X-RateLimit-* headers), its concurrent bash calls (details.limit is "bash_concurrency", X-Bash-Concurrency-* headers), or its bash worker time of the last minute (details.limit is "bash_worker_time").',
     action: 'Wait Retry-After seconds, then retry; for bash, wait for a running call to finish.',
   },
   INTERNAL_ERROR: { status: 500, meaning: 'A server fault; nothing was half-written.', action: 'Retry; report details.requestId if it persists.' },

@@ -8,7 +8,7 @@
  * - /shared: the head of live files and the history from the share's creation on — the version
  *   that was the head then, and every version after. A share made with includeHistory shows all.
  */
-import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from './attachments.js';
+import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION, isAttachmentPath } from './attachments.js';
 import type { Grant, MountArea } from './mounts.js';
 import { isWithin } from './paths.js';
 
@@ -24,7 +24,8 @@ export type HistoryView =
 export function historyView(area: MountArea, grant: Grant, ownerPath: string): HistoryView {
   if (area === 'shared') return grant.sinceMs === null ? { kind: 'all' } : { kind: 'since', sinceMs: grant.sinceMs };
   if (grant.version !== null) return { kind: 'pinned', version: grant.version };
-  if (grant.root === ATTACHMENTS_ROOT && ownerPath !== ATTACHMENTS_ROOT) return { kind: 'pinned', version: ATTACHMENT_VERSION };
+  // A post's attachments (one published directory per post) read as attached: the copy's version 1.
+  if (isAttachmentPath(grant.root) && ownerPath !== grant.root && ownerPath !== ATTACHMENTS_ROOT) return { kind: 'pinned', version: ATTACHMENT_VERSION };
   return { kind: 'head' };
 }
 

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { MAX_BATCH, MAX_BATCH_ANSWER_CHARS, NOT_RUN } from '../core/mcp-limits.js';
 import type { ExampleRun } from './examples.js';
 import { familyPageMd, fence, pagesOf } from './family-pages.js';
 import { heartbeatMd } from './heartbeat.js';
@@ -82,6 +83,8 @@ with it). Errors of the HTTP request itself come as a status with a plain body \
 401 \`UNAUTHORIZED\` (with \`WWW-Authenticate: Bearer\`), 429 \`RATE_LIMITED\` (with \`Retry-After\`), 405 for
 GET or DELETE (the endpoint is stateless). Responses carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`,
 \`X-RateLimit-Reset\` and \`X-Request-Id\`, as on REST; each \`tools/call\` counts against the rate limit.
+A JSON-RPC batch holds at most ${MAX_BATCH} messages, run in order; once its answers reach ${MAX_BATCH_ANSWER_CHARS / 1024 / 1024} MiB,
+each message whose turn comes after is not run and answers error ${NOT_RUN} (send it in another request).
 `;
 }
 

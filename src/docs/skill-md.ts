@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import { ALL_SCOPES, FAMILY_NAMES, PRESETS, type Scope } from '../core/scopes.js';
 import { catalogueRows } from '../core/errors.js';
+import { MAX_JSON_VALUES, SYNC_PARSE_CHARS } from '../core/body-limits.js';
 import type { AnyTool, ToolRegistry } from '../tools/registry.js';
 import { scopeText } from '../tools/describe.js';
 import { MIN_HEARTBEAT_INTERVAL_HOURS, STATE_PATH } from '../heartbeat/routine.js';
@@ -163,7 +164,9 @@ its actions. Presets: ${Object.entries(PRESETS)
     .join('; ')}.
 Your registration key is \`full\`. A read-only key browses but cannot change anything. A
 folder-scoped key (folder \`/projects/x\`) sees and touches only that subtree (paths stay absolute;
-its ancestors appear as directories only). A call without the needed scope returns
+its ancestors appear as directories only). Showing a file to others (an attachment, \`create_link\`, \`share\`,
+\`publish\`, a \`copy\` into another agent's tree) needs what reading it needs (\`files:read\`, the key's folder); a
+folder key sees only the shares, links and published items inside its folder. A call without the needed scope returns
 \`INSUFFICIENT_SCOPE\` with \`details.required\` and \`details.granted\`. \`get_key_info\` (no scope
 needed) tells what the current key can do.${registry.get('create_key') ? ' `create_key` mints narrower keys.' : ''} \`purge\` needs the
 full-access key (every scope, no folder, no expiry). After \`rotate_key\` with a grace period the old
@@ -192,12 +195,16 @@ you read it. Deletes are recoverable until purged. Each changing call is one cha
 function limitsSection(registry: ToolRegistry, config: Config): string {
   return `## Limits
 
-- File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes.
+- File size: ${config.maxFileBytes} bytes; request body: ${config.maxBodyBytes} bytes, of at most ${MAX_JSON_VALUES} JSON values when over ${SYNC_PARSE_CHARS / 1024} KiB (\`INVALID_JSON\` beyond: send large text as one string).
 - Storage per agent: ${config.storageQuotaBytes} bytes (every distinct content, history included, until purged).
 - Files and directories per agent: ${config.maxFilesPerAgent} (live ones; deleted ones do not count).
 - Entries of a changeset per response: 100 (\`entryCount\` has them all; \`list_changes\` with \`changesetId\` pages through them).
 - \`read\` pages: ${config.readPageLines} lines / ${config.readPageBytes} bytes (continue with \`next.offset\`).
-- \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond); at most ${config.bashMaxConcurrentPerAgent} commands of an agent at once (one more: 429 \`RATE_LIMITED\` with \`details.limit: "bash_concurrency"\`, \`max\`, \`running\` and \`Retry-After\`; not the per-minute budget).
+- \`bash\`: ${config.bashTimeoutMs} ms per call, ${config.bashMaxOutputBytes} bytes of output (\`truncated: true\` beyond); at most ${config.bashMaxConcurrentPerAgent} commands of an agent at once (one more: 429 \`RATE_LIMITED\` with \`details.limit: "bash_concurrency"\`, \`max\`, \`running\` and \`Retry-After\`; not the per-minute budget)${
+    config.bashWorkerMsPerMinute > 0
+      ? `; at most ${config.bashWorkerMsPerMinute} ms of bash worker time per agent in any minute (past it: 429 \`RATE_LIMITED\` with \`details.limit: "bash_worker_time"\` and \`Retry-After\`)`
+      : ''
+  }.${config.bashWorkers >= 2 ? " An agent with no command running that used under 2 s of worker time in the last minute never waits behind other agents' long commands (a worker is kept for it)." : ''}
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
 - Registrations per address: ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per hour` : 'no limit on this server'}.
 - Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).${

@@ -57,7 +57,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       stream: opts.logStream ?? pino.destination({ dest: 1, sync: false }),
     },
     bodyLimit: config.maxBodyBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
     genReqId: () => randomUUID(),
     // Slow clients: the whole request must arrive within requestTimeout, its headers within headersTimeout.
     requestTimeout: config.requestTimeoutMs,
@@ -100,4 +100,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   exportRoutes(app, store, config);
   uiRoutes(app, ui);
   return app;
+}
+
+/**
+ * TRUST_PROXY (docs/deploy.md) as Fastify's trustProxy. A hop count N: the N addresses nearest
+ * the connection are proxies, so the client is the one N hops back, whatever the client itself
+ * put further left in X-Forwarded-For (Fastify's own number option trusts no hop at all).
+ */
+function trustedProxies(t: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  return typeof t === 'number' ? (_address, hop) => hop < t : t;
 }

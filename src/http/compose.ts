@@ -41,6 +41,7 @@ export function composeParts(config: Config, store: Store, registry: ToolRegistr
       sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
     },
     config.bashCacheBytes,
+    { timeoutMs: config.bashTimeoutMs, maxCommands: config.bashMaxCommands },
   );
   const deps: DispatchDeps = {
     registry,

@@ -21,13 +21,13 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_BATCH, MAX_BATCH_ANSWER_CHARS, NOT_RUN } from '../core/mcp-limits.js';
 
-/** The SDK's transport answers 400 to a JSON-RPC batch of more messages than this. */
-export const MAX_BATCH = 100;
+export { MAX_BATCH };
 
 type Id = string | number;
 
-/** An HTTP answer: a status and a JSON body (null: no body, 202). */
+/** An HTTP answer: a status and a JSON body, an object or already serialized (null: no body, 202). */
 export interface McpAnswer {
   status: number;
   body: unknown;
@@ -36,7 +36,10 @@ export interface McpAnswer {
 interface Pending {
   /** Internal ids of this request's messages still waiting for their response. */
   waiting: number;
-  responses: (JSONRPCMessage | undefined)[];
+  /** Each response serialized as it arrives (one at a time, so a big batch is serialized in slices). */
+  responses: (string | undefined)[];
+  /** Characters of the responses so far. */
+  chars: number;
   resolve(): void;
 }
 
@@ -46,6 +49,17 @@ const jsonRpcError = (status: number, code: number, message: string): McpAnswer 
 });
 
 /** The request's headers, checked as the SDK's Streamable HTTP transport checks them. */
+const notRun = (id: number): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  id,
+  error: {
+    code: NOT_RUN,
+    message:
+      `Not run: this batch's answers passed ${MAX_BATCH_ANSWER_CHARS / 1024 / 1024} MiB before its turn. Send it in another request ` +
+      '(tools/list once: the list does not change while your key does not).',
+  },
+});
+
 export function checkHeaders(headers: Record<string, string | string[] | undefined>, messages: unknown[]): McpAnswer | null {
   const accept = String(headers.accept ?? '');
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -69,7 +83,13 @@ export function checkHeaders(headers: Record<string, string | string[] | undefin
   return null;
 }
 
+/**
+ * `cached` gives the JSON of a result serialized once and kept (tools/list: the same list per key
+ * shape), or undefined: such a result is spliced in, not serialized again.
+ */
 export class McpExchange implements Transport {
+  constructor(private readonly cached: (result: object) => string | undefined = () => undefined) {}
+
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -90,8 +110,15 @@ export class McpExchange implements Transport {
     const route = typeof message.id === 'number' ? this.#routes.get(message.id) : undefined;
     if (!route) return; // its HTTP request is gone
     this.#routes.delete(message.id as number);
-    route.pending.responses[route.slot] = { ...message, id: route.id };
+    const text = this.#serialize(message, route.id);
+    route.pending.responses[route.slot] = text;
+    route.pending.chars += text.length;
     if (--route.pending.waiting === 0) route.pending.resolve();
+  }
+
+  #serialize(message: JSONRPCMessage, id: Id): string {
+    const json = 'result' in message ? this.cached(message.result) : undefined;
+    return json !== undefined ? `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(id)}}` : JSON.stringify({ ...message, id });
   }
 
   /**
@@ -118,7 +145,7 @@ export class McpExchange implements Transport {
       for (const m of messages) if (!('method' in m) || m.method !== 'notifications/cancelled') this.onmessage?.(m, extra);
       return { status: 202, body: null };
     }
-    const pending: Pending = { waiting: requests.length, responses: new Array(requests.length), resolve: () => {} };
+    const pending: Pending = { waiting: requests.length, responses: new Array(requests.length), chars: 0, resolve: () => {} };
     const done = new Promise<void>((resolve) => (pending.resolve = resolve));
     const ids: number[] = [];
     requests.forEach((r, slot) => {
@@ -142,11 +169,13 @@ export class McpExchange implements Transport {
       // at once ran a batch of 100 edits as one 349 ms hold of the loop (CI, 2026-11-26).
       if (m !== messages[0]) await new Promise<void>((resolve) => setImmediate(resolve));
       if (gone) break;
-      if (isJSONRPCRequest(m)) this.onmessage?.({ ...m, id: ids[slot++]! }, extra);
+      if (pending.chars >= MAX_BATCH_ANSWER_CHARS) {
+        if (isJSONRPCRequest(m)) this.send(notRun(ids[slot++]!));
+      } else if (isJSONRPCRequest(m)) this.onmessage?.({ ...m, id: ids[slot++]! }, extra);
       else if (!('method' in m) || m.method !== 'notifications/cancelled') this.onmessage?.(m, extra);
     }
     await done;
-    const out = pending.responses as JSONRPCMessage[];
-    return { status: 200, body: Array.isArray(raw) ? out : out[0] };
+    const out = pending.responses as string[];
+    return { status: 200, body: Array.isArray(raw) ? `[${out.join(',')}]` : out[0]! };
   }
 }

@@ -131,21 +131,21 @@ async function answerToolCall(parts: AppParts, identity: AuthContext, requestId:
  * The app's one MCP server: tools/list answers from a cache per key shape (scopes and full
  * access), tools/call goes through the same registry, auth, scopes and envelope as REST.
  */
-function mcpServer(parts: AppParts): Server {
+function mcpServer(parts: AppParts, serialized: WeakMap<object, string>): Server {
   const { deps, config } = parts;
   const { registry } = deps;
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     { capabilities: { tools: {} }, instructions: instructions(config.baseUrl) },
   );
-  const lists = new Map<string, object[]>();
+  const lists = new Map<string, { tools: object[] }>();
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const { identity } = callerOf(extra);
     const full = isFullAccess(identity);
     const shape = `${full ? 'full' : 'limited'}:${[...identity.scopes].sort().join(',')}`;
-    let tools = lists.get(shape);
-    if (!tools) {
-      tools = registry
+    let list = lists.get(shape);
+    if (!list) {
+      const tools = registry
         .all()
         .filter((t) => missingScopes(t.scopes, identity.scopes).length === 0 && (!t.fullAccess || full))
         .map((t) => ({
@@ -165,9 +165,12 @@ function mcpServer(parts: AppParts): Server {
         }));
       // Key shapes are few (presets, a handful of custom scope sets); the bound keeps a flood of odd ones cheap.
       if (lists.size >= 256) lists.clear();
-      lists.set(shape, tools);
+      list = { tools };
+      lists.set(shape, list);
+      // Serialized once too (~200 KB for a full key): the exchange splices it into each answer.
+      serialized.set(list, JSON.stringify(list));
     }
-    return { tools: tools as never };
+    return list as never;
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { identity, requestId } = callerOf(extra);
@@ -188,8 +191,9 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
   app.get('', notAllowed);
   app.delete('', notAllowed);
 
-  const server = mcpServer(opts.parts);
-  const exchange = new McpExchange();
+  const serialized = new WeakMap<object, string>();
+  const server = mcpServer(opts.parts, serialized);
+  const exchange = new McpExchange((result) => serialized.get(result));
   await server.connect(exchange);
   app.addHook('onClose', async () => server.close());
 

@@ -157,13 +157,14 @@ function observeCommits(registry: client.Registry, store: Store): void {
 function workerGauges(registry: client.Registry, deps: { store: Store; bash: BashPool }): void {
   new client.Gauge({
     name: 'afs_bash_workers',
-    help: 'bash worker threads by state (busy, idle).',
+    help: "bash worker threads by state (busy, idle; standby: a loaded thread kept to take the reserve worker's place, 0 or 1).",
     labelNames: ['state'],
     registers: [registry],
     collect() {
       const s = deps.bash.stats();
       this.set({ state: 'busy' }, s.busy);
       this.set({ state: 'idle' }, s.workers - s.busy);
+      this.set({ state: 'standby' }, s.standby);
     },
   });
   new client.Gauge({

@@ -93,5 +93,7 @@ export interface BashOutcome {
   changes: import('../store/types.js').PlannedChange[];
   /** Changes in other agents' trees, through /shared (one changeset per owner). */
   mounted?: import('./mounted-fs.js').MountedChanges[];
+  /** Files cp copied out of /shared or /published into the caller's tree (their provenance). */
+  copied?: import('./mounted-fs.js').MountedCopy[];
   error?: string;
 }

@@ -30,6 +30,7 @@ export function fsError(code: string, syscall: string, path: string, lacks?: str
     EPERM: 'operation not permitted',
     EINVAL: 'invalid argument',
     ENAMETOOLONG: 'file name too long',
+    EXDEV: 'cross-device link not permitted',
   };
   // A missing scope is named in the message too: just-bash's own commands print only the message.
   const why = lacks ? `${text[code] ?? code} (this key lacks ${lacks})` : (text[code] ?? code);

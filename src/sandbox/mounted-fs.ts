@@ -27,6 +27,18 @@ export interface MountedChanges {
   changes: PlannedChange[];
 }
 
+/** A file `cp` copied out of a mount into the caller's tree (tools/bash-copies.ts records its provenance). */
+export interface MountedCopy {
+  area: MountArea;
+  slug: string;
+  /** The source, in the owner's tree. */
+  from: string;
+  /** What the cp named (the source's top directory for cp -r), in the owner's tree. */
+  root: string;
+  /** The copy, in the caller's tree. */
+  to: string;
+}
+
 interface Mount {
   area: MountArea;
   slug: string;
@@ -51,6 +63,7 @@ export class MountedFs implements IFileSystem {
   private readonly resolved = new Map<string, Mount | null>();
   private readonly opened: Mount[] = [];
   private readonly viewerId: string;
+  private readonly copies: MountedCopy[] = [];
 
   constructor(
     private readonly store: Store,
@@ -161,12 +174,28 @@ export class MountedFs implements IFileSystem {
     const slug = ref.slug;
     const run = (m: Mount | null): Promise<T> => {
       if (!m) return Promise.reject(fsError(isWrite(syscall) ? 'EROFS' : 'ENOENT', syscall, p));
-      return fn(m.fs, ref.ownerPath!).catch((err: unknown) => {
-        throw renamed(err, mountPrefix(m.area, m.slug));
-      });
+      if (this.unlisted(m, ref.ownerPath!)) return Promise.reject(fsError('ENOENT', syscall, p));
+      const call = () =>
+        fn(m.fs, ref.ownerPath!).catch((err: unknown) => {
+          throw renamed(err, mountPrefix(m.area, m.slug));
+        });
+      if (!this.othersCopy(m, ref.ownerPath!)) return call();
+      // A post's attachment reads at its attached version only while its copy is there (file tools alike: mounts.ts).
+      return this.io(() => this.store.getNode(m.ownerId, ref.ownerPath!)).then((n) =>
+        n && !n.deleted ? call() : Promise.reject(fsError('ENOENT', syscall, p)),
+      );
     };
     const known = this.resolved.get(`${ref.area}/${slug}`);
     return known !== undefined ? run(known) : this.open(ref.area, slug).then(run);
+  }
+
+  /** Others reach a post's attachments by their paths only: /published/{slug}/.attachments is not there for them (core/attachments.ts). */
+  private unlisted(m: Mount, ownerPath: string): boolean {
+    return m.area === 'published' && m.ownerId !== this.viewerId && ownerPath === ATTACHMENTS_ROOT;
+  }
+
+  private othersCopy(m: Mount, ownerPath: string): boolean {
+    return m.area === 'published' && m.ownerId !== this.viewerId && ownerPath.startsWith(ATTACHMENTS_ROOT + '/');
   }
 
   private async areaSlugs(area: MountArea): Promise<string[]> {
@@ -203,6 +232,7 @@ export class MountedFs implements IFileSystem {
     const t = await this.at(p);
     if (t.kind === 'area') return true;
     if (t.kind === 'none') return false;
+    if (t.kind === 'mount' && this.unlisted(t.m, t.path)) return false;
     return t.kind === 'own' ? t.fs.exists(path) : t.m.fs.exists(t.path);
   }
 
@@ -226,10 +256,15 @@ export class MountedFs implements IFileSystem {
       const mounts = ['published', 'shared'].map((name) => ({ name, isFile: false, isDirectory: true, isSymbolicLink: false }));
       return [...own, ...mounts].sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
     }
+    const hide = ATTACHMENTS_ROOT.slice(1);
     return this.on(
       path,
       'scandir',
-      (fs, p) => fs.readdirWithFileTypes(p),
+      async (fs, p) => {
+        const entries = await fs.readdirWithFileTypes(p);
+        const m = p === '/' ? this.opened.find((o) => o.fs === fs) : undefined;
+        return m && this.unlisted(m, ATTACHMENTS_ROOT) ? entries.filter((e) => e.name !== hide) : entries;
+      },
       async (area) => (await this.areaSlugs(area)).map((name) => ({ name, isFile: false, isDirectory: true, isSymbolicLink: false })),
     );
   }
@@ -338,29 +373,39 @@ export class MountedFs implements IFileSystem {
     return null;
   }
 
-  async cp(src: string, dest: string, options?: { recursive?: boolean }): Promise<void> {
+  async cp(src: string, dest: string, options?: { recursive?: boolean }, root?: string): Promise<void> {
     const same = await this.sameTree(src, dest);
     if (same) return rethrow(() => same.fs.cp(same.s, same.d, options), same.prefix);
     const st = await this.stat(src);
-    if (!st.isDirectory) return this.writeFile(dest, await this.readFileBuffer(src));
+    if (!st.isDirectory) {
+      await this.writeFile(dest, await this.readFileBuffer(src));
+      return this.noteCopy(src, dest, root ?? src);
+    }
     if (!options?.recursive) throw fsError('EISDIR', 'cp', this.norm(src));
     await this.mkdir(dest, { recursive: true });
-    for (const e of await this.readdirWithFileTypes(src)) await this.cp(`${this.norm(src)}/${e.name}`, `${this.norm(dest)}/${e.name}`, options);
+    for (const e of await this.readdirWithFileTypes(src))
+      await this.cp(`${this.norm(src)}/${e.name}`, `${this.norm(dest)}/${e.name}`, options, root ?? src);
+  }
+
+  /** A file copied out of a mount into the caller's tree: a fork, like the copy tool's (provenance, the owner told). */
+  private noteCopy(src: string, dest: string, root: string): void {
+    const [from, to, top] = [this.mountOf(this.norm(src)), this.norm(dest), this.mountOf(this.norm(root))];
+    if (!from?.slug || !from.ownerPath || !top?.ownerPath || this.mountOf(to)) return;
+    this.copies.push({ area: from.area, slug: from.slug, from: from.ownerPath, root: top.ownerPath, to });
+  }
+
+  /** The files cp copied out of mounts into the caller's tree. */
+  mountedCopies(): MountedCopy[] {
+    return this.copies;
   }
 
   async mv(src: string, dest: string): Promise<void> {
     const same = await this.sameTree(src, dest);
     if (same && this.isShareRoot(same.fs, same.s)) throw fsError('EPERM', 'rename', this.norm(src));
     if (same) return rethrow(() => same.fs.mv(same.s, same.d), same.prefix);
-    // Across trees: the source must be removable before anything is copied (nothing half-moved).
+    // Across owners nothing moves, as with the move tool: copy (cp), then remove the source.
     await this.stat(src);
-    const t = await this.at(this.norm(src));
-    const removable =
-      this.access.canDelete &&
-      (t.kind === 'own' || (t.kind === 'mount' && !t.m.writeRoots.includes(t.path) && t.m.writeRoots.some((r) => isWithin(t.path, r))));
-    if (!removable) throw fsError('EROFS', 'rename', this.norm(src));
-    await this.cp(src, dest, { recursive: true });
-    await this.rm(src, { recursive: true });
+    throw fsError('EXDEV', 'rename', this.norm(src));
   }
 
   resolvePath(base: string, path: string): string {

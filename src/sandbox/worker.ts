@@ -131,6 +131,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
     // commands may still be running: the pool replaces this worker.)
     const changes = timedOut ? [] : await fs.plannedChanges();
     const mounted = timedOut || !('mountedChanges' in fs) ? [] : await fs.mountedChanges();
+    const copied = timedOut || !('mountedCopies' in fs) ? [] : fs.mountedCopies();
     return {
       id: job.id,
       stdout: o.text,
@@ -140,6 +141,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
       timedOut,
       changes,
       mounted,
+      copied,
     };
   } finally {
     // From here on, anything of this job still under way fails at its next filesystem access.
@@ -148,19 +150,36 @@ async function run(job: BashJob): Promise<BashOutcome> {
   }
 }
 
+// Warm: the first command of a thread cost ~1 s more than the next (building the interpreter,
+// compiling just-bash's code), seconds on a busy machine. A command that touches no file pays it
+// before the thread reports ready, so the pool's standby (pool.ts) answers its first command at once.
+const warm = workerData.warm as { timeoutMs: number; maxCommands: number } | undefined;
+const nobody = { agentId: '', folder: null, canWrite: false, canDelete: false, viewer: { agentId: '' } };
+const warmed: Promise<unknown> = (
+  warm ? run({ id: 0, command: 'echo warm >/dev/null; true', cwd: '/', access: nobody, maxOutputBytes: 1024, ...warm }) : Promise.resolve()
+)
+  .catch(() => undefined)
+  .then(() => parentPort!.postMessage({ ready: true }));
+
 parentPort!.on('message', (job: BashJob) => {
-  run(job).then(
-    (outcome) => parentPort!.postMessage(outcome),
-    (err) =>
-      parentPort!.postMessage({
-        id: job.id,
-        stdout: '',
-        stderr: '',
-        exitCode: 1,
-        truncated: false,
-        timedOut: false,
-        changes: [],
-        error: String((err as Error)?.stack ?? err),
-      }),
-  );
+  // After the warm-up: one command at a time on this thread's interpreter and jobFs.
+  void warmed
+    .then(() => {
+      parentPort!.postMessage({ started: job.id }); // the pool counts worker time from here
+      return run(job);
+    })
+    .then(
+      (outcome) => parentPort!.postMessage(outcome),
+      (err) =>
+        parentPort!.postMessage({
+          id: job.id,
+          stdout: '',
+          stderr: '',
+          exitCode: 1,
+          truncated: false,
+          timedOut: false,
+          changes: [],
+          error: String((err as Error)?.stack ?? err),
+        }),
+    );
 });

@@ -16,6 +16,7 @@ import { isWithin, parentOf } from '../core/paths.js';
 import {
   ENTRY_INLINE,
   StoreConflict,
+  StoreGrantEnded,
   StoreIdempotencyTaken,
   StoreQuotaExceeded,
   type AgentRecord,
@@ -38,6 +39,8 @@ const BLOB_BYTES_PER_STEP = 16 * 1024 * 1024;
 const JS_ITEMS_PER_PAUSE = 5000;
 
 export type CommitStep =
+  // Whether the share (CommitInput.grant) is live and writable; PostgreSQL also locks its row (FOR SHARE) to COMMIT.
+  | { op: 'checkGrant'; ownerId: string; shareId: string; recipientId: string; nowMs: number }
   | { op: 'insertBlobs'; agentId: string; blobs: BlobInput[] }
   | {
       // Changes in path order; the backend applies them in that order (the lock order).
@@ -96,6 +99,7 @@ export interface AppliedNode {
 
 /** What each step yields back to the program. */
 export interface StepResults {
+  checkGrant: boolean;
   insertBlobs: boolean[]; // per blob: true when it was new for this agent
   // Per change; null (or missing, once the backend stopped at it) for a head that moved: a conflict.
   applyNodes: Array<AppliedNode | null>;
@@ -279,6 +283,11 @@ function* storeIdempotency(input: CommitInput, changeset: ChangesetRecord, nowMs
 export function* commitProgram(input: CommitInput, nowMs: number, batch = Number.POSITIVE_INFINITY): Program {
   const changesetId = newTimeOrderedId('cs', nowMs);
   const { agentId } = input;
+  if (input.grant) {
+    const { shareId, recipientId } = input.grant;
+    const live = (yield { op: 'checkGrant', ownerId: agentId, shareId, recipientId, nowMs }) as StepResults['checkGrant'];
+    if (!live) throw new StoreGrantEnded(shareId);
+  }
   const addBytes = yield* insertBlobs(input);
   const byPath = inByteOrder(input.changes);
   const { applied, addNodes, searchPaths, packPaths } = yield* applyChanges(input, byPath, nowMs, changesetId, batch);

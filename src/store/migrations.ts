@@ -20,6 +20,16 @@ export interface Migration {
   postgres: string;
 }
 
+const ATTACHMENTS_PER_POST = `
+  INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms, removed_at_ms, internal)
+  SELECT 'pub_att_' || p.id, p.author_id, '/.attachments/' || p.id, 'dir', NULL, 'Post attachments', '', '[]', 0, p.created_at_ms,
+         COALESCE(p.deleted_at_ms, p.removed_at_ms), TRUE
+    FROM posts p
+   WHERE p.attachments <> '[]'
+     AND EXISTS (SELECT 1 FROM published a WHERE a.owner_id = p.author_id AND a.path = '/.attachments' AND a.internal);
+  UPDATE published SET removed_at_ms = created_at_ms WHERE internal AND path = '/.attachments' AND removed_at_ms IS NULL;
+`;
+
 export const MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -346,5 +356,33 @@ export const MIGRATIONS: Migration[] = [
     // follow the new rule too.
     sqlite: 'ALTER TABLE shares ADD COLUMN include_history INTEGER NOT NULL DEFAULT 0;',
     postgres: 'ALTER TABLE shares ADD COLUMN include_history BOOLEAN NOT NULL DEFAULT FALSE;',
+  },
+  {
+    version: 14,
+    name: 'post attachments: one published item per post, taken down with the post',
+    // Each post's /.attachments/{postId} becomes its own internal item (store/published.ts
+    // showAttachmentsOf), removed while the post is removed or deleted; the agent-wide
+    // /.attachments item goes (times: the rows' own, never the database's clock).
+    sqlite: ATTACHMENTS_PER_POST,
+    postgres: ATTACHMENTS_PER_POST,
+  },
+  {
+    version: 15,
+    name: 'byte order for every path, slug and name compared by range',
+    // Paths of shares, published items, copy provenance and search documents are compared as
+    // prefixes ("ref > path || '/' AND ref < path || '0'") and slugs and names page by range: on a
+    // database whose default collation is not "C" (ICU, a libc locale) those compared by the
+    // locale, so a share of /p matched /P/x and /p#x (docs/contributing.md, Migrations). The
+    // indexes on these columns are rebuilt in byte order. SQLite compares bytes already.
+    sqlite: 'SELECT 1;',
+    postgres: `
+      ALTER TABLE shares ALTER COLUMN path TYPE TEXT COLLATE "C";
+      ALTER TABLE published ALTER COLUMN path TYPE TEXT COLLATE "C";
+      ALTER TABLE provenance ALTER COLUMN path TYPE TEXT COLLATE "C", ALTER COLUMN from_path TYPE TEXT COLLATE "C";
+      ALTER TABLE search_docs ALTER COLUMN ref TYPE TEXT COLLATE "C";
+      ALTER TABLE search_outbox ALTER COLUMN ref TYPE TEXT COLLATE "C";
+      ALTER TABLE agents ALTER COLUMN slug TYPE TEXT COLLATE "C";
+      ALTER TABLE communities ALTER COLUMN name TYPE TEXT COLLATE "C";
+    `,
   },
 ];

@@ -6,7 +6,9 @@
  * own queue (`npm run reports`).
  */
 import type { Announcement, ModerationEntry } from './communities.js';
+import { attachmentCopyDir } from '../core/attachments.js';
 import { appendEvent, hideEvent, lockLog } from './events.js';
+import { showAttachmentsOf } from './published.js';
 import { get, run, sql, type Db, type Program, type Query } from './sql.js';
 import { summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
 
@@ -90,7 +92,10 @@ export function moderationStore(db: Db): ModerationStore {
             if (!pinned) return 'pins_full';
           }
           if (!(yield* run(POST_CHANGES[action], STAMPED.has(action) ? [entry.createdAtMs, ...where] : where))) return 'unchanged';
-          if (action === 'remove' || action === 'restore') yield* hideEvent('posted', postId, action === 'remove');
+          if (action === 'remove' || action === 'restore') {
+            yield* hideEvent('posted', postId, action === 'remove');
+            yield* showAttachmentsOf(postId, attachmentCopyDir(postId), action === 'restore', entry.createdAtMs);
+          }
           yield* logged(entry);
           if (announce) yield* appendEvent(announce.event, announce.notify);
           return 'changed';

@@ -14,6 +14,9 @@ import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
 
 type Row = Record<string, unknown>;
+
+const GRANT_LIVE_PG = `SELECT 1 FROM shares WHERE id = $1 AND owner_id = $2 AND recipient_id = $3 AND kind = 'agent' AND permission = 'write'
+    AND ended_at_ms IS NULL AND (expires_at_ms IS NULL OR expires_at_ms > $4)`;
 type Query = (c: pg.PoolClient, sql: string, params: unknown[]) => Promise<pg.QueryResult<Row>>;
 type ApplyStep = Extract<CommitStep, { op: 'applyNodes' }>;
 type BlobsStep = Extract<CommitStep, { op: 'insertBlobs' }>;
@@ -107,6 +110,12 @@ export class PostgresSteps {
 
   async exec(c: pg.PoolClient, step: CommitStep): Promise<unknown> {
     switch (step.op) {
+      case 'checkGrant': {
+        // FOR SHARE: a revoke (UPDATE of the row) committed first is seen here; one that comes later
+        // waits for this commit. Either way nothing is saved through a share after it ended.
+        const { rows } = await this.q(c, `${GRANT_LIVE_PG} FOR SHARE`, [step.shareId, step.ownerId, step.recipientId, step.nowMs]);
+        return rows.length > 0;
+      }
       case 'insertBlobs':
         return this.insertBlobs(c, step);
       case 'applyNodes':

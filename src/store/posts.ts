@@ -10,7 +10,8 @@
  */
 import { isBanned } from './communities.js';
 import { appendEvent, hideEvent, lockLog, type NewEvent, type Notify } from './events.js';
-import { publishAttachmentsDir } from './published.js';
+import { attachmentCopyDir } from '../core/attachments.js';
+import { publishAttachmentsDir, showAttachmentsOf } from './published.js';
 import { dialect, get, run, sql, type Db, type Program, type Query, type Row } from './sql.js';
 import { summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
 import { enqueueDoc } from './search-index.js';
@@ -273,6 +274,7 @@ function postWrites(db: Db): Pick<PostStore, 'createPost' | 'editPost' | 'delete
           yield* run(DROP_TAGS, [id]);
           yield* enqueueDoc('post', authorId, id);
           yield* hideEvent('posted', id, true);
+          yield* showAttachmentsOf(id, attachmentCopyDir(id), false, atMs);
           yield* run(COMMUNITY_POSTED, [-1, 0, String(done[0])]);
           yield* run(AUTHOR_POSTED, [-1, authorId]);
           return true;

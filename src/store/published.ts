@@ -4,7 +4,7 @@
  * `published` event is the feed item; unpublishing withdraws that event (and the item) at once,
  * everywhere, since every view reads these rows.
  */
-import { appendEvent, lockLog, type NewEvent } from './events.js';
+import { appendEvent, lockLog, type NewEvent, type Notify } from './events.js';
 import { get, run, sql, type Db, type Program, type Row } from './sql.js';
 import { SUMMARY_WIDTH, summaryColumns, summaryFromRow, type AgentSummary } from './social-rows.js';
 import { enqueueDoc } from './search-index.js';
@@ -63,7 +63,16 @@ export interface PublishedStore {
   }): Promise<PublishedRecord[]>;
   /** The newest live items of the agents the viewer follows who published (`ls /published`), by slug. */
   followedPublishers(viewerId: string, afterSlug: string, limit: number): Promise<AgentSummary[]>;
-  countCopy(id: string): Promise<void>;
+  /**
+   * A copy of another agent's file (`copied` event from the copier to the owner): counts the copier
+   * once per published item (its `copies`: distinct copiers, the owner never), and appends the event
+   * with its notification unless this copier's last `copied` event of the same object and owner is
+   * younger than `cooldownMs`.
+   */
+  recordCopy(c: { event: NewEvent; notify: readonly Notify[]; publishedId: string | null; cooldownMs: number }): Promise<{
+    counted: boolean;
+    notified: boolean;
+  }>;
   /** Records where copied versions came from (one program for a whole copy). */
   addProvenance(agentId: string, rows: ReadonlyArray<{ path: string; version: number; from: Provenance }>): Promise<void>;
   /** Provenance of these versions of one path. */
@@ -103,7 +112,8 @@ const REMOVE = sql`UPDATE published SET removed_at_ms = ? WHERE owner_id = ? AND
 const WITHDRAW_EVENTS = sql`DELETE FROM events WHERE verb = 'published' AND object_id = ?`;
 const GET = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = ? AND p.removed_at_ms IS NULL AND NOT p.internal`;
 const AT_PATHS = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL AND p.path = ?*`;
-const BY_OWNER = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL ORDER BY p.path LIMIT ?`;
+// Items the owner published first, then its posts' attachments (internal): a limit cuts the latter.
+const BY_OWNER = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL ORDER BY p.internal, p.path LIMIT ?`;
 // A viewer never sees items of an agent it blocked (COMMUNITY.md §1).
 const browseQuery = (order: 'new' | 'popular') => sql`
   SELECT ${COLUMNS} FROM ${FROM}
@@ -118,6 +128,7 @@ const FOLLOWED_PUBLISHERS = sql`
   SELECT ${summaryColumns('o')} FROM follows f JOIN agents o ON o.id = f.followee_id
    WHERE f.follower_id = ? AND o.published > 0 AND o.slug > ? ORDER BY o.slug LIMIT ?`;
 const COUNT_COPY = sql`UPDATE published SET copies = copies + 1 WHERE id = ?`;
+const LAST_COPIED = sql`SELECT MAX(created_at_ms) FROM events WHERE object_id = ? AND verb = 'copied' AND actor_id = ? AND subject_id = ?`;
 const ADD_PROVENANCE = sql`
   INSERT INTO provenance (agent_id, path, version, from_slug, from_path, from_version) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 const GET_PROVENANCE = sql`SELECT version, from_slug, from_path, from_version FROM provenance WHERE agent_id = ? AND path = ? AND version >= ? AND version <= ?`;
@@ -126,9 +137,27 @@ const INSERT_ATTACHMENTS_ITEM = sql`
   INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms, internal)
   VALUES (?, ?, ?, 'dir', NULL, 'Post attachments', '', '[]', 0, ?, TRUE) ON CONFLICT DO NOTHING`;
 
-/** Publishes the owner's attachments directory once (tools/attachments.ts); later calls change nothing. */
+/** Publishes a post's attachments directory (/.attachments/{postId}, tools/attachments.ts) once. */
 export function* publishAttachmentsDir(id: string, ownerId: string, path: string, atMs: number): Program<void> {
   yield* run(INSERT_ATTACHMENTS_ITEM, [id, ownerId, path, atMs]);
+}
+
+const HIDE_ATTACHMENTS = sql`
+  UPDATE published SET removed_at_ms = ?
+   WHERE internal AND path = ? AND removed_at_ms IS NULL AND owner_id = (SELECT author_id FROM posts WHERE id = ?)`;
+const SHOW_ATTACHMENTS = sql`
+  UPDATE published SET removed_at_ms = NULL
+   WHERE internal AND path = ? AND removed_at_ms IS NOT NULL AND owner_id = (SELECT author_id FROM posts WHERE id = ? AND deleted_at_ms IS NULL)`;
+
+/**
+ * A post's attachments are readable by others only while the post is there and not removed
+ * (moderation's remove, delete_post): this takes its attachments item down, or back up on restore
+ * (never for a deleted post). Every reader (the mounts, bash, search, the public API) reads the
+ * live items, so this is the one switch.
+ */
+export function* showAttachmentsOf(postId: string, path: string, shown: boolean, atMs: number): Program<void> {
+  if (shown) yield* run(SHOW_ATTACHMENTS, [path, postId]);
+  else yield* run(HIDE_ATTACHMENTS, [atMs, path, postId]);
 }
 
 function* setTags(id: string, tags: readonly string[]): Program<void> {
@@ -216,12 +245,23 @@ function publishedReads(db: Db): Pick<PublishedStore, 'getPublished' | 'publishe
 }
 
 /** Copies of published items: their count and where each copied version came from. */
-function copyRecords(db: Db): Pick<PublishedStore, 'countCopy' | 'addProvenance' | 'getProvenance'> {
+function copyRecords(db: Db): Pick<PublishedStore, 'recordCopy' | 'addProvenance' | 'getProvenance'> {
   return {
-    async countCopy(id) {
-      await db.write(function* () {
-        yield* run(COUNT_COPY, [id]);
-      });
+    recordCopy({ event, notify, publishedId, cooldownMs }) {
+      return db.write(
+        function* () {
+          // Under the log's lock: concurrent copies by one copier see each other's event.
+          yield* lockLog();
+          const last = (yield* get(LAST_COPIED, [event.objectId, event.actorId, event.subjectId]))?.[0];
+          const first = last === null || last === undefined;
+          const counted = first && publishedId !== null;
+          if (counted) yield* run(COUNT_COPY, [publishedId]);
+          const notified = first || Number(last) <= event.createdAtMs - cooldownMs;
+          if (notified) yield* appendEvent(event, notify);
+          return { counted, notified };
+        },
+        { atomic: true },
+      );
     },
     async addProvenance(agentId, rows) {
       if (!rows.length) return;

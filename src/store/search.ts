@@ -7,9 +7,9 @@
  * removed one), agents, communities and published items — minus agents the caller blocked. So a
  * revoke, an unpublish or a block takes effect on the next query, with no index work.
  */
-import { isRaw, readDecoded } from './blob-read.js';
 import { dialect, sql, type Db, type Row } from './sql.js';
 import { searchIndexStore, type DocType, type SearchIndexStore } from './search-index.js';
+import { fileWindows, type FileRef, type TextWindow } from './search-snippets.js';
 
 export interface SearchQuery {
   viewerId: string;
@@ -56,8 +56,8 @@ export interface SearchResult {
 
 export interface SearchStore extends SearchIndexStore {
   searchDocs(q: SearchQuery): Promise<SearchResult>;
-  /** The contents of files' indexed versions (snippets), by `${ownerId} ${path}`; at most `maxBytes` each. */
-  fileTexts(refs: ReadonlyArray<{ ownerId: string; path: string; version: number }>, maxBytes: number): Promise<Map<string, Buffer>>;
+  /** Windows of files' indexed versions for snippets, by `${ownerId} ${path}` (store/search-snippets.ts). */
+  fileWindows(refs: ReadonlyArray<FileRef>, word: string, sizes: { windowBytes: number; scanBytes: number }): Promise<Map<string, TextWindow>>;
 }
 
 /** `d.ref` is `p` or strictly below it (byte order: '/' + 1 is '0'). */
@@ -222,20 +222,6 @@ async function visibleRows(db: Db, q: SearchQuery): Promise<SearchResult> {
 /** A first-stage list longer than this is not asked for: a page then ends early (drops are rare). */
 const CANDIDATES_CAP = 4000;
 
-// Old versions are mostly encoded (store/blob-codec.ts): those come as NULL with their hash, and
-// are decoded by blob-read.ts. SQLite: the version's blob by a scalar subquery, not a join (a join
-// is re-planned per call on a file that has sqlite_stat4: tree.ts READ_NODE).
-const FILE_TEXT = sql`
-  SELECT CASE WHEN ${isRaw('b.')} THEN substr(b.content, 1, ?) END, b.hash
-    FROM blobs b
-   WHERE b.agent_id = ? AND b.hash = (SELECT v.blob_hash FROM versions v WHERE v.agent_id = ? AND v.path = ? AND v.version = ?)`;
-/** PostgreSQL: a page's files in one round trip (one each cost a search ~0.4 ms a file result). */
-const FILE_TEXTS = sql`
-  SELECT k.ord, CASE WHEN ${isRaw('b.')} THEN substring(b.content from 1 for ?) END, b.hash
-    FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[])) WITH ORDINALITY AS k(agent_id, path, version, ord)
-    JOIN versions v ON v.agent_id = k.agent_id AND v.path = k.path AND v.version = k.version
-    JOIN blobs b ON b.agent_id = v.agent_id AND b.hash = v.blob_hash`;
-
 const rowOf = (r: Row): SearchRow => ({
   id: Number(r[0]),
   type: String(r[1]) as DocType,
@@ -259,21 +245,8 @@ export function searchStore(db: Db): SearchStore {
     async searchDocs(q) {
       return visibleRows(db, q);
     },
-    async fileTexts(refs, maxBytes) {
-      const out = new Map<string, Buffer>();
-      // [text (null when encoded), hash]
-      const keep = async (f: (typeof refs)[number] | undefined, cols: Row | undefined) => {
-        if (!f || !cols) return;
-        const bytes = cols[0] != null ? (cols[0] as Uint8Array) : (await readDecoded(db, f.ownerId, String(cols[1])))?.subarray(0, maxBytes);
-        if (bytes != null) out.set(`${f.ownerId} ${f.path}`, Buffer.from(bytes));
-      };
-      if (db.dialect === 'postgres') {
-        const params = [maxBytes, refs.map((f) => f.ownerId), refs.map((f) => f.path), refs.map((f) => f.version)];
-        for (const r of await db.all(FILE_TEXTS, params)) await keep(refs[Number(r[0]) - 1], r.slice(1));
-      } else {
-        for (const f of refs) await keep(f, await db.get(FILE_TEXT, [maxBytes, f.ownerId, f.ownerId, f.path, f.version]));
-      }
-      return out;
+    fileWindows(refs, word, sizes) {
+      return fileWindows(db, refs, word, sizes);
     },
   };
 }

@@ -84,8 +84,6 @@ export interface SharesStore {
   }): Promise<ShareRecord[]>;
   /** Live shares and links the owner has (the active-share cap). */
   countActiveShares(ownerId: string, nowMs: number): Promise<number>;
-  /** Appends an event of the shares family that changes nothing else (copied). */
-  recordEvent(event: NewEvent, notify: readonly Notify[]): Promise<void>;
 }
 
 const SHARE_COLUMNS =
@@ -159,7 +157,7 @@ export function sharesStore(db: Db): SharesStore {
 }
 
 /** Creating, updating and ending shares and links, with their events. */
-function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'endShare' | 'recordEvent'> {
+function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'endShare'> {
   return {
     putShare(s, event, notify, maxActive) {
       return db.write(
@@ -214,15 +212,6 @@ function shareWrites(db: Db): Pick<SharesStore, 'putShare' | 'createLink' | 'end
           if (!(yield* run(END_SHARE, [atMs, reason, id]))) return false;
           if (event) yield* appendEvent(event, notify ? [notify] : []);
           return true;
-        },
-        { atomic: true },
-      );
-    },
-    async recordEvent(event, notify) {
-      await db.write(
-        function* () {
-          yield* lockLog();
-          yield* appendEvent(event, notify);
         },
         { atomic: true },
       );

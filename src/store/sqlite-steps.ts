@@ -14,6 +14,10 @@ import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
 
 type Row = Record<string, unknown>;
+
+/** A write share still live (not ended, not expired) from the owner to the recipient. */
+const GRANT_LIVE = `SELECT 1 FROM shares WHERE id = ? AND owner_id = ? AND recipient_id = ? AND kind = 'agent' AND permission = 'write'
+    AND ended_at_ms IS NULL AND (expires_at_ms IS NULL OR expires_at_ms > ?)`;
 type ApplyStep = Extract<CommitStep, { op: 'applyNodes' }>;
 
 export class SqliteSteps {
@@ -36,6 +40,9 @@ export class SqliteSteps {
 
   exec(step: CommitStep): unknown {
     switch (step.op) {
+      case 'checkGrant':
+        // Inside the commit's IMMEDIATE transaction: no revoke can land between this and COMMIT.
+        return this.stmt(GRANT_LIVE).get(step.shareId, step.ownerId, step.recipientId, step.nowMs) !== undefined;
       case 'insertBlobs': {
         const s = this.stmt('INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
         return step.blobs.map((b) => {

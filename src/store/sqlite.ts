@@ -50,6 +50,14 @@ const AUTOCHECKPOINT_PAGES = 4000;
 /** With a background checkpointer: only a safety net, should that thread fall behind or die. */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 50_000;
 const CHECKPOINT_INTERVAL_MS = 200;
+/**
+ * Free pages the checkpointer gives back per tick, at most (one short write transaction), how
+ * many must be free before it starts, and how many while writes go on (checkpointer.ts;
+ * docs/operations.md, "Disk space").
+ */
+const VACUUM_STEP_PAGES = 256;
+const VACUUM_MIN_FREE_PAGES = 16;
+const VACUUM_BUSY_FREE_PAGES = 2048;
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 /**
  * Commits with more changes than this run alone in the bulk writer thread (see commitBulk). In a
@@ -100,6 +108,10 @@ export class SqliteStore implements Store {
     mkdirSync(opts.dataDir, { recursive: true });
     this.file = join(opts.dataDir, opts.fileName ?? 'afs.sqlite');
     this.db = new Database(this.file);
+    // Free pages go back to the file system in steps (checkpointer.ts): a new file is created in
+    // incremental auto-vacuum mode (the setting takes effect with its first table); an older
+    // file is converted once by migrate().
+    this.db.pragma('auto_vacuum = INCREMENTAL');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
@@ -149,7 +161,21 @@ export class SqliteStore implements Store {
       }
       return applied;
     });
-    return run.immediate();
+    const applied = run.immediate();
+    this.convertToIncrementalVacuum();
+    return applied;
+  }
+
+  /**
+   * A file created before incremental auto-vacuum is rewritten once (VACUUM, which is what turns
+   * the mode on for an existing file), so that from then on its free pages can be returned
+   * (docs/operations.md, "Disk space": the first start after the upgrade takes about as long as
+   * copying the file). 2 is INCREMENTAL; PRAGMA auto_vacuum reads the file's own setting.
+   */
+  private convertToIncrementalVacuum(): void {
+    if (this.db.pragma('auto_vacuum', { simple: true }) === 2) return;
+    this.db.pragma('auto_vacuum = INCREMENTAL');
+    this.db.exec('VACUUM');
   }
 
   async ping(): Promise<void> {
@@ -158,7 +184,14 @@ export class SqliteStore implements Store {
 
   private startCheckpointer(synchronous: 'normal' | 'full'): void {
     const worker = new Worker(new URL('./checkpointer.js', import.meta.url), {
-      workerData: { file: this.file, synchronous, intervalMs: CHECKPOINT_INTERVAL_MS },
+      workerData: {
+        file: this.file,
+        synchronous,
+        intervalMs: CHECKPOINT_INTERVAL_MS,
+        vacuumStepPages: VACUUM_STEP_PAGES,
+        vacuumMinFreePages: VACUUM_MIN_FREE_PAGES,
+        vacuumBusyFreePages: VACUUM_BUSY_FREE_PAGES,
+      },
     });
     worker.unref();
     const fallBack = () => {

@@ -153,6 +153,12 @@ export interface CommitInput {
   fileQuota?: number;
   /** Saved in the same transaction so a retry returns exactly the first result. */
   idempotency?: { key: string; requestHash: string; respond: (cs: ChangesetRecord) => unknown };
+  /**
+   * A change through a share (another agent writing in this agent's tree): the share must still
+   * be live and writable by `recipientId`, checked in the commit's transaction (a revoke either
+   * comes first and nothing is saved, or waits for this commit); else StoreGrantEnded.
+   */
+  grant?: { shareId: string; recipientId: string };
 }
 
 /** A retry with the same idempotencyKey within this window returns the first result. */
@@ -162,6 +168,14 @@ export interface IdempotentResult {
   requestHash: string;
   response: unknown;
   createdAtMs: number;
+}
+
+/** Thrown by commit when the share it writes through ended or became read-only (CommitInput.grant); nothing was written. */
+export class StoreGrantEnded extends Error {
+  constructor(readonly shareId: string) {
+    super(`share ${shareId} is no longer live and writable`);
+    this.name = 'StoreGrantEnded';
+  }
 }
 
 /** Thrown by commit when a head moved since it was read; nothing was written. */

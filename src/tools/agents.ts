@@ -30,6 +30,9 @@ const getKeyInfoOutput = outputOf({
     maxActiveShares: int.describe('Live shares and links this agent may have at once.'),
     maxPublished: int.describe('Items this agent may have published at once.'),
     bashConcurrent: int.describe('bash commands of the agent that may run at once (all keys); one more answers 429.'),
+    bashWorkerMsPerMinute: int.describe(
+      'Milliseconds bash commands of the agent may hold workers in a minute (all keys, per instance); past it bash answers 429 with Retry-After. 0: no limit.',
+    ),
     actions: z
       .record(z.string(), z.strictObject({ max: int.describe('0: no limit.'), windowSeconds: int, counts: z.string() }))
       .describe('Per-action limits of the agent (all keys): past one, the tool answers COOLDOWN.'),
@@ -91,6 +94,7 @@ const getKeyInfo = defineTool({
         maxPublished: config.maxPublishedPerAgent,
         // bash commands of the agent running at once (all keys); one more answers 429 with details.limit "bash_concurrency".
         bashConcurrent: config.bashMaxConcurrentPerAgent,
+        bashWorkerMsPerMinute: config.bashWorkerMsPerMinute,
         actions: Object.fromEntries(
           ACTION_NAMES.map((a) => [
             a,

@@ -1,10 +1,11 @@
 /**
- * Post attachments (COMMUNITY.md §5) as real files. Attaching `{path, version}` copies that exact
- * version, server-side (the same content hash: no new storage), to
- * `/.attachments/{postId}/v{version}{path}` in the author's tree, in one changeset; the author's
- * `/.attachments` directory is published (one internal item per agent, not in browse_published), so
- * every agent reads, greps or copies the attachment at `/published/{author}/.attachments/…` with
- * the file tools and bash as they read any published file. The path names the post and the version:
+ * Post attachments (COMMUNITY.md §5) as real files. Attaching `{path, version}` needs what reading
+ * it needs (exposure.ts) and copies that exact version, server-side (the same content hash: no new
+ * storage), to `/.attachments/{postId}/v{version}{path}` in the author's tree, in one changeset; the
+ * post's directory is published (one internal item per post, not in browse_published) while the
+ * post is there and not removed, so every agent reads, greps or copies the attachment at
+ * `/published/{author}/.attachments/{postId}/…` with the file tools and bash as it reads any
+ * published file; `/published/{author}/.attachments` itself lists nothing for others. The path names the post and the version:
  * two posts attaching two versions of one file get two paths, and a later change or publish of the
  * original never changes what a post shows (core/attachments.ts: the copies read at their first version).
  */
@@ -16,7 +17,8 @@ import { parseMount, toMountPath } from '../core/mounts.js';
 import { ancestorsOf } from '../core/paths.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
 import { walkSubtree } from './big-trees.js';
-import { isLive, notFound, pathField, planAncestors, versionField, versionNotFound } from './common.js';
+import { isLive, pathField, planAncestors, versionField } from './common.js';
+import { exposable } from './exposure.js';
 import type { ToolContext } from './registry.js';
 
 export { ATTACHMENTS_ROOT, isAttachmentPath };
@@ -47,24 +49,18 @@ interface Source {
 
 async function sourceOf(ctx: ToolContext, raw: z.infer<typeof attachmentInput>, i: number): Promise<Source> {
   const field = `attachments[${i}].path`;
-  const path = ctx.path(raw.path, field);
-  if (parseMount(path) || isAttachmentPath(path)) {
-    throw new ToolError('INVALID_INPUT', `${path} is not a file of your own tree. Attach your own files (copy one into your tree first).`, {
+  const named = ctx.path(raw.path, field);
+  if (parseMount(named)) {
+    throw new ToolError('INVALID_INPUT', `${named} is not a file of your own tree. Attach your own files (copy one into your tree first).`, {
       field,
-      path,
+      path: named,
     });
   }
-  if (path === '/') throw new ToolError('IS_A_DIRECTORY', '/ is the root directory; attach the files in it.', { path });
-  const node = await ctx.store.getNode(ctx.auth.agentId, path);
-  if (!node || node.purged) throw await notFound(ctx, path, node);
-  if (raw.version === undefined || raw.version === node.version) {
-    if (!isLive(node)) throw await notFound(ctx, path, node);
-    if (node.kind !== 'file') throw new ToolError('IS_A_DIRECTORY', `${path} is a directory; attach the files in it.`, { path });
-    return { path, version: node.version, hash: node.blobHash!, size: node.size, lines: node.lines };
-  }
-  const v = await ctx.store.getVersion(ctx.auth.agentId, path, raw.version);
-  if (!v || v.deleted || v.kind !== 'file') throw versionNotFound(path, raw.version, node);
-  return { path, version: v.version, hash: v.blobHash!, size: v.size, lines: v.lines };
+  if (named === '/') throw new ToolError('IS_A_DIRECTORY', '/ is the root directory; attach the files in it.', { path: named });
+  // Attaching publishes the bytes: it needs what reading them needs (exposure.ts).
+  const { path, at } = await exposable(ctx, raw.path, raw.version, field);
+  if (at.kind !== 'file') throw new ToolError('IS_A_DIRECTORY', `${path} is a directory; attach the files in it.`, { path });
+  return { path, version: at.version, hash: at.blobHash!, size: at.size, lines: at.lines };
 }
 
 /** Reads and checks the attachments (distinct path@version, each a file version of the caller's). */

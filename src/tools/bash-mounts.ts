@@ -2,7 +2,7 @@
  * bash's changes in other agents' trees (through /shared): each tree's changes become one
  * changeset of its owner, attributed to the caller's key, after checking, at commit time, that
  * every changed path is still inside a share the caller may write (a share revoked while the
- * command ran saves nothing of that tree).
+ * command ran saves nothing of that tree), and again inside the commit's transaction (CommitInput.grant).
  */
 import { ToolError } from '../core/errors.js';
 import { chooseGrant, toMountPath } from '../core/mounts.js';
@@ -32,8 +32,9 @@ export async function commitMounted(ctx: ToolContext, groups: MountedChanges[]):
             true,
           )
         : null;
+    const ended = `bash: ${where}: the share ended or became read-only while the command ran; no change there was saved\n`;
     if (!view || !grant || grant === 'read_only') {
-      stderr += `bash: ${where}: the share ended or became read-only while the command ran; no change there was saved\n`;
+      stderr += ended;
       continue;
     }
     try {
@@ -52,6 +53,11 @@ export async function commitMounted(ctx: ToolContext, groups: MountedChanges[]):
       // Never retried: the command would run again and repeat what it already saved elsewhere.
       if (err instanceof StoreConflict) {
         stderr += `bash: ${where}: files there changed while the command ran; no change there was saved (run it again)\n`;
+        continue;
+      }
+      // The commit checks the share again in its transaction (a revoke meanwhile saves nothing).
+      if (err instanceof ToolError && err.details?.reason === 'share_ended') {
+        stderr += ended;
         continue;
       }
       if (!(err instanceof ToolError) || err.code !== 'QUOTA_EXCEEDED') throw err;

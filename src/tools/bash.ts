@@ -7,6 +7,7 @@ import { iso } from '../core/time.js';
 import { ENTRY_PAGE } from './big-trees.js';
 import { ROOT, isLive, navigablePath } from './common.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { recordBashCopies } from './bash-copies.js';
 import { commitMounted } from './bash-mounts.js';
 import { MountedFs } from '../sandbox/mounted-fs.js';
 import type { FsAccess } from '../sandbox/fs.js';
@@ -47,7 +48,8 @@ const bash = defineTool({
     'Commands that change files (mkdir, touch, cp, mv, rm, tee, sed -i, > file) need files:write (and files:delete for ' +
     'rm/mv); without them they fail with "Permission denied (this key lacks files:write)". All changes of one call become one ' +
     'changeset. Limits: wall time (exit 124, TIMEOUT), output size (truncated), and a few commands of an agent at once (more: 429 ' +
-    'RATE_LIMITED with details.limit "bash_concurrency", get_key_info limits.bashConcurrent). Files have no permission bits ' +
+    'RATE_LIMITED with details.limit "bash_concurrency", get_key_info limits.bashConcurrent), and worker time a minute (past ' +
+    'it 429 RATE_LIMITED with details.limit "bash_worker_time" and Retry-After; limits.bashWorkerMsPerMinute). Files have no permission bits ' +
     '(chmod fails) and no links (no ln); which finds commands in /usr/bin. Other commands answer "command not found" (exit 127). ' +
     `Commands: ${BASH_COMMANDS.join(', ')}, cd, test/[.`,
   input: z.strictObject({
@@ -74,11 +76,29 @@ const bash = defineTool({
     }
     const fast = await tryFastCat(ctx.store, access, input.command, cwd, ctx.config.bashMaxOutputBytes);
     if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changed: [] };
+    checkWorkerTime(ctx);
     takeSlot(ctx);
     const outcome = await runCommand(ctx, input.command, cwd, access);
     return saveChanges(ctx, outcome);
   },
 });
+
+/** 429 when the agent's commands held workers for BASH_WORKER_MS_PER_MINUTE in the last minute (README, BASH_WORKER_MS_PER_MINUTE). */
+function checkWorkerTime(ctx: ToolContext): void {
+  const budgetMs = ctx.config.bashWorkerMsPerMinute;
+  const over = budgetMs > 0 ? ctx.bash.overBudget(ctx.auth.agentId, budgetMs) : null;
+  if (!over) return;
+  const { usedMs, retryAfterSeconds } = over;
+  throw new TransportError(
+    'RATE_LIMITED',
+    `This agent's bash commands held workers for ${(usedMs / 1000).toFixed(1)} s in the last minute, the most allowed (BASH_WORKER_MS_PER_MINUTE = ${budgetMs}; ` +
+      `get_key_info limits.bashWorkerMsPerMinute). Retry in ${retryAfterSeconds} s; meanwhile read, list and search work. Narrow long commands (a path, -maxdepth, head).`,
+    {
+      details: { limit: 'bash_worker_time', budgetMs, usedMs, retryAfterSeconds },
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    },
+  );
+}
 
 /** A place among the agent's bash commands running at once (runCommand frees it), or 429 when all are taken. */
 function takeSlot(ctx: ToolContext): void {
@@ -175,7 +195,10 @@ async function saveChanges(ctx: ToolContext, outcome: BashOutcome) {
   };
   if (outcome.changes.length) {
     try {
-      return await ctx.commit(outcome.changes, withShared);
+      let own: Parameters<typeof respond>[0] = null;
+      const answer = await ctx.commit(outcome.changes, (cs) => withShared((own = cs)));
+      if (own) await recordBashCopies(ctx, outcome.copied ?? [], outcome.changes, own);
+      return answer;
     } catch (err) {
       // Once another tree saved its part, a conflict here is not retried (a rerun would repeat that part).
       if (err instanceof StoreConflict && shared.done.length) {

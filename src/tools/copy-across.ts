@@ -14,9 +14,15 @@ import type { NodeRecord } from '../store/types.js';
 import { checkFileQuota, filesRemaining, getNodesChunked, walkSubtree } from './big-trees.js';
 import { ROOT, isLive, notFound, planAncestors, rejectReserved } from './common.js';
 import { mountNotFound, mountView, reboundAuth, type MountView, type NamedPath } from './mounts.js';
+import { requireReadScope } from './exposure.js';
 import type { ToolContext } from './registry.js';
 import { destinationTaken, respondWith, type Plan } from './tree-ops.js';
 
+/**
+ * A copier's `copied` notification to an owner: at most one per source (published item, or shared
+ * path) per hour; the copy still records its provenance every time (shares-section.ts says so).
+ */
+export const COPY_NOTIFY_COOLDOWN_MS = 60 * 60 * 1000;
 /** What one copy may carry across owners in memory (the source's bytes are loaded to be written). */
 export const MAX_COPY_ACROSS_BYTES = 64 * 1024 * 1024;
 const BLOB_PAGE = 500;
@@ -98,6 +104,8 @@ async function destination(dst: Side, source: string): Promise<{ to: string; int
 }
 
 export async function copyAcross(ctx: ToolContext, input: { overwrite?: boolean }, named: NamedPath[]): Promise<object> {
+  // The copy lands where another owner reads it (a share) or reads another's files: it needs what reading needs (exposure.ts).
+  requireReadScope(ctx);
   const src = await sideOf(
     ctx,
     named.find((n) => n.field === 'from')!,
@@ -178,7 +186,10 @@ async function blobsOf(src: Side, sources: NodeRecord[]): Promise<Map<string, Bu
   return out;
 }
 
-/** Provenance of each copied file, the copy count of a published item, and the owner's `copied` notification. */
+/**
+ * Provenance of each copied file, the copy count of a published item (distinct copiers), and the
+ * owner's `copied` notification (at most one per copier and source within COPY_NOTIFY_COOLDOWN_MS).
+ */
 async function afterFork(
   ctx: ToolContext,
   src: Side,
@@ -197,22 +208,36 @@ async function afterFork(
       from: { slug, path: n.path, version: n.version } as Provenance,
     }));
   await ctx.store.addProvenance(dst.ctx.auth.agentId, rows);
-  if (src.publishedId) await ctx.store.countCopy(src.publishedId);
-  const ownerId = src.view.owner.id;
-  if (ownerId === dst.ctx.auth.agentId) return;
-  await ctx.store.recordEvent(
-    {
+  if (src.view.owner.id === dst.ctx.auth.agentId) return;
+  await tellOwner(ctx, src.view.owner.id, src.publishedId, { path: src.path, version: sources[0]!.version, count: sources.length });
+}
+
+/**
+ * A fork of another agent's file (the copy tool, bash cp): the published item's copy count and the
+ * owner's `copied` notification, each at most once per copier and source (store recordCopy).
+ * The owner copying its own work calls nothing: no count, no event.
+ */
+export async function tellOwner(
+  ctx: ToolContext,
+  ownerId: string,
+  publishedId: string | null,
+  source: { path: string; version: number; count: number },
+): Promise<void> {
+  await ctx.store.recordCopy({
+    event: {
       id: newId('evt'),
       actorId: ctx.auth.agentId,
       verb: 'copied',
-      objectType: src.publishedId ? 'published' : 'file',
-      objectId: src.publishedId ?? src.path,
+      objectType: publishedId ? 'published' : 'file',
+      objectId: publishedId ?? source.path,
       subjectId: ownerId,
-      payload: { path: src.path, version: sources[0]!.version, count: sources.length },
+      payload: source,
       createdAtMs: Date.now(),
     },
-    [{ recipientId: ownerId, type: 'copied', notificationId: newId('ntf') }],
-  );
+    notify: [{ recipientId: ownerId, type: 'copied', notificationId: newId('ntf') }],
+    publishedId,
+    cooldownMs: COPY_NOTIFY_COOLDOWN_MS,
+  });
 }
 
 function shown(answer: object, src: Side, dst: Side, copiedFrom: Provenance | null): object {

@@ -15,7 +15,15 @@ import { conflictRetryDelay } from '../core/retry.js';
 import { closest } from '../core/suggest.js';
 import { clip, quoteClipped, quoteShort } from '../core/text.js';
 import { iso } from '../core/time.js';
-import { StoreConflict, StoreIdempotencyTaken, StoreQuotaExceeded, type ChangesetRecord, type PlannedChange, type Store } from '../store/types.js';
+import {
+  StoreConflict,
+  StoreGrantEnded,
+  StoreIdempotencyTaken,
+  StoreQuotaExceeded,
+  type ChangesetRecord,
+  type PlannedChange,
+  type Store,
+} from '../store/types.js';
 import { SERVICE_VERSION } from '../version.js';
 import { fromStoreError } from './store-errors.js';
 import { parseInput } from './input.js';
@@ -343,6 +351,7 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
           changes,
           quotaBytes: deps.config.storageQuotaBytes,
           fileQuota: deps.config.maxFilesPerAgent,
+          ...(auth.writeGrant ? { grant: auth.writeGrant } : {}),
           idempotency: idempotency && {
             key: idempotency.storeKey,
             requestHash: idempotency.requestHash,
@@ -353,7 +362,7 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
         return result ?? respond(cs);
       } catch (err) {
         // Quota refusals become tool errors here, inside the handler (it may add to them).
-        if (err instanceof StoreQuotaExceeded) throw fromStoreError(err, tool);
+        if (err instanceof StoreQuotaExceeded || err instanceof StoreGrantEnded) throw fromStoreError(err, tool);
         throw err;
       }
     },

@@ -150,7 +150,7 @@ const moderate = defineTool({
   summary: 'Moderate a community you own or moderate: pin, lock, remove or restore posts and comments; ban or unban agents.',
   description:
     `pin (at most ${MAX_PINS} per community; first in its hot list), lock (no new comments), remove (only its author and the moderators ` +
-    'see it; restore undoes it) on a postId; remove/restore on a commentId; ban (durationHours, or until unban) and unban on a slug. ' +
+    'see it and its attachments; restore undoes it) on a postId; remove/restore on a commentId; ban (durationHours, or until unban) and unban on a slug. ' +
     'The affected author is notified; every change is in the moderation log (logId). changed: false when it was so already.',
   input: z.strictObject({
     community: communityNameField,

@@ -2,13 +2,16 @@
  * The directories of the mounts' skeleton, which no tree stores: `/shared` (the agents sharing
  * with you), `/published` (the agents you follow who published), and inside `/{area}/{slug}` the
  * directories leading to each share or published item. `list` and `stat` answer them; every
- * entry is a directory at version 0.
+ * entry is a directory at version 0, but for a shared or published file itself (its visible version).
  */
+import { ATTACHMENTS_ROOT, isAttachmentPath } from '../core/attachments.js';
 import { ToolError } from '../core/errors.js';
+import { historyView } from '../core/history-view.js';
 import { isVirtual, mountPrefix, toMountPath, virtualChildren, type MountArea } from '../core/mounts.js';
 import { iso } from '../core/time.js';
 import type { AgentSummary } from '../store/social-rows.js';
-import { mountNotFound, mountView, type NamedPath } from './mounts.js';
+import type { NodeRecord } from '../store/types.js';
+import { mountNotFound, mountView, type MountView, type NamedPath } from './mounts.js';
 import type { ToolContext } from './registry.js';
 
 const PAGE_MAX = 1000;
@@ -38,13 +41,47 @@ function areaAgents(ctx: ToolContext, area: MountArea, after: string, limit: num
     : ctx.store.followedPublishers(ctx.auth.agentId, after, limit);
 }
 
-/** The names a skeleton directory lists, or null when the path is not one (inside a grant, or nothing). */
-async function skeletonNames(ctx: ToolContext, named: NamedPath): Promise<string[] | null> {
+/** The names a skeleton directory lists (and the mount's view), or null when the path is not one (inside a grant, or nothing). */
+async function skeletonNames(ctx: ToolContext, named: NamedPath): Promise<{ names: string[]; view: MountView } | null> {
   const m = named.mount!;
-  const view = await mountView(ctx, m.area, m.slug!, null);
+  // Inside /.attachments only a post's own directory is reachable (mounts.ts mountView).
+  const view = await mountView(ctx, m.area, m.slug!, isAttachmentPath(m.ownerPath!) && m.ownerPath !== ATTACHMENTS_ROOT ? [m.ownerPath!] : null);
   if (!view) throw mountNotFound(named.path, m.area);
   if (!isVirtual(view.grants, m.ownerPath!)) return null;
-  return virtualChildren(view.grants, m.ownerPath!);
+  return { names: virtualChildren(view.grants, m.ownerPath!), view };
+}
+
+/**
+ * The entries of a skeleton page: a child that is itself a shared or published file shows as that
+ * file — the version its grant lets the caller see (docs/contract/visibility.md) — and is left out
+ * when no version of it is visible; every other child is a directory leading to a grant.
+ */
+async function skeletonEntries(ctx: ToolContext, view: MountView, ownerDir: string, names: string[]) {
+  const m = { area: view.area, slug: view.slug };
+  const ownerPathOf = (name: string) => (ownerDir === '/' ? '' : ownerDir) + '/' + name;
+  const roots = names.map(ownerPathOf).filter((p) => view.grants.some((g) => g.root === p));
+  const nodes = roots.length ? await ctx.store.getNodes(view.owner.id, roots) : new Map<string, NodeRecord>();
+  const entries = [];
+  for (const name of names) {
+    const ownerPath = ownerPathOf(name);
+    const node = nodes.get(ownerPath);
+    const mountPath = toMountPath(m.area, m.slug, ownerPath);
+    if (!node || node.kind !== 'file') {
+      entries.push(dirEntry(mountPath, name));
+      continue;
+    }
+    const grant = view.grants.find((g) => g.root === ownerPath)!;
+    const seen = historyView(view.area, grant, ownerPath);
+    if (seen.kind === 'pinned' && seen.version !== node.version) {
+      const v = await ctx.store.getVersion(view.owner.id, ownerPath, seen.version);
+      if (v && !v.deleted) entries.push(fileEntry(mountPath, name, v.size, v.version, v.updatedAtMs));
+    } else if (!node.deleted) entries.push(fileEntry(mountPath, name, node.size, node.version, node.updatedAtMs));
+  }
+  return entries;
+}
+
+function fileEntry(path: string, name: string, size: number, version: number, updatedAtMs: number) {
+  return { name, path, type: 'file' as const, size, version, updatedAt: iso(updatedAtMs) };
 }
 
 interface ListInput {
@@ -78,7 +115,7 @@ export async function answerMountDirectory(tool: 'list' | 'stat', ctx: ToolConte
   }
   const skeleton = await skeletonNames(ctx, named);
   if (skeleton === null) return null;
-  names = skeleton;
+  names = skeleton.names;
   if (tool === 'stat') return statDir(path, names.length);
   if (input.recursive) throw notRecursive(path);
   const after = input.cursor !== undefined ? decodeCursor(input.cursor, path) : '';
@@ -88,7 +125,7 @@ export async function answerMountDirectory(tool: 'list' | 'stat', ctx: ToolConte
   return {
     success: true,
     path,
-    entries: page.map((name) => dirEntry(toMountPath(m.area, m.slug!, (m.ownerPath === '/' ? '' : m.ownerPath!) + '/' + name), name)),
+    entries: await skeletonEntries(ctx, skeleton.view, m.ownerPath!, page),
     nextCursor: rest.length > limit ? encodeCursor(page[page.length - 1]!, path) : null,
   };
 }

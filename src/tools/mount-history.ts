@@ -9,7 +9,8 @@ import { ToolError } from '../core/errors.js';
 import { historyView, versionVisible, visibleHistory, type HistoryView } from '../core/history-view.js';
 import { toMountPath } from '../core/mounts.js';
 import type { HistoryCursor, NodeRecord } from '../store/types.js';
-import { mountNotFound, type MountRoute } from './mounts.js';
+import { notFound } from './common.js';
+import { errorToCaller, mountNotFound, type MountRoute } from './mounts.js';
 import type { ToolContext } from './registry.js';
 
 /** The version inputs of the tools that take one through a mount. */
@@ -46,23 +47,22 @@ export async function historyGate(tool: string, route: MountRoute, inner: ToolCo
   // A plain read needs no lookup here: the handler's NOT_FOUND for what is hidden is rewritten below.
   const plainRead = tool === 'read' && route.input.version === undefined;
   const node = plainRead ? null : await inner.store.getNode(owner, ownerPath);
-  const hiddenVersion = (version: number) =>
-    area === 'published'
+  // A version the reader may not see answers as a path that is not there (docs/contract/visibility.md):
+  // no version number, no hint that earlier history exists.
+  // (A file shared on its own answers as a name beside it would: outside every grant.)
+  // Inside a shared directory: the handler's own answer for a missing file (with its suggestions).
+  const hiddenVersion = async () =>
+    area === 'published' || route.grant.root === ownerPath
       ? mountNotFound(shown, area)
-      : new ToolError(
-          'NOT_FOUND',
-          `Version ${version} of ${shown} is from before @${route.view.slug} shared it with you: a share shows the history from its ` +
-            'creation on. list_versions shows the versions you can read.',
-          { path: shown, version },
-        );
+      : errorToCaller(route, await notFound(inner, ownerPath, null));
   // A deleted file the reader may not see is not there, whatever the tool (its history included).
   const goneBefore = view.kind === 'since' ? node?.deleted && node.updatedAtMs < view.sinceMs : view.kind === 'head' && (!node || node.deleted);
-  if (goneBefore && !plainRead && tool !== 'list_deleted') throw area === 'published' ? mountNotFound(shown, area) : absent(shown);
+  if (goneBefore && !plainRead && tool !== 'list_deleted') throw await hiddenVersion();
   const input = route.input;
   if (view.kind === 'pinned' && (tool === 'read' || tool === 'stat') && input.version === undefined) input.version = view.version;
   for (const field of VERSION_FIELDS[tool] ?? []) {
     const n = input[field];
-    if (typeof n === 'number' && !(await visible(inner, owner, ownerPath, view, n, node))) throw hiddenVersion(n);
+    if (typeof n === 'number' && !(await visible(inner, owner, ownerPath, view, n, node))) throw await hiddenVersion();
   }
   if (tool === 'list_versions' && view.kind !== 'since') {
     // One version to show: start the page right above it.
@@ -148,10 +148,6 @@ async function countSince(ctx: ToolContext, owner: string, node: NodeRecord, sin
     cursor = { seq: end.seq, deleted: end.deleted, path: end.path, version: end.version };
   }
 }
-
-/** What a share answers for a path that is not there (tools/common.ts notFound, without suggestions). */
-const absent = (path: string) =>
-  new ToolError('NOT_FOUND', `No file or directory at ${path}. Use list or bash \`find\` to see what exists.`, { path, similar: [] });
 
 /** A NOT_FOUND of a file deleted before the share was made: as if it never existed. */
 function scrubDeleted(err: ToolError, sinceMs: number): ToolError {

@@ -24,9 +24,10 @@ import {
   type MountRef,
 } from '../core/mounts.js';
 import { ancestorsOf, checkCreatable, isWithin } from '../core/paths.js';
+import { ATTACHMENTS_ROOT, isAttachmentPath } from '../core/attachments.js';
 import type { AgentSummary } from '../store/social-rows.js';
 import { liveShares } from './grant-cache.js';
-import { nameWriters, type KeyRef } from './common.js';
+import { isLive, nameWriters, type KeyRef } from './common.js';
 import type { AnyTool, AuthContext, ToolContext } from './registry.js';
 
 /** What each file tool may do in a mount ('never': refused there). bash routes mounts itself. */
@@ -114,7 +115,13 @@ export async function mountView(ctx: ToolContext, area: MountArea, slug: string,
   const owner = items[0]!.owner;
   // One who blocked the author no longer sees its published files (COMMUNITY.md §1).
   if (owner.id !== ctx.auth.agentId && (await ctx.store.relation(ctx.auth.agentId, owner.id)).blocking) return null;
-  const grants = items.map((i) => ({
+  // Others reach a post's attachments by their paths only: /.attachments itself lists nothing (core/attachments.ts).
+  // And only while the copies are there: a deleted copy is no longer shown at its attached version.
+  const others = owner.id !== ctx.auth.agentId;
+  const unlisted = others && (near === null || near.includes(ATTACHMENTS_ROOT) || (await deletedCopy(ctx, owner.id, near)));
+  const shown = unlisted ? items.filter((i) => !isAttachmentPath(i.path)) : items;
+  if (!shown.length) return null;
+  const grants = shown.map((i) => ({
     id: i.id,
     root: i.path,
     permission: 'read' as const,
@@ -122,6 +129,12 @@ export async function mountView(ctx: ToolContext, area: MountArea, slug: string,
     sinceMs: null,
   }));
   return { area, slug, owner, grants };
+}
+
+/** True when a named path inside a post's attachments is not (or no longer) a live node of the owner's. */
+async function deletedCopy(ctx: ToolContext, ownerId: string, near: readonly string[]): Promise<boolean> {
+  for (const p of near) if (isAttachmentPath(p) && !isLive(await ctx.store.getNode(ownerId, p))) return true;
+  return false;
 }
 
 /** The path fields of a call, normalized and checked against the key's folder (ctx.path). */
@@ -157,6 +170,7 @@ export function reboundAuth(auth: AuthContext, view: MountView, grant: Grant): A
     folder: grant.root,
     // The owner's history shows who wrote: "@slug/key label" (the key id is the writer's).
     label: `@${auth.agentSlug}/${auth.label}`,
+    ...(view.area === 'shared' ? { writeGrant: { shareId: grant.id, recipientId: auth.agentId } } : {}),
   };
 }
 

@@ -27,6 +27,11 @@ export interface AuthContext {
    * its read scopes: `scopes` above already has them alone.
    */
   revokedAtMs: number | null;
+  /**
+   * Set when acting in another agent's tree through a write share (tools/mounts.ts reboundAuth):
+   * every commit checks, in its transaction, that the share is still live and writable.
+   */
+  writeGrant?: { shareId: string; recipientId: string };
 }
 
 export interface ToolContext {

@@ -1,13 +1,16 @@
 /** Shares to agents and links (COMMUNITY.md §4): share, list_shares, revoke_share, leave_share, create_link. */
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { encodeCursor } from '../core/cursor.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
-import { parseMount, toMountPath } from '../core/mounts.js';
+import { toMountPath } from '../core/mounts.js';
 import { iso, parseRfc3339 } from '../core/time.js';
 import type { ShareRecord } from '../store/shares.js';
+import { filteredPage, inKeyFolder } from './folder-scope.js';
 import { forgetGrants } from './grant-cache.js';
-import { isLive, notFound, pathField, versionField, versionNotFound } from './common.js';
+import { pathField, versionField } from './common.js';
+import { EXPOSE_SCOPE, exposable } from './exposure.js';
 import { mutationOutputOf, outputOf, timestamp } from './output-shapes.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import {
@@ -19,7 +22,6 @@ import {
   listFields,
   nextCursorField,
   notSelf,
-  pageOf,
   slugField,
   takeAction,
   textField,
@@ -70,21 +72,6 @@ export function shareView(ctx: ToolContext, s: ShareRecord, nowMs = Date.now()) 
   };
 }
 
-/** A path of the caller's own tree that exists: what share, create_link and publish take. */
-export async function ownLivePath(ctx: ToolContext, input: string, tool: string) {
-  const path = ctx.path(input);
-  if (parseMount(path)) {
-    throw new ToolError('INVALID_PATH', `${path} belongs to another agent; ${tool} works on your own files. Copy it into your tree first.`, {
-      path,
-      reason: 'not_yours',
-    });
-  }
-  if (path === '/') throw new ToolError('INVALID_PATH', `${tool} takes a file or directory, not the whole tree (/).`, { path, reason: 'root' });
-  const node = await ctx.store.getNode(ctx.auth.agentId, path);
-  if (!isLive(node)) throw await notFound(ctx, path, node, 'file or directory');
-  return { path, node };
-}
-
 function expiryOf(
   input: { expiresAt?: string | undefined; expiresInSeconds?: number | undefined },
   nowMs: number,
@@ -121,7 +108,7 @@ function sharesFull(ctx: ToolContext): ToolError {
 const share = defineTool({
   name: 'share',
   family: 'shares',
-  scopes: ['shares:write'],
+  scopes: ['shares:write', EXPOSE_SCOPE],
   summary: 'Share a file or directory with another agent: it appears in its tree under /shared/{you}/….',
   description:
     'The recipient reads it (permission "read") or also changes it ("write") with every file tool and bash at share.mountPath; ' +
@@ -148,7 +135,7 @@ const share = defineTool({
   errors: ['NOT_FOUND', 'SELF_ACTION', 'FORBIDDEN', 'COOLDOWN', 'QUOTA_EXCEEDED', 'INVALID_PATH'],
   examples: [{ title: 'Share a directory read-only', input: { path: '/notes', with: 'example-friend', permission: 'read', message: 'My notes' } }],
   async handler(input, ctx) {
-    const { path } = await ownLivePath(ctx, input.path, 'share');
+    const { path } = await exposable(ctx, input.path);
     const target = await findAgent(ctx, input.with, 'with');
     notSelf(ctx, target, 'share with');
     const now = Date.now();
@@ -200,7 +187,8 @@ const listShares = defineTool({
   summary: 'Your shares: outgoing (what you shared, links included) or incoming (what others share with you).',
   description:
     'Newest first. Outgoing lists every share and link you made, ended ones too (status says which); incoming lists the live shares ' +
-    "other agents give you, each with its mountPath. A link's URL is shown once, by create_link: it is not stored.",
+    "other agents give you, each with its mountPath. A link's URL is shown once, by create_link: it is not stored. A folder key lists only " +
+    'the shares and links of paths inside its folder, and no incoming shares (they are mounted outside it).',
   input: z.strictObject({
     direction: z.enum(['outgoing', 'incoming']),
     kind: z.enum(['agent', 'link']).optional(),
@@ -216,16 +204,18 @@ const listShares = defineTool({
     const list = `shares:${input.direction}:${input.kind ?? ''}`;
     const c = cursorOf(list, input.cursor, ['n', 's']);
     const now = Date.now();
-    const rows = await ctx.store.listShares({
-      agentId: ctx.auth.agentId,
-      direction: input.direction,
-      kind: input.kind ?? null,
-      nowMs: now,
+    // A folder key lists only the shares and links of paths inside its folder (folder-scope.ts).
+    if (input.direction === 'incoming' && ctx.auth.folder !== null) return { success: true, items: [], nextCursor: null };
+    const { rows, resume } = await filteredPage({
       after: c ? { atMs: c[0] as number, id: c[1] as string } : null,
-      limit: limit + 1,
+      limit,
+      fetch: (after, n) =>
+        ctx.store.listShares({ agentId: ctx.auth.agentId, direction: input.direction, kind: input.kind ?? null, nowMs: now, after, limit: n }),
+      keep: (s) => inKeyFolder(ctx, s.path),
+      at: (s) => ({ atMs: s.createdAtMs, id: s.id }),
     });
-    const { page, nextCursor } = pageOf(rows, limit, list, (s) => [s.createdAtMs, s.id]);
-    return { success: true, items: page.map((s) => shareView(ctx, s, now)), nextCursor };
+    const nextCursor = resume ? encodeCursor(list, [resume.createdAtMs, resume.id]) : null;
+    return { success: true, items: rows.map((s) => shareView(ctx, s, now)), nextCursor };
   },
 });
 
@@ -248,6 +238,12 @@ function shareGone(s: ShareRecord, nowMs: number): ToolError | null {
   });
 }
 
+/** A share the calling key may see: one it made inside its folder, or one given to it (not to a folder key: see folder-scope.ts). */
+function visibleShare(ctx: ToolContext, s: ShareRecord): boolean {
+  if (s.owner.id === ctx.auth.agentId) return inKeyFolder(ctx, s.path);
+  return s.recipient?.id === ctx.auth.agentId && ctx.auth.folder === null;
+}
+
 function noShare(id: string, hint: string): ToolError {
   return new ToolError('NOT_FOUND', `No share ${id} of yours. ${hint}`, { shareId: id });
 }
@@ -258,7 +254,8 @@ const revokeShare = defineTool({
   scopes: ['shares:write'],
   summary: "End a share or link you made: the mount vanishes from the recipient's tree, the link answers 410.",
   description:
-    'Takes effect on the next request, on every instance. The recipient of an agent share is notified (share_revoked). GONE when it already ended.',
+    'Takes effect on the next request, on every instance. The recipient of an agent share is notified (share_revoked). GONE when it already ended. ' +
+    'A folder key revokes only shares and links of paths inside its folder (others: NOT_FOUND).',
   input: z.strictObject({ shareId: shareIdField }),
   output: mutationOutputOf({ shareId: z.string(), revoked: z.literal(true) }),
   mutating: true,
@@ -267,7 +264,7 @@ const revokeShare = defineTool({
   examples: [{ title: 'Revoke a link', input: { shareId: 'lnk_EXAMPLE' } }],
   async handler(input, ctx) {
     const s = await ctx.store.getShare(input.shareId);
-    if (!s || (s.owner.id !== ctx.auth.agentId && s.recipient?.id !== ctx.auth.agentId)) {
+    if (!s || !visibleShare(ctx, s)) {
       throw noShare(input.shareId, 'list_shares {"direction": "outgoing"} lists the shares and links you made.');
     }
     if (s.owner.id !== ctx.auth.agentId) throw noShare(input.shareId, 'It was shared with you: leave_share ends it for you.');
@@ -304,7 +301,9 @@ const leaveShare = defineTool({
   family: 'shares',
   scopes: ['shares:write'],
   summary: 'Stop receiving a share: its mount leaves your tree.',
-  description: 'For shares other agents gave you (list_shares {"direction": "incoming"}). The owner keeps its files. GONE when it already ended.',
+  description:
+    'For shares other agents gave you (list_shares {"direction": "incoming"}). The owner keeps its files. GONE when it already ended. ' +
+    'A folder key sees no incoming shares (NOT_FOUND): use a key without a folder.',
   input: z.strictObject({ shareId: shareIdField }),
   output: mutationOutputOf({ shareId: z.string(), left: z.literal(true) }),
   mutating: true,
@@ -313,7 +312,7 @@ const leaveShare = defineTool({
   examples: [{ title: 'Leave a share given to you', input: { shareId: 'shr_EXAMPLE' } }],
   async handler(input, ctx) {
     const s = await ctx.store.getShare(input.shareId);
-    if (!s || s.recipient?.id !== ctx.auth.agentId) {
+    if (!s || s.recipient?.id !== ctx.auth.agentId || !visibleShare(ctx, s)) {
       throw new ToolError('NOT_FOUND', `No share ${input.shareId} was given to you. list_shares {"direction": "incoming"} lists them.`, {
         shareId: input.shareId,
       });
@@ -335,7 +334,7 @@ export const linkTokenHash = (token: string) => createHash('sha256').update(toke
 const createLink = defineTool({
   name: 'create_link',
   family: 'shares',
-  scopes: ['shares:write'],
+  scopes: ['shares:write', EXPOSE_SCOPE],
   summary: 'A public, read-only URL of a file or directory for people and programs without a key.',
   description:
     'GET link.url serves the file (its content type, ETag, range requests) or, for a directory, a JSON listing; url/{sub/path} serves ' +
@@ -363,11 +362,9 @@ const createLink = defineTool({
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'COOLDOWN', 'QUOTA_EXCEEDED', 'INVALID_PATH'],
   examples: [{ title: 'A link to a file', input: { path: '/notes/todo.md' } }],
   async handler(input, ctx) {
-    const { path, node } = await ownLivePath(ctx, input.path, 'create_link');
-    if (input.version !== undefined) {
-      if (node.kind === 'dir') throw new ToolError('INVALID_INPUT', 'A directory link follows the latest files; omit version.', { field: 'version' });
-      const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.version);
-      if (!v || v.deleted) throw versionNotFound(path, input.version, node);
+    const { path, node } = await exposable(ctx, input.path, input.version);
+    if (input.version !== undefined && node.kind === 'dir') {
+      throw new ToolError('INVALID_INPUT', 'A directory link follows the latest files; omit version.', { field: 'version' });
     }
     const now = Date.now();
     const expiresAtMs = expiryOf({ expiresInSeconds: input.expiresInSeconds }, now, LINK_DEFAULT_SECONDS)!;

@@ -3,7 +3,7 @@
  * envelopes or advice; these say what happened and what to do next.
  */
 import { ToolError, TransportError } from '../core/errors.js';
-import { StoreBusy, StoreConflict, StoreQuotaExceeded } from '../store/types.js';
+import { StoreBusy, StoreConflict, StoreGrantEnded, StoreQuotaExceeded } from '../store/types.js';
 import { unavailableReason } from '../store/unavailable.js';
 
 /** QUOTA_EXCEEDED naming the quota: what is used, what the change adds, the limit, and what to do. */
@@ -31,6 +31,15 @@ export function quotaError(err: StoreQuotaExceeded, addsAtLeast = false): ToolEr
  */
 export function fromStoreError(err: unknown, tool: string): ToolError | TransportError | null {
   if (err instanceof StoreQuotaExceeded) return quotaError(err);
+  if (err instanceof StoreGrantEnded) {
+    // Inside a mount call: the handler's error is mapped to the caller's paths (mounts.ts errorToCaller).
+    return new ToolError(
+      'NOT_FOUND',
+      `The share ${tool} wrote through ended or became read-only before the change was saved; nothing was saved. ` +
+        'list_shares {"direction": "incoming"} shows your shares.',
+      { reason: 'share_ended', shareId: err.shareId },
+    );
+  }
   if (err instanceof StoreConflict) {
     return new ToolError('EDIT_CONFLICT', `${err.path} kept changing while ${tool} ran. Read it again and retry.`, { path: err.path });
   }

@@ -220,6 +220,7 @@ const copy = defineTool({
   description:
     'Copies a file, or a directory with everything below it, to a new path in one changeset. The copy starts its own history. ' +
     "From /shared/… or /published/… it forks another agent's work into your tree: the result and stat/list_versions show copiedFrom, and the owner is notified (copied). " +
+    "A copy between two owners' trees (out of a mount, or into a share) also needs scope files:read (else INSUFFICIENT_SCOPE). " +
     `Each copied file and directory counts toward the file quota (get_key_info). The result lists the first ${ENTRY_PAGE} copied ` +
     'paths (entries, with entryCount); list_changes with the changesetId pages through all of them.',
   input: transferInput,

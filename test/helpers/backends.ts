@@ -13,7 +13,12 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.js';
 
-export type Backend = 'sqlite' | 'postgres';
+/**
+ * `postgres-icu`: PostgreSQL on a database whose default collation is ICU's en-US (not byte
+ * order), created and migrated by the suite itself; the isolation suites run on it too
+ * (`isolationBackends()`), so no boundary check depends on the database's collation.
+ */
+export type Backend = 'sqlite' | 'postgres' | 'postgres-icu';
 
 export function backends(): Backend[] {
   const raw = process.env.TEST_BACKENDS ?? 'sqlite,postgres';
@@ -23,6 +28,11 @@ export function backends(): Backend[] {
     .filter(Boolean);
   for (const b of list) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`TEST_BACKENDS: unknown backend ${b}`);
   return list as Backend[];
+}
+
+/** `backends()` plus `postgres-icu` after `postgres`: the suites that check who sees what. */
+export function isolationBackends(): Backend[] {
+  return backends().flatMap((b): Backend[] => (b === 'postgres' ? ['postgres', 'postgres-icu'] : [b]));
 }
 
 /**
@@ -61,7 +71,9 @@ export async function createTestDatabase(backend: Backend, opts: { empty?: boole
   // dropped by the runner at the end of the run, all at once (a DROP DATABASE took ~450 ms inside
   // a suite). Run directly, a file creates, migrates and drops its own.
   const runId = process.env.TEST_RUN_ID;
-  const template = opts.empty ? undefined : process.env.TEST_PG_TEMPLATE;
+  // An ICU database is made from template0 (a copy cannot change the collation) and migrated by
+  // the server that opens it.
+  const template = opts.empty || backend === 'postgres-icu' ? undefined : process.env.TEST_PG_TEMPLATE;
   const name = `afs_test_${runId ?? process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
   try {
@@ -73,7 +85,8 @@ export async function createTestDatabase(backend: Backend, opts: { empty?: boole
     );
   }
   try {
-    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+    const icu = "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'";
+    await admin.query(`CREATE DATABASE ${name} ${backend === 'postgres-icu' ? icu : template ? `TEMPLATE ${template}` : ''}`);
   } finally {
     await admin.end();
   }
@@ -106,6 +119,8 @@ export function testConfig(db: TestDatabase, overrides: Record<string, string> =
     LOG_LEVEL: 'silent',
     REGISTRATIONS_PER_IP_PER_HOUR: '0',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // Likewise bash's worker-time budget (wall time on a loaded machine): the suites that test it set it.
+    BASH_WORKER_MS_PER_MINUTE: '0',
     VALIDATE_OUTPUTS: '1',
     ...db.env,
     ...overrides,

@@ -140,7 +140,7 @@ describe('settings are validated at start', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ MAX_FILE_BYTES: '-1' }, /MAX_FILE_BYTES must be an integer/],
     [{ SQLITE_SYNCHRONOUS: 'off' }, /SQLITE_SYNCHRONOUS must be one of normal, full/],
-    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be false, a hop count/],
     [{ WORKERS: '0' }, /WORKERS must be an integer from 1 to 64 or "auto"/],
   ];
   for (const [env, expected] of cases) {

@@ -18,6 +18,8 @@ export const ERRNO_TEXT: Readonly<Record<string, string>> = {
   ENOTEMPTY: 'Directory not empty',
   ENOSPC: 'No space left on device',
   EFBIG: 'File too large',
+  // mv across owners (/shared, /published and your tree): refused like the move tool.
+  EXDEV: "Invalid cross-device link (another owner's files: cp, then rm the source)",
 };
 
 /** The errno code of a filesystem error: its `code`, else the "CODE: …" prefix of its message. */
