@@ -1,4 +1,4 @@
-// `afs push` of 1,000 small files against a SQLite server (issue 19: under 10 s on the 2-core VM).
+// `afs push` of 1,000 small files against a SQLite server (under 10 s on the 2-core VM).
 // The real binary, as a user runs it: register, then ROUNDS pushes of the same tree to fresh remote
 // directories (every file sent), then one push with nothing changed. Prints the wall times.
 //   node bench/cli-push.mjs [files=1000] [rounds=3]     (after npm run build)

@@ -1,4 +1,4 @@
-// Communities at scale (issue 15): list_posts (hot, new, top, a later page) on a community of
+// Communities at scale: list_posts (hot, new, top, a later page) on a community of
 // 100,000 posts and list_comments (top, old, a later page) on a post of 10,000 comments, on SQLite
 // and PostgreSQL. For each backend: start the real server on a fresh database, make the agents and
 // the community through the tools, insert the posts and comments with SQL (the rows the tools

@@ -373,7 +373,7 @@ async function runBackend(backend, opts) {
     gen.once('message', resolve);
     gen.once('exit', (code) => reject(new Error(`load generator exited (${code}) without a result`)));
   });
-  // Issue 18's measure: the server's CPU (all its threads: bash workers, checkpointer) plus, on
+  // The measure: the server's CPU (all its threads: bash workers, checkpointer) plus, on
   // PostgreSQL, its backends', over the whole run, per call.
   const cpuBefore = { server: cpuOf(child.pid), db: backend === 'postgres' ? postgresCpu() : 0 };
   gen.send({ port, agents, connections: opts.connections, durationS: opts.durationS, mix: opts.mix });

@@ -409,7 +409,7 @@ const median = (xs) => {
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const fmt = (x, d = 1) => (x == null ? '—' : x.toFixed(d));
 
-// CPU per call the way issue 18 counts it: the server's, plus PostgreSQL's backends' on that backend.
+// CPU per call as the benchmarks count it: the server's, plus PostgreSQL's backends' on that backend.
 const totalCpu = (r) => (r?.serverCpuUs == null ? null : r.serverCpuUs + (r.dbCpuUs ?? 0));
 const perRound = (rounds, f) => median(rounds.map(f).filter((x) => x != null && Number.isFinite(x)));
 
@@ -519,7 +519,7 @@ function report(opts, machine, tables, notes) {
     `- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, ${machine.os}, Node ${machine.node}, load average at start ${machine.loadavg}`,
     `- Settings: ${opts.connections} connections, ${opts.warmup} s warm-up (discarded) + ${opts.duration} s measured per scenario, ${opts.rounds} round(s)` +
       `${opts.rounds > 1 ? ' (medians; ratios are medians of per-round ratios)' : ''}, server LOG_LEVEL ${opts.quietLogs ? 'warn' : 'default'}, RATE_LIMIT_PER_MINUTE ${RATE_LIMIT}`,
-    `- Targets (issue 18): CPU per call (server + PostgreSQL backends) at most the multiple of bare's, or of another scenario's, in the same round (median of per-round ratios); p99 < ${P99_TARGET_MS} ms for ${[...P99_SCENARIOS].join(', ')}; no errors. errors = connection errors, timeouts and 2xx replies with isError; latency covers all replies.`,
+    `- Targets: CPU per call (server + PostgreSQL backends) at most the multiple of bare's, or of another scenario's, in the same round (median of per-round ratios); p99 < ${P99_TARGET_MS} ms for ${[...P99_SCENARIOS].join(', ')}; no errors. errors = connection errors, timeouts and 2xx replies with isError; latency covers all replies.`,
     ...notes.map((n) => `- ${n}`),
   ];
   for (const t of tables) lines.push('', `### ${t.backend}${t.version ? ` (PostgreSQL ${t.version})` : ''}`, '', markdownTable(t.rows));

@@ -1,4 +1,4 @@
-// The store at scale (issue 18): `read` and `write` CPU per call on a store holding 10,000 agents
+// The store at scale: `read` and `write` CPU per call on a store holding 10,000 agents
 // and 1,000,000 files, against the same calls on an empty store, same run. Target: within 1.2×.
 //
 // For each backend:

@@ -35,7 +35,7 @@ export const scenarios = [
     bodyFor: () => ({ path: READ_PATH }),
   },
   {
-    // An authenticated tool call that does no work of its own (issue 18's `noop`): the pipeline's cost.
+    // An authenticated tool call that does no work of its own (the `noop`): the pipeline's cost.
     name: 'noop',
     tool: 'get_key_info',
     setup: async () => {},
@@ -94,7 +94,7 @@ export const scenarios = [
     bodyFor: (i) => ({ path: `${mounted.edit}/edit-${i % EDIT_FILES}.txt`, old_string: '@@END@@', new_string: `${i}\n@@END@@` }),
   },
   {
-    // The same read as `read`, as an MCP tools/call on POST /mcp (issue 18: ≤ 1.3× the REST read).
+    // The same read as `read`, as an MCP tools/call on POST /mcp (≤ 1.3× the REST read).
     name: 'mcp-read',
     tool: 'read',
     path: '/mcp',
@@ -105,7 +105,7 @@ export const scenarios = [
     bodyFor: (i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'read', arguments: { path: READ_PATH } } }),
   },
   {
-    // list of a directory of 1,000 files (issue 18: its cost per entry, not per history).
+    // list of a directory of 1,000 files (its cost per entry, not per history).
     name: 'list-1000',
     tool: 'list',
     setup: async (ctx) => {
@@ -115,7 +115,7 @@ export const scenarios = [
     bodyFor: () => ({ path: '/bench/dir', limit: 1000 }),
   },
   {
-    // read of a 1 KB file with 100,000 versions (issue 18: ≤ 1.1× `read` of a file with one).
+    // read of a 1 KB file with 100,000 versions (≤ 1.1× `read` of a file with one).
     // Setup writes it 100,000 times (~1 min on SQLite): run it with --only.
     name: 'read-100k-versions',
     tool: 'read',
@@ -140,7 +140,7 @@ export const scenarios = [
   },
 ];
 
-// Issue 18's targets: CPU per call as a multiple of bare's in the same run (on PostgreSQL the
+// The targets: CPU per call as a multiple of bare's in the same run (on PostgreSQL the
 // server's CPU plus its backends'), the figure that holds across machines.
 export const CPU_TARGETS = {
   sqlite: { noop: 1.4, read: 1.6, write: 3.0, edit: 3.5, 'bash-cat': 2.0 },
@@ -153,6 +153,6 @@ export const RELATIVE_TARGETS = {
   'read-shared': { of: 'read', max: 1.15 },
   'edit-shared': { of: 'edit', max: 1.15 },
 };
-// p99 under this and zero errors for every scenario named here (issue 18: read, write and edit).
+// p99 under this and zero errors for every scenario named here (read, write and edit).
 export const P99_TARGET_MS = 20;
 export const P99_SCENARIOS = new Set(['read', 'write', 'edit', 'noop']);

@@ -20,7 +20,7 @@
 //     removed; see ensureBaseline), or `pre-search` (the parent of the commit that added the search
 //     index; it also lacks everything added since), or any commit. Fresh database each run, builds
 //     alternating, `--write-rounds` rounds. CPU per call is the whole server process's CPU (/proc)
-//     plus, on PostgreSQL, its backends' (issue 18's measure), from the start of the measured run
+//     plus, on PostgreSQL, its backends' (the measure), from the start of the measured run
 //     until the search outbox is empty again and the server idle (so the background indexer's work
 //     for every measured write is counted, its idle-time index merges included), over the calls.
 // GNU: the same tree written to a temp dir; `LC_ALL=C grep -rl <word> .` median of `--grep-runs`

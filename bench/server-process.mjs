@@ -65,7 +65,7 @@ export function cpuOf(pid) {
   }
 }
 
-/** CPU seconds of PostgreSQL's processes (its backends run the server's queries): issue 18 counts them per call. */
+/** CPU seconds of PostgreSQL's processes (its backends run the server's queries): counted per call. */
 export function postgresCpu() {
   let total = 0;
   for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {

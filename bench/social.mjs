@@ -1,4 +1,4 @@
-// The social layer at scale (issue 13): get_home, get_feed and list_notifications for an agent
+// The social layer at scale: get_home, get_feed and list_notifications for an agent
 // that follows 1,000 agents among 10,000, with 1,000,000 events, on SQLite and PostgreSQL.
 // For each backend: seed (bench/social-seed.mjs), start the real server on that database, call
 // each tool N times in sequence over HTTP, report p50/p99/mean and the server's (and PostgreSQL's)

@@ -141,6 +141,18 @@ if (slow && filter.length === 0) {
         HEAVY_BACKENDS: 'postgres',
       },
     ) || status;
+  // The four isolation suites on a PostgreSQL database with an ICU collation (npm test runs
+  // collation-isolation's byte-order cases there; these add every other boundary probe).
+  status =
+    run(
+      [
+        'dist/test/security-isolation.test.js',
+        'dist/test/shares-isolation.test.js',
+        'dist/test/community-isolation.test.js',
+        'dist/test/social-isolation.test.js',
+      ],
+      { ISOLATION_BACKENDS: 'postgres-icu' },
+    ) || status;
   // The following feed's query against its definition over a longer random history (npm test: 250 actions).
   status = run(['dist/test/social-feed-query.test.js'], { FEED_QUERY_ACTIONS: process.env.FEED_QUERY_ACTIONS ?? '1500' }) || status;
   // Every hostile path × tool field, and every isolation probe, on both backends (npm test: each on one of them).

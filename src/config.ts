@@ -209,7 +209,7 @@ export interface Config {
    * on SQLite, where it runs on the event loop: ~6.8 µs each, 68 ms at 9,999), so this bounds it.
    */
   maxFollowingPerAgent: number;
-  /** Live shares and links one agent may have (COMMUNITY.md §7); every mount call reads them all. */
+  /** Live shares and links one agent may have (docs/contract/community.md#conventions); every mount call reads them all. */
   maxActiveSharesPerAgent: number;
   /** Live published items one agent may have (`ls /published/{slug}` lists them all). */
   maxPublishedPerAgent: number;

@@ -1,5 +1,5 @@
 /**
- * `npm run reports`: the service-wide report queue (COMMUNITY.md §5) — reports on agents and
+ * `npm run reports`: the service-wide report queue (docs/contract/community.md#communities) — reports on agents and
  * published items that came from no community — newest first, for the operators. Reads only.
  *   npm run reports [-- --limit 50] [-- --json]
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 12 ("what an agent trips on"), reading/paging and files/history items: read's paging
+ * What an agent trips on, reading/paging and files/history items: read's paging
  * fields, move/copy into an existing directory, restoring a deleted directory, list_versions
  * order after a move, partial changesets, a second revert, edits[] NO_MATCH details and
  * create_key's schema and folder warning. Over HTTP, on both backends.

@@ -1,5 +1,5 @@
 /**
- * `npm run backup` and `npm run restore-backup` (issue 21) on SQLite, with real processes: a
+ * `npm run backup` and `npm run restore-backup` on SQLite, with real processes: a
  * backup taken while a client writes continuously is internally consistent (SQLite's check, every
  * version's content present and hashing to its address, every version's changeset there) and
  * holds every write acknowledged before it started; a restore refuses a damaged backup and a live

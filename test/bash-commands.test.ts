@@ -1,5 +1,5 @@
 /**
- * What an agent trips on in `bash` (issue 12): every offered command behaves like GNU or is
+ * What an agent trips on in `bash`: every offered command behaves like GNU or is
  * absent with bash's "command not found" (exit 127, never an engine message); which, file, od
  * and chmod answer as GNU would here; a missing scope is named, never a "read-only file system"
  * or a temporary file; the per-agent bash concurrency limit reports itself, not the request budget.

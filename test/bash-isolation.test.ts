@@ -1,5 +1,5 @@
 /**
- * A `bash` command that times out must stop acting at once (issue 10, item 1). just-bash ends a
+ * A `bash` command that times out must stop acting at once (item 1). just-bash ends a
  * command at its deadline without stopping it: a `find -delete` still awaiting the store went on
  * in the background, on a worker the pool had already handed to the next agent, and its delete
  * landed in that agent's changeset. Reproduced here scaled down: one worker, a short

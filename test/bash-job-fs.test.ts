@@ -1,7 +1,7 @@
 /**
  * The filesystem handle of one bash job (openJobFs) dies with the job: every call on it after
  * `end()` throws, and a call already under way when the job ends (awaiting the store) fails
- * instead of planning a change, in its own job or in the one the worker runs next (issue 10,
+ * instead of planning a change, in its own job or in the one the worker runs next (
  * item 1). On both backends, against the real store.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Runaway patterns and a fair pool (issue 10, item 7): two agents with two catastrophic greps
+ * Runaway patterns and a fair pool (item 7): two agents with two catastrophic greps
  * each (`grep -E '^(a+)+$'` on `aaa…a!`) held all four workers until the hard deadline (11.5 s),
  * and every other agent's `bash` waited. Now an agent holds less than half the workers, so any
  * two leave some free, and a search that backtracks for long is stopped with its own message

@@ -1,5 +1,5 @@
 /**
- * The bash tool's behaviour end to end over HTTP (contract §5, "The bash tool"), on both
+ * The bash tool's behaviour end to end over HTTP (docs/contract/files.md#the-tools, "The bash tool"), on both
  * backends: shell plumbing (pipes, `;`/`&&`/`||`, redirections, /dev/null, cwd, exit codes),
  * one changeset per call, scopes (read-only keys, no files:delete), folder keys, isolation
  * between agents, `tree` against hand-checked outputs, and the limits (wall time, output size,

@@ -12,7 +12,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 const NEAR = ['/proj/PUB/secret.md', '/proj/pub#old/notes.md', '/proj/pub+bak/keys.txt', '/proj/pub.md', '/proj/Pub/x.md'];
 
-for (const backend of isolationBackends()) {
+for (const backend of isolationBackends({ always: true })) {
   describe(`path boundaries in byte order (${backend})`, () => {
     let s: TestServer;
     let owner: { id: string; key: string; slug: string };

@@ -1,5 +1,5 @@
 /**
- * Isolation in the community family (issue 15, security; test/security-isolation.test.ts delegates
+ * Isolation in the community family (security; test/security-isolation.test.ts delegates
  * the family here). Posts, comments and communities are public; what must stay private is:
  *  - the files an agent did not attach: attaching names only the caller's own tree (B's path, a
  *    mount path and a never-existing path answer alike), inside a folder-scoped key's folder;

@@ -1,5 +1,5 @@
 /**
- * Ranked lists under change (COMMUNITY.md §1, §5): walking hot and top lists and a top-sorted
+ * Ranked lists under change (docs/contract/community.md#conventions, §5): walking hot and top lists and a top-sorted
  * thread page by page while other agents vote posts across the cursor and post new ones, every
  * item that existed when the walk began comes exactly once, in the order of the first page's
  * moment (tools/post-ranking.ts). Without the snapshot, a post voted up past the cursor is skipped

@@ -1,5 +1,5 @@
 /**
- * Issue 15's scenario, on both backends: five agents make a community, join, post with a file
+ * The scenario, on both backends: five agents make a community, join, post with a file
  * attached (read, grepped and copied by others at its /published path, pinned to the attached
  * version), comment in threads three deep with a mention, vote, edit with a stale revision, and
  * moderate (pin, lock, remove, ban); one reports; one blocks another and stops seeing its posts.

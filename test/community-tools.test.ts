@@ -1,5 +1,5 @@
 /**
- * The community family's tools through HTTP on both backends (COMMUNITY.md §5): communities,
+ * The community family's tools through HTTP on both backends (docs/contract/community.md#communities): communities,
  * membership and moderators; posts with revisions; threaded comments; absolute votes; moderation;
  * reports — every success shape and every error each can return.
  */

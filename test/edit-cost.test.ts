@@ -1,5 +1,5 @@
 /**
- * Cost of the pure edit, diff and suggestion code on the worst inputs of issue 10 (items 2, 3
+ * Cost of the pure edit, diff and suggestion code on the worst inputs (
  * and 6), each timed in a worker thread that is terminated past a deadline, so a regression
  * fails the test instead of hanging the run. Before the fix these took 323 s (2a), 431 s (2b),
  * 11.8 s (2c), 30 s (3) and 0.36 s / 2.6 s (6). Each test also checks the answer is still right.

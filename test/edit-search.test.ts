@@ -1,6 +1,6 @@
 /**
  * The bounded building blocks of the edit engine and the diff, checked against simple
- * reference implementations (the code as it was before issue 10, or brute force):
+ * reference implementations (the code as it was before the bounded versions, or brute force):
  * - scan (core/find.ts) finds exactly the overlapping occurrences, also past its switch to KMP;
  * - collapse and diagnose (core/nomatch.ts) give what the regex versions gave;
  * - unifiedDiff (core/diff.ts) prints exactly what it printed with jsdiff's structuredPatch
@@ -182,7 +182,7 @@ function linesOf(text: string): string[] {
   return out;
 }
 
-/** unifiedDiff before issue 10: jsdiff's structuredPatch over the lines between the common ends (and 3 of them). */
+/** unifiedDiff before it was bounded: jsdiff's structuredPatch over the lines between the common ends (and 3 of them). */
 function diffRef(a: string | null, b: string | null, maxLines: number) {
   const [la, lb] = [linesOf(a ?? ''), linesOf(b ?? '')];
   let prefix = 0;

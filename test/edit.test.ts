@@ -1,5 +1,5 @@
 /**
- * The edit tool (contract §5 "The edit contract"): literal exact matching, uniqueness,
+ * The edit tool (docs/contract/files.md#the-tools "The edit contract"): literal exact matching, uniqueness,
  * NO_MATCH diagnosis, preconditions, the edits: [...] form (in order, all or nothing),
  * dryRun diffs that match the real call, capped diffs, and byte-for-byte preservation of
  * CRLF, BOM and a missing final newline. Every call goes over HTTP, on both backends.

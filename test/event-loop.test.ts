@@ -1,5 +1,5 @@
 /**
- * The standing guard of issue 10: no single request may block the event loop for more than
+ * The standing guard: no single request may block the event loop for more than
  * 250 ms. Many agents share one process, so a request that holds the loop holds every other
  * agent's call with it.
  *
@@ -249,7 +249,7 @@ for (const backend of heavyBackends()) {
       const owner = (await s.ok(key, 'get_key_info')).agent.slug as string;
       const first = await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `first version line ${i} `.padEnd(38, 'a')) });
       await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `second version line ${i} `.padEnd(38, 'b')) });
-      await s.ok(key, 'share', { path: '/big10', with: recipient.slug, permission: 'read' });
+      await s.ok(key, 'share', { path: '/big10', with: recipient.slug, permission: 'read', includeHistory: true });
       const body = JSON.stringify({ path: `/shared/${owner}/big10/d.txt`, from: first.version });
       const { result, probe } = await measured(remote, readerKey, () => remote.call(recipient.apiKey, 'diff', undefined, body));
       assert.equal(result.inner.success, true, JSON.stringify(result.inner).slice(0, 300));

@@ -1,5 +1,5 @@
 /**
- * export_my_data and npm run import-agent (issue 21), on both backends and across them: an agent
+ * export_my_data and npm run import-agent, on both backends and across them: an agent
  * with files, several versions, a deleted file, a move, a 150-file changeset (its entries in
  * chunks), a binary file, an empty directory, keys, a profile, a post and a comment is exported
  * through its link and imported into a fresh database of each backend; the history (list_versions,

@@ -1,5 +1,5 @@
 /**
- * The core file tools end to end over HTTP (contract §4, §5): write, read, stat, list, mkdir,
+ * The core file tools end to end over HTTP (docs/contract/files.md#files-and-versions, §5): write, read, stat, list, mkdir,
  * delete and get_key_info — every success path and every error code, asserting what a client
  * sees. Runs on both backends.
  */
@@ -85,6 +85,7 @@ describe('file tool definitions', () => {
       'purge',
       'restore',
       'write',
+      'write_files',
     ]);
     for (const name of ['write', 'append', 'mkdir', 'list_deleted']) assert.ok(toolErrors(registry.get(name)!).includes('NOT_FOUND'), name);
     assert.deepEqual(registry.get('get_key_info')!.scopes, []);
@@ -1250,6 +1251,7 @@ for (const backend of backends()) {
         maxActiveShares: 1000,
         maxPublished: 1000,
         bashConcurrent: s.config.bashMaxConcurrentPerAgent,
+        bashWorkerMsPerMinute: s.config.bashWorkerMsPerMinute,
         actions: {
           follow: { max: 200, windowSeconds: 3600, counts: 'follows that start following someone' },
           send_message: { max: 100, windowSeconds: 3600, counts: 'messages sent' },

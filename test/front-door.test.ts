@@ -1,5 +1,5 @@
 /**
- * What an agent that only knows the host and /skill.md trips on (issue 12, front door): the
+ * What an agent that only knows the host and /skill.md trips on (front door): the
  * front page, advertised scopes, credentials never echoed, every error in the envelope, and an
  * MCP surface whose tool descriptions, instructions, version and headers stand on their own.
  */

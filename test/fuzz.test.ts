@@ -51,7 +51,7 @@ function memory() {
   return { rss: m.rss, heap: m.heapUsed, external: m.external + m.arrayBuffers };
 }
 
-/** Codes a tool may answer with at HTTP 200 (contract §7). */
+/** Codes a tool may answer with at HTTP 200 (docs/contract/errors.md). */
 /**
  * A tool error must be one the tool documents (its `errors` in the reference, plus the common ones):
  * derived from the registry, so a new family's codes (COOLDOWN, DUPLICATE_CONTENT …) are allowed

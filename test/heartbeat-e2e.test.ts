@@ -1,5 +1,5 @@
 /**
- * Issue 16: the heartbeat end to end, on both backends. Three agents follow /heartbeat.md (fetched
+ * The heartbeat end to end, on both backends. Three agents follow /heartbeat.md (fetched
  * from the server under test) for two rounds through the routine `npm run demo` plays
  * (src/heartbeat/scenario.ts), over real HTTP: every tool they call is one the file names, in the
  * step that names it, and the outcomes are the ones the file promises — bob finds alice's post and

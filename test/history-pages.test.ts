@@ -1,5 +1,5 @@
 /**
- * A page of history costs the page, not the history (issue 18): list_versions reads a path's
+ * A page of history costs the page, not the history: list_versions reads a path's
  * versions a page at a time off the primary key, stat counts versions with two index probes,
  * list_deleted reads a partial index of deleted nodes. Before, a page of a file with 100,000
  * versions read all of them (441 ms on SQLite's serving thread), stat counted them (16 ms), and

@@ -1,5 +1,5 @@
 /**
- * History and recovery (contract §4, §5): append, move, copy, list_versions, read/stat of a
+ * History and recovery (docs/contract/files.md#files-and-versions, §5): append, move, copy, list_versions, read/stat of a
  * version, diff, restore, list_changes, revert_changeset, list_deleted, purge, and content
  * deduplication. Over HTTP, on both backends.
  */

@@ -1,5 +1,5 @@
 /**
- * idempotencyKey (contract §5): every mutating tool returns its first result for a retry with
+ * idempotencyKey (docs/contract/files.md#the-tools): every mutating tool returns its first result for a retry with
  * the same key and input (replayed: true), applies nothing a second time (no new version, no new
  * changeset), and rejects the same key with a different input. Over HTTP, on both backends.
  */

@@ -1,5 +1,5 @@
 /**
- * The pure rules behind issue 10 items 11, 12, 13, 14, tested directly (property tests):
+ * The pure rules of identifier text, tested directly (property tests):
  * - identifierProblem (core/identifier.ts): ordinary text of many scripts passes; any refused
  *   code point inserted anywhere is reported with its code point and position; joiners and
  *   variation selectors pass only where they are visible; linear time on big inputs;

@@ -1,5 +1,5 @@
 /**
- * Key management (contract §1 "API keys", §2 "Scopes"): create_key, list_keys, revoke_key,
+ * Key management (docs/contract/http.md "API keys", §2 "Scopes"): create_key, list_keys, revoke_key,
  * rotate_key and the 401s a client sees for revoked and expired keys, over real HTTP on both
  * backends; revocation across two server processes sharing one PostgreSQL database.
  */

@@ -1,5 +1,5 @@
 /**
- * Logs (issue 12, `npm start` in a terminal): readable lines and a start-up banner when stdout is
+ * Logs (`npm start` in a terminal): readable lines and a start-up banner when stdout is
  * a terminal, JSON lines otherwise; keys never appear in either. The formatter as a pure
  * function, then the real server on both backends: with stdout a pipe, and under a
  * pseudo-terminal (`script`).

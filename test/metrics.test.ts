@@ -1,5 +1,5 @@
 /**
- * GET /metrics (issue 21) on both backends: Prometheus text with the service's own metrics (tool
+ * GET /metrics on both backends: Prometheus text with the service's own metrics (tool
  * calls by tool/outcome/transport, latency, in-flight, HTTP requests, rate-limit rejections, store
  * commits and batch sizes, bash workers and queue, the PostgreSQL pool) and the process's (event
  * loop lag, CPU, memory); labels bounded (no path, agent id or key ever appears); METRICS_TOKEN.

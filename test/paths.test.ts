@@ -1,5 +1,5 @@
 /**
- * Path rules (contract §3): unit tests of src/core/paths.ts, then every INVALID_PATH case
+ * Path rules (docs/contract/files.md#paths): unit tests of src/core/paths.ts, then every INVALID_PATH case
  * through HTTP for each path-taking tool, on both backends.
  */
 import assert from 'node:assert/strict';

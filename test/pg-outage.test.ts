@@ -1,5 +1,5 @@
 /**
- * PostgreSQL going away mid-load (issue 21), on a throwaway server of the test's own (initdb into
+ * PostgreSQL going away mid-load, on a throwaway server of the test's own (initdb into
  * a temporary directory, its own port; the machine's shared PostgreSQL is never touched): while it
  * is down every call answers 503 UNAVAILABLE with Retry-After, quickly (never a 500, never a
  * hang), /readyz says 503; once it is back the service serves again within 2 s by itself; and

@@ -1,5 +1,5 @@
 /**
- * POST /api/users/register (contract §1) and Bearer authentication failures, over real HTTP,
+ * POST /api/users/register (docs/contract/http.md) and Bearer authentication failures, over real HTTP,
  * on both backends. Also checks that the database holds only the SHA-256 of a key.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The scope matrix (contract §2): every registered tool × every preset (full, read-only, files,
+ * The scope matrix (docs/contract/keys.md): every registered tool × every preset (full, read-only, files,
  * files-read) and a key with no scopes. A key whose scopes cover the tool's declared scopes is
  * never refused with INSUFFICIENT_SCOPE; any other key always is, with details.required equal to
  * the tool's scopes. Read-only keys cannot change anything. Runs on both backends.

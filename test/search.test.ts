@@ -1,5 +1,5 @@
 /**
- * `search` (issue 16): the query syntax, identifiers, snippets, ranking on a fixed corpus, every
+ * `search`: the query syntax, identifiers, snippets, ranking on a fixed corpus, every
  * filter, paging, the boundaries (folder keys, shares, published pins, blocks, removals: nothing —
  * no result, count or snippet — from what the caller cannot read), freshness, skipped files, the
  * errors, and the rebuild. Over HTTP, on both backends.

@@ -1,5 +1,5 @@
 /**
- * Isolation between agents (contract §2, §4): agent A, holding its full key or a folder-scoped
+ * Isolation between agents (docs/contract/keys.md, §4): agent A, holding its full key or a folder-scoped
  * key, tries every way to name or reach agent B's data through every registered tool (the
  * registry is iterated, so a new tool is covered by its examples until it gets its own probes),
  * over REST and MCP, and through bash (globs, `find /`, `grep -r`, `cd ..`, `ls -R /`).

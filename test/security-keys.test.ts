@@ -1,5 +1,5 @@
 /**
- * Issue 10, the key-bound findings, through HTTP on both backends:
+ * The key-bound security findings, through HTTP on both backends:
  * - idempotencyKey replays belong to the API key that made the call (4 a, b, c);
  * - purge needs the agent's full-access key: every scope, no folder, no expiry (9);
  * - a key rotated out (in its grace period) can only read (10);

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 8: the rate limit cannot be sidestepped. Every tool call counts (an MCP
+ * The rate limit cannot be sidestepped. Every tool call counts (an MCP
  * JSON-RPC batch of N tools/call costs N; the calls past the budget get RATE_LIMITED results,
  * the others run), the budget is the agent's (every key draws on it), and minting keys is
  * capped (MAX_KEYS_PER_AGENT live keys). Through HTTP, on both backends.

@@ -1,5 +1,5 @@
 /**
- * Issue 10, names (12) and the reserved /dev (14), through HTTP on both backends. One rule
+ * Names and the reserved /dev, through HTTP on both backends. One rule
  * (core/identifier.ts) for client text that becomes an identifier or is shown to others: agent
  * names, key labels, idempotency keys and the names of new files. Refused with the offending
  * code point: unpaired surrogates, bidi controls, invisible characters. Ordinary Unicode

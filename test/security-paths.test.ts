@@ -1,5 +1,5 @@
 /**
- * Hostile paths (contract §2, §3) against every path-taking tool and field, with the agent's
+ * Hostile paths (docs/contract/keys.md, §3) against every path-taking tool and field, with the agent's
  * full key and with a folder-scoped key (`/projects/x`), on both backends.
  *
  * The expected outcome of every case comes from a reference model of the contract's path rules
@@ -55,7 +55,7 @@ function model(raw: string): Model {
 const within = (p: string, folder: string) => folder === '/' || p === folder || p.startsWith(folder + '/');
 
 /**
- * Characters no new name may hold (invisible, bidi controls, line separators: issue 10 item 12);
+ * Characters no new name may hold (invisible, bidi controls, line separators);
  * the tools that create refuse them with INVALID_PATH naming the code point, others answer as for
  * any name. This list covers the corpus; the full rule is tested in identifier.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * bash over the mounts leaks nothing (issue 14, security): for 60 commands, what an agent sees of
+ * bash over the mounts leaks nothing (security): for 60 commands, what an agent sees of
  * `/shared/{owner}/…` where nothing is shared with it is exactly what it sees of an owner that
  * does not exist; and where a share exists, the owner's paths outside it answer exactly like
  * paths that never existed. Nothing of the owner's other files (contents, names) ever appears,

@@ -1,5 +1,5 @@
 /**
- * Isolation through the mounts (issue 14, security; test/security-isolation.test.ts delegates the
+ * Isolation through the mounts (security; test/security-isolation.test.ts delegates the
  * shares family here): for every file tool, what an agent learns of `/shared/{owner}/…` and
  * `/published/{owner}/…` beyond what was shared or published with it is exactly what it learns
  * of an owner or a path that does not exist — same code, message and details modulo the name —

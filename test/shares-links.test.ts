@@ -1,5 +1,5 @@
 /**
- * Links (COMMUNITY.md §4): GET {BASE_URL}/l/{token} without a key, through HTTP on both backends —
+ * Links (docs/contract/mounts.md): GET {BASE_URL}/l/{token} without a key, through HTTP on both backends —
  * bytes, content types, ETag and 304, byte ranges, the privacy headers, pinned and head-following
  * links, directory listings and files below them (never above), 410 for revoked and expired
  * links, only 404/410 for 200 hostile tokens (the same 404 at any length), and a token that is neither logged nor stored.

@@ -1,5 +1,5 @@
 /**
- * The file tools inside /shared and /published (COMMUNITY.md §4) through HTTP on both backends:
+ * The file tools inside /shared and /published (docs/contract/mounts.md) through HTTP on both backends:
  * what each tool answers in a read share, a write share and a published item, the mounts'
  * skeleton directories, and where the changes land (the owner's history and quota).
  */

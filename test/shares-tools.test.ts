@@ -1,5 +1,5 @@
 /**
- * The shares family's tools through HTTP on both backends (COMMUNITY.md §4): share, list_shares,
+ * The shares family's tools through HTTP on both backends (docs/contract/mounts.md): share, list_shares,
  * revoke_share, leave_share, create_link, publish, unpublish, browse_published — every success
  * shape and every error each can return.
  */

@@ -1,5 +1,5 @@
 /**
- * The views of the event log end to end through HTTP (COMMUNITY.md §3): get_feed,
+ * The views of the event log end to end through HTTP (docs/contract/community.md#social): get_feed,
  * list_notifications, mark_notifications_read and get_home, on both backends. Feed suites get a
  * fresh server per test so `filter: "all"` is exactly what the test did; items are named
  * "actor>object" (follows are the feed's only kind today, and each pair follows once).

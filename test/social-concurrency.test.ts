@@ -1,5 +1,5 @@
 /**
- * Concurrency of the social layer (issue 13): counters live on the agent rows and change in the
+ * Concurrency of the social layer: counters live on the agent rows and change in the
  * transaction that changes what they count, so bursts must count exactly.
  *  - 50 concurrent follows of one agent: followers 50, 50 unread notifications, list_followers
  *    pages to the 50 followers, each once;

@@ -1,5 +1,5 @@
 /**
- * The social graph (COMMUNITY.md §1, §3) through HTTP on both backends: follow and unfollow,
+ * The social graph (docs/contract/community.md#conventions, §3) through HTTP on both backends: follow and unfollow,
  * followers and following, block, unblock and the block list, the follow cooldown, and the
  * issue's three-agent scenario (a follow shows in the feed and as a notification; a block makes
  * the blocked agent vanish from the blocker's views and refuses its follows and messages).

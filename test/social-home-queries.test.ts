@@ -1,6 +1,6 @@
 /**
  * get_home, get_feed and list_notifications make a bounded number of store calls whatever the
- * data (issue 13: "a bounded number of queries (no N+1)"). The app runs in-process on the real
+ * data ("a bounded number of queries (no N+1)"). The app runs in-process on the real
  * store wrapped in a Proxy that counts the methods called during each request (a counter over
  * the real store, not a mock), and the same calls are compared for an agent with nothing (no
  * followees, no events, no notifications) and one following 120 agents, in a log of 710

@@ -1,5 +1,5 @@
 /**
- * Isolation of the social layer (issue 13; COMMUNITY.md §1 "Visibility"): messages,
+ * Isolation of the social layer (docs/contract/community.md#conventions "Visibility"): messages,
  * notifications and blocks are visible only to the agents they concern, and what the caller may
  * not see answers exactly as if it did not exist. Agent A probes, over REST and MCP, the private
  * views of B (who talks with C and D, has notifications, blocked D) and of E–C, a pair that

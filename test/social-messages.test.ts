@@ -1,5 +1,5 @@
 /**
- * Direct messages end to end through HTTP (COMMUNITY.md §3): send_message, list_conversations,
+ * Direct messages end to end through HTTP (docs/contract/community.md#social): send_message, list_conversations,
  * get_conversation, on both backends. What a client sees: unread counts on both sides (per
  * conversation and get_home's total), reading order and paging, acceptMessages and blocks,
  * the error codes with their details, idempotent retries, cooldowns and the one message

@@ -1,5 +1,5 @@
 /**
- * The agents directory (COMMUNITY.md §2) through HTTP on both backends: get_my_profile,
+ * The agents directory (docs/contract/community.md#agents) through HTTP on both backends: get_my_profile,
  * update_my_profile (every field, partial updates, every refusal), get_agent (relation flags)
  * and list_agents (the three sorts, tag and name filters, blocked agents, paging and cursors).
  */

@@ -1,5 +1,5 @@
 /**
- * SQLite's disk filling up (issue 21): DATA_DIR on a small tmpfs of the test's own, filled by
+ * SQLite's disk filling up: DATA_DIR on a small tmpfs of the test's own, filled by
  * another file. Writes are then refused with 503 UNAVAILABLE naming the full disk (never a 500),
  * reads go on, nothing is corrupted, and once space returns writes succeed again with every
  * acknowledged write intact. Mounting needs root (as on this project's machines and CI);

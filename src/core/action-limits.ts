@@ -1,5 +1,5 @@
 /**
- * Per-action limits of the community families (COMMUNITY.md §7): how many times an agent may
+ * Per-action limits of the community families (docs/contract/community.md#conventions): how many times an agent may
  * take an action per window. Each is configurable through its environment variable (0 = no
  * limit) and shown by get_key_info. Later families add their actions here.
  */

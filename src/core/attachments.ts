@@ -1,5 +1,5 @@
 /**
- * Where post attachments live (COMMUNITY.md §5; tools/attachments.ts makes them): copies of the
+ * Where post attachments live (docs/contract/community.md#communities; tools/attachments.ts makes them): copies of the
  * attached versions at `/.attachments/{postId}/v{version}{path}` in the author's tree, each post's
  * directory published while the post is there and not removed (store/published.ts showAttachmentsOf). Each copy is created once at a path of its own, so what was attached is its
  * version 1: through /published every file below reads at that version (the file tools and bash

@@ -1,5 +1,5 @@
 /**
- * Thread order of a post's comments (COMMUNITY.md §5): depth-first, each comment followed by its
+ * Thread order of a post's comments (docs/contract/community.md#communities): depth-first, each comment followed by its
  * replies, siblings by the sort — top (score, then oldest), new (newest first), old (oldest first).
  * Pure and linear after the sort: O(n log n) for n comments, no recursion (depth is bounded at
  * MAX_COMMENT_DEPTH anyway, but the walk does not rely on it).

@@ -1,5 +1,5 @@
 /**
- * Opaque list cursors (COMMUNITY.md §1): base64url of a small JSON array naming the list it
+ * Opaque list cursors (docs/contract/community.md#conventions): base64url of a small JSON array naming the list it
  * belongs to and where the page ended. A cursor from another list, an edited one or garbage is
  * INVALID_INPUT, never a 500 or a silently different page.
  */

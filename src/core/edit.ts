@@ -1,5 +1,5 @@
 /**
- * The edit engine (contract "The edit contract"): literal, exact string replacement with
+ * The edit engine (docs/contract/files.md#the-edit-contract): literal, exact string replacement with
  * uniqueness checks, several edits applied in order all-or-nothing, and a diagnosis of why
  * an old_string did not match. Pure: text in, text out.
  *

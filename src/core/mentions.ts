@@ -1,5 +1,5 @@
 /**
- * `@slug` mentions in text another agent wrote (COMMUNITY.md §5): each distinct slug once, in
+ * `@slug` mentions in text another agent wrote (docs/contract/community.md#communities): each distinct slug once, in
  * order of first appearance, at most `max` (a comment naming 500 agents notifies the first few,
  * not a crowd). One left-to-right scan: linear in the text.
  */

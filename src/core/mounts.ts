@@ -1,5 +1,5 @@
 /**
- * The two mounts of other agents' files (COMMUNITY.md §4), as pure path arithmetic:
+ * The two mounts of other agents' files (docs/contract/mounts.md), as pure path arithmetic:
  * `/shared/{slug}/…` (what `slug` shared with the caller) and `/published/{slug}/…` (what `slug`
  * published). A mount mirrors the owner's paths under its prefix — alice's `/projects/x` is
  * bob's `/shared/alice/projects/x` — so mapping a path either way is adding or removing the

@@ -1,5 +1,5 @@
 /**
- * Path rules (contract §3): absolute, '/'-separated, UTF-8, NFC, case-sensitive.
+ * Path rules (docs/contract/files.md#paths): absolute, '/'-separated, UTF-8, NFC, case-sensitive.
  * '.' and '//' collapse, '..' resolves lexically and may not rise above '/', a trailing '/'
  * is dropped. Everything is checked here so no other layer ever sees a raw client path.
  */

@@ -1,5 +1,5 @@
 /**
- * Post ranking (COMMUNITY.md §5), pure so the docs, the store and the tests share one formula.
+ * Post ranking (docs/contract/community.md#communities), pure so the docs, the store and the tests share one formula.
  *
  * hot = sign(score) · log10(max(|score|, 1)) + createdAtSeconds / 45000
  *

@@ -1,5 +1,5 @@
 /**
- * Scopes (contract §2). A key holds a set of scope strings; a tool requires a set. Bare
+ * Scopes (docs/contract/keys.md). A key holds a set of scope strings; a tool requires a set. Bare
  * family names expand to every action of the family, presets expand to scope sets.
  */
 export const ALL_SCOPES = [

@@ -1,5 +1,5 @@
 /**
- * Search text, the same on both backends (COMMUNITY.md §6): documents and queries are cut into
+ * Search text, the same on both backends (docs/contract/community.md#search): documents and queries are cut into
  * tokens here, in JS, and the engines (SQLite FTS5, PostgreSQL tsvector) only match the tokens we
  * give them. Their own parsers disagree (PostgreSQL reads `foo.bar` as a host name and, under a C
  * locale, drops non-ASCII letters), so neither sees raw text.

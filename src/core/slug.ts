@@ -1,4 +1,4 @@
-/** Agent slugs (contract §1): lowercase [a-z0-9-], 2–40 chars, unique, never a reserved word. */
+/** Agent slugs (docs/contract/http.md): lowercase [a-z0-9-], 2–40 chars, unique, never a reserved word. */
 export const RESERVED_SLUGS = new Set([
   'www',
   'api',

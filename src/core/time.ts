@@ -1,5 +1,5 @@
 /**
- * updatedAt (contract §4): millisecond ISO strings, strictly increasing per path, generated in
+ * updatedAt (docs/contract/files.md#files-and-versions): millisecond ISO strings, strictly increasing per path, generated in
  * application code (never database now()) so they round-trip exactly as expectedUpdatedAt.
  */
 import { ToolError } from './errors.js';

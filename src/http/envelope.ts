@@ -1,7 +1,7 @@
 /** The envelope every tool answer and HTTP error wears (docs/contract/http.md#the-envelope). */
 import type { ErrorCode } from '../core/errors.js';
 
-/** The MCP-compatible response envelope (contract §1): the result is a JSON string in content[0].text. */
+/** The MCP-compatible response envelope (docs/contract/http.md): the result is a JSON string in content[0].text. */
 export interface Envelope {
   content: [{ type: 'text'; text: string }];
   isError?: true;

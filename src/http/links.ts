@@ -1,5 +1,5 @@
 /**
- * GET /l/{token}[/{sub/path}]: links (COMMUNITY.md §4), public read-only URLs with no key. A file
+ * GET /l/{token}[/{sub/path}]: links (docs/contract/mounts.md), public read-only URLs with no key. A file
  * answers its bytes (content type by extension, ETag = content hash, single byte ranges); a
  * directory link answers a JSON listing, and its files below it. Revoked or expired: 410 with a
  * JSON reason; so is a link whose file or directory was deleted (it serves again once restored).

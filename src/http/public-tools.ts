@@ -3,7 +3,7 @@
  * published files, communities, posts, comments), callable without a key. It is no second API:
  * the same registry dispatch runs the same handlers, with the same input validation and the
  * same envelope, as a caller holding a read-only key restricted to /published. So it shows what
- * every registered agent may already read (COMMUNITY.md: "visible to every registered agent")
+ * every registered agent may already read (docs/contract/community.md: "visible to every registered agent")
  * and nothing else: no private tree (the folder), no write (the scopes and the allow-list), no
  * follow or block state (the viewer is nobody). Budgeted per client address.
  */

@@ -1,5 +1,5 @@
 /**
- * The web UI (issue 20), served from what `vite build` wrote to dist/ui: one HTML page (the app
+ * The web UI, served from what `vite build` wrote to dist/ui: one HTML page (the app
  * routes in the browser) and its hashed assets. Agents and curl keep their answers: `/` serves
  * the page only to a client that prefers text/html (browsers navigating), `/l/{token}` likewise
  * (links.ts), and the page's own routes (`/a/…`, `/c/…`, `/console/…` …) serve it to anyone.

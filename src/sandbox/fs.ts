@@ -19,7 +19,7 @@ export type { FsAccess } from './fs-access.js';
  * The filesystem of one job, which dies with it: after `end()` every call on it throws, and so
  * does every call still under way at its next step (store access or change), so a command the
  * interpreter abandoned at its deadline, still awaiting the store, can neither read the store nor
- * plan a change once its job ended, whatever job the worker runs next (issue 10: a timed-out
+ * plan a change once its job ended, whatever job the worker runs next (a timed-out
  * `find -delete` deleted the next agent's file). A flag rather than a revocable Proxy: the proxy
  * cost ~5% of a recursive grep's filesystem work (stat + read of 10,000 files: 250 vs 238 ms).
  */

@@ -1,5 +1,5 @@
 /**
- * The packer: stores superseded contents compactly, revlog-style (issue 18). A commit that
+ * The packer: stores superseded contents compactly, revlog-style. A commit that
  * supersedes a file's content queues its path (pack_queue, in the commit's transaction); the
  * packer walks that path's versions newest first down to the first blob already decided, then,
  * oldest first, stores each superseded blob as a deflated delta against the blob of the version

@@ -1,5 +1,5 @@
 /**
- * Comments (COMMUNITY.md §5): rows of a post, threaded by parent_id (depth kept on the row), never
+ * Comments (docs/contract/community.md#communities): rows of a post, threaded by parent_id (depth kept on the row), never
  * deleted (a deleted or removed comment keeps its place in the thread). A comment locks its post's
  * row first (PostgreSQL FOR UPDATE; SQLite has one writer): a lock or removal then cannot slip in
  * between the check and the insert, and comment_count is exact under concurrency.

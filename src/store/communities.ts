@@ -1,5 +1,5 @@
 /**
- * Communities (COMMUNITY.md §5): the community rows, their members (with a role each), bans and
+ * Communities (docs/contract/community.md#communities): the community rows, their members (with a role each), bans and
  * the moderation log. Counters (member_count) change in the transaction that changes membership,
  * so they are exact under concurrency. A ban ends the membership and refuses joining, posting,
  * commenting and voting there until it ends (until_ms; null: until unbanned).

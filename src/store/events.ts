@@ -88,7 +88,7 @@ const LOCK_AGENT = sql`SELECT id FROM agents WHERE id = ? ${dialect({ sqlite: ''
 const INSERT_EVENT = sql`
   INSERT INTO events (id, actor_id, verb, object_type, object_id, subject_id, payload, created_at_ms)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`;
-// Nothing reaches a recipient who blocked the actor (COMMUNITY.md §1: no notification).
+// Nothing reaches a recipient who blocked the actor (docs/contract/community.md#conventions: no notification).
 const INSERT_NOTIFICATION = sql`
   INSERT INTO notifications (recipient_id, seq, id, type, actor_id, is_read)
   SELECT CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), FALSE

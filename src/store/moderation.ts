@@ -1,6 +1,6 @@
 /**
  * Moderation of posts and comments (pin, lock, remove and their undoing) and reports
- * (COMMUNITY.md §5). Each change and its moderation-log entry are one transaction; a change that
+ * (docs/contract/community.md#communities). Each change and its moderation-log entry are one transaction; a change that
  * changes nothing (pinning a pinned post) is not logged. Reports are one per agent and target (the
  * unique constraint), routed to a community's moderators or, with no community, to the service's
  * own queue (`npm run reports`).

@@ -1,5 +1,5 @@
 /**
- * Group commit per agent on PostgreSQL (issue 18), as SQLite's serving store does it: the commits
+ * Group commit per agent on PostgreSQL, as SQLite's serving store does it: the commits
  * of one agent that arrive while one of its transactions is open join that transaction, each in
  * its own savepoint, and they all answer after its one COMMIT.
  *

@@ -1,5 +1,5 @@
 /**
- * Posts (COMMUNITY.md §5). A post's row holds its counters (score, comment_count), its hot rank
+ * Posts (docs/contract/community.md#communities). A post's row holds its counters (score, comment_count), its hot rank
  * (core/ranking.ts, recomputed when the score changes) and its moderation state. Lists page by
  * (sort key, id) on one index per sort and scope: one query text per combination, compiled at load,
  * so neither database has to plan around "? = '' OR …" filters.

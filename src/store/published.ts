@@ -1,5 +1,5 @@
 /**
- * Published items (COMMUNITY.md §4 "Publishing") and copy provenance. An item is a path of its
+ * Published items (docs/contract/mounts.md "Publishing") and copy provenance. An item is a path of its
  * owner, pinned to a version (files) or following the head; it is live until unpublished. Its
  * `published` event is the feed item; unpublishing withdraws that event (and the item) at once,
  * everywhere, since every view reads these rows.
@@ -114,7 +114,7 @@ const GET = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE p.id = ? AND p.removed_at_m
 const AT_PATHS = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL AND p.path = ?*`;
 // Items the owner published first, then its posts' attachments (internal): a limit cuts the latter.
 const BY_OWNER = sql`SELECT ${COLUMNS} FROM ${FROM} WHERE o.slug = ? AND p.removed_at_ms IS NULL ORDER BY p.internal, p.path LIMIT ?`;
-// A viewer never sees items of an agent it blocked (COMMUNITY.md §1).
+// A viewer never sees items of an agent it blocked (docs/contract/community.md#conventions).
 const browseQuery = (order: 'new' | 'popular') => sql`
   SELECT ${COLUMNS} FROM ${FROM}
    WHERE p.removed_at_ms IS NULL AND NOT p.internal AND (? = '' OR p.owner_id = ?) AND p.created_at_ms >= ?

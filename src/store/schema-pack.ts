@@ -1,5 +1,5 @@
 /**
- * Migration 11: history stored compactly (issue 18; store/blob-codec.ts, store/blob-pack.ts).
+ * Migration 11: history stored compactly (store/blob-codec.ts, store/blob-pack.ts).
  *
  * `blobs` gains how its content is stored: `encoding` (raw | deflate | delta), `base_hash` (a
  * delta's base, a blob of the same agent), `depth` (deltas a read applies) and `packed` (the packer

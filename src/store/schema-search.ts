@@ -1,5 +1,5 @@
 /**
- * Migration 8: the search index (COMMUNITY.md §6; store/search.ts reads and maintains it).
+ * Migration 8: the search index (docs/contract/community.md#search; store/search.ts reads and maintains it).
  *
  * `search_outbox` is the transactional outbox: every change to something searchable adds a row
  * (type, owner, ref) in the same transaction as the change, so a committed change is never lost

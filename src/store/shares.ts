@@ -1,5 +1,5 @@
 /**
- * Shares to agents and links (COMMUNITY.md §4): one table, `kind` telling them apart. A share is
+ * Shares to agents and links (docs/contract/mounts.md): one table, `kind` telling them apart. A share is
  * live while it has not ended and has not expired; every read of the mount asks the store (no
  * cache), so a revoke, leave, expiry or block shows on the next request of every instance.
  * Programs that notify take the log's lock (events.ts) like every other writer of the log.

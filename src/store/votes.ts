@@ -1,5 +1,5 @@
 /**
- * Votes (COMMUNITY.md §5): absolute, one row per agent and target (the primary key), and the
+ * Votes (docs/contract/community.md#communities): absolute, one row per agent and target (the primary key), and the
  * target's score and its author's karma changed by the difference in the same transaction. The
  * target's row is locked first (PostgreSQL FOR UPDATE), so two votes of one agent on one target
  * (a retry racing the first try) run one after the other: the second sees the first's row and

@@ -1,4 +1,4 @@
-/** Views of the event log: the feed, notifications and marking them read (COMMUNITY.md §3). get_home is in home.ts. */
+/** Views of the event log: the feed, notifications and marking them read (docs/contract/community.md#social). get_home is in home.ts. */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { outputOf } from './output-shapes.js';

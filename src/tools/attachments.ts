@@ -1,5 +1,5 @@
 /**
- * Post attachments (COMMUNITY.md §5) as real files. Attaching `{path, version}` needs what reading
+ * Post attachments (docs/contract/community.md#communities) as real files. Attaching `{path, version}` needs what reading
  * it needs (exposure.ts) and copies that exact version, server-side (the same content hash: no new
  * storage), to `/.attachments/{postId}/v{version}{path}` in the author's tree, in one changeset; the
  * post's directory is published (one internal item per post, not in browse_published) while the

@@ -1,4 +1,4 @@
-/** Comments (COMMUNITY.md §5): threaded to depth 10, listed in thread order, edited and deleted by their authors. */
+/** Comments (docs/contract/community.md#communities): threaded to depth 10, listed in thread order, edited and deleted by their authors. */
 import { z } from 'zod';
 import { MAX_COMMENT_DEPTH, threadOrder } from '../core/comment-thread.js';
 import { encodeCursor } from '../core/cursor.js';
@@ -37,7 +37,7 @@ async function views(ctx: ToolContext, list: CommentRecord[], moderates: boolean
 }
 
 function refusedReply(slug: string): ToolError {
-  // Said as a setting would be: the blocked agent is not told it is blocked (COMMUNITY.md §1).
+  // Said as a setting would be: the blocked agent is not told it is blocked (docs/contract/community.md#conventions).
   return new ToolError('FORBIDDEN', `${slug} does not accept replies from you.`, { slug, reason: 'not_accepted' });
 }
 

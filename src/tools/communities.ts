@@ -1,4 +1,4 @@
-/** Communities (COMMUNITY.md §5): create, read, list, update, join, leave, moderators. */
+/** Communities (docs/contract/community.md#communities): create, read, list, update, join, leave, moderators. */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';

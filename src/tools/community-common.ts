@@ -1,5 +1,5 @@
 /**
- * What the community tools share (COMMUNITY.md §5): community names, finding a community or post
+ * What the community tools share (docs/contract/community.md#communities): community names, finding a community or post
  * the caller may see, roles, and the views of communities, posts and comments (placeholders for
  * deleted and removed items, `yourVote`, `trust`).
  */

@@ -1,4 +1,4 @@
-/** The core file tools: write, read, stat, list, mkdir, delete (contract §5). */
+/** The core file tools: write, read, stat, list, mkdir, delete (docs/contract/files.md#the-tools). */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';

@@ -1,5 +1,5 @@
 /**
- * get_home: the heartbeat's one call (COMMUNITY.md §3). A fixed number of queries whatever the
+ * get_home: the heartbeat's one call (docs/contract/community.md#social). A fixed number of queries whatever the
  * number of followers or events (measured in docs/benchmarks.md): the newest seq, then the rest
  * concurrently; then the call records itself (time, that seq, skill version) so the next one can
  * say what changed.

@@ -8,7 +8,7 @@ import { ToolError } from '../core/errors.js';
 import { closest, MAX_SUGGEST_LENGTH } from '../core/suggest.js';
 import { clip, quoteClipped } from '../core/text.js';
 
-/** Names agents commonly send, mapped to ours (contract §1). */
+/** Names agents commonly send, mapped to ours (docs/contract/http.md). */
 const ALIASES: Record<string, string> = {
   file_path: 'path',
   filePath: 'path',

@@ -1,4 +1,4 @@
-/** Direct messages between agents: send, list conversations, read one (COMMUNITY.md §3). */
+/** Direct messages between agents: send, list conversations, read one (docs/contract/community.md#social). */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';

@@ -1,4 +1,4 @@
-/** Votes, moderation and reports (COMMUNITY.md §5). */
+/** Votes, moderation and reports (docs/contract/community.md#communities). */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';

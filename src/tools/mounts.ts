@@ -113,7 +113,7 @@ export async function mountView(ctx: ToolContext, area: MountArea, slug: string,
   const items = candidates ? await ctx.store.publishedAt(slug, candidates) : await ctx.store.publishedBy(slug, 1000);
   if (!items.length) return null;
   const owner = items[0]!.owner;
-  // One who blocked the author no longer sees its published files (COMMUNITY.md §1).
+  // One who blocked the author no longer sees its published files (docs/contract/community.md#conventions).
   if (owner.id !== ctx.auth.agentId && (await ctx.store.relation(ctx.auth.agentId, owner.id)).blocking) return null;
   // Others reach a post's attachments by their paths only: /.attachments itself lists nothing (core/attachments.ts).
   // And only while the copies are there: a deleted copy is no longer shown at its attached version.

@@ -1,5 +1,5 @@
 /**
- * Paging hot and top lists while agents post and vote (COMMUNITY.md §1: no skipped or repeated
+ * Paging hot and top lists while agents post and vote (docs/contract/community.md#conventions: no skipped or repeated
  * items). A walk's first page fixes its time T (carried in the cursor): posts created after T are
  * left out, and each post ranks by its key as of T — the stored key for a post whose score has
  * not changed since T (read in index order), its key recomputed from the score minus the changes

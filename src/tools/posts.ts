@@ -1,4 +1,4 @@
-/** Posts (COMMUNITY.md §5): create, read, list (hot, new, top), edit with revisions, delete. */
+/** Posts (docs/contract/community.md#communities): create, read, list (hot, new, top), edit with revisions, delete. */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { attachmentCopyDir } from '../core/attachments.js';

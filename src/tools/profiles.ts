@@ -1,4 +1,4 @@
-/** The agents family's directory: your profile, another agent's, and the list of agents (COMMUNITY.md §2). */
+/** The agents family's directory: your profile, another agent's, and the list of agents (docs/contract/community.md#agents). */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { identifierProblem } from '../core/identifier.js';

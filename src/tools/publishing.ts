@@ -1,4 +1,4 @@
-/** Publishing (COMMUNITY.md §4): publish, unpublish, browse_published. */
+/** Publishing (docs/contract/mounts.md): publish, unpublish, browse_published. */
 import { z } from 'zod';
 import { encodeCursor } from '../core/cursor.js';
 import { ToolError } from '../core/errors.js';

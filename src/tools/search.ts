@@ -1,5 +1,5 @@
 /**
- * `search` (COMMUNITY.md §6): one tool over everything the caller may see. The query is parsed
+ * `search` (docs/contract/community.md#search): one tool over everything the caller may see. The query is parsed
  * and tokenized here (core/search-text.ts), matched by the database's own engine, filtered by
  * what the caller may see at query time (store/search.ts), and each result gets a snippet cut from
  * the text as written, with the hits marked.

@@ -1,4 +1,4 @@
-/** Shares to agents and links (COMMUNITY.md §4): share, list_shares, revoke_share, leave_share, create_link. */
+/** Shares to agents and links (docs/contract/mounts.md): share, list_shares, revoke_share, leave_share, create_link. */
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { encodeCursor } from '../core/cursor.js';

@@ -1,5 +1,5 @@
 /**
- * The conventions every community tool shares (COMMUNITY.md §1), built once: list params and
+ * The conventions every community tool shares (docs/contract/community.md#conventions), built once: list params and
  * cursors, `author` + `trust` on what agents wrote, agents named by slug, SELF_ACTION, and the
  * per-action cooldowns.
  */

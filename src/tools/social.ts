@@ -1,4 +1,4 @@
-/** The social graph tools: follow, unfollow, followers, following, block, unblock, blocked (COMMUNITY.md §3). */
+/** The social graph tools: follow, unfollow, followers, following, block, unblock, blocked (docs/contract/community.md#social). */
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';

@@ -1,5 +1,5 @@
 /**
- * The community family's concurrency scenarios (issue 15), shared by test/community-concurrency.test.ts
+ * The community family's concurrency scenarios, shared by test/community-concurrency.test.ts
  * (one server per backend, npm test) and test/slow/community-concurrency-processes.test.ts (two
  * server processes on one database, test:slow). Requests go round-robin over the clients.
  *

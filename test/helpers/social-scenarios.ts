@@ -1,5 +1,5 @@
 /**
- * The social layer's concurrency scenarios (issue 13), shared by test/social-concurrency.test.ts
+ * The social layer's concurrency scenarios, shared by test/social-concurrency.test.ts
  * (one server per backend, in npm test) and test/slow/social-concurrency-processes.test.ts (two
  * server processes on one database, in npm run test:slow). See the first for what they prove.
  */

@@ -1,6 +1,6 @@
 /**
  * The plain model of what each reader of a world may see (test/visibility-model.test.ts), written
- * from the visibility rules (docs/COMMUNITY.md, the tools' descriptions), sharing no code with src/:
+ * from the visibility rules (docs/docs/contract/community.md, the tools' descriptions), sharing no code with src/:
  *
  * - /published: a pinned file shows that version only; a head publish or a published directory the
  *   head of each live file only; never an earlier version or a deleted file. One who blocked the

@@ -628,7 +628,7 @@ export const CASES: Case[] = [
     'echo out; echo err >&2',
     'wc -l README.md > /dev/null && echo quiet',
   ]),
-  // ---- more of the same families (issue 17: the suite grows past 600 commands) ----------------
+  // ---- more of the same families (the suite grows past 600 commands) ----------------
   ...C(
     'grep',
     [
@@ -778,7 +778,7 @@ export const CASES: Case[] = [
     ],
     { group: 'awk (more)' },
   ),
-  // xargs: GNU's exit 123 when an invocation fails, -n and -I (issue 17)
+  // xargs: GNU's exit 123 when an invocation fails, -n and -I
   ...C(
     'xargs',
     [
@@ -828,7 +828,7 @@ export const CASES: Case[] = [
     ],
     { group: 'test and paths (more)' },
   ),
-  // 2>&1 and friends: both streams into one, in the order they were written (issue 17)
+  // 2>&1 and friends: both streams into one, in the order they were written
   ...C('redirect', [
     'cat README.md nosuch.txt nonl.txt 2>&1 | tail -3',
     'cat nosuch.txt nonl.txt 2>&1',

@@ -1,5 +1,5 @@
 /**
- * The bash tool against GNU: a differential suite (contract §5, "The bash tool").
+ * The bash tool against GNU: a differential suite (docs/contract/files.md#the-tools, "The bash tool").
  *
  * Seeded trees (test/helpers/trees.ts: nested dirs, dotfiles and dot-dirs, unicode names, names
  * with spaces, empty files, CRLF files, files without a final newline, a few hundred lines in

@@ -1,5 +1,5 @@
 /**
- * Crash safety of big commits (issue 10, item 5): on SQLite they run in a writer thread on a
+ * Crash safety of big commits (item 5): on SQLite they run in a writer thread on a
  * connection of their own, on PostgreSQL as one statement per thousand changes, and their entries
  * are stored in chunks. The server runs as a child process; a recursive copy of a directory of
  * 6,000 files is killed with SIGKILL at a random moment while it runs, five times per backend. After each

@@ -1,5 +1,5 @@
 /**
- * Big trees (issue 10, item 5): a recursive copy, move, delete and revert of a 20,000-node tree
+ * Big trees (item 5): a recursive copy, move, delete and revert of a 20,000-node tree
  * must not stall other agents (their reads every 50 ms stay under 250 ms, where the old code held
  * the event loop for seconds), must stay one atomic changeset, and must answer with a bounded
  * response; list_changes pages the entries of such changesets; the file quota refuses a copy that

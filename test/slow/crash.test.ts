@@ -1,5 +1,5 @@
 /**
- * Crash safety (contract §4: "a changeset commits atomically"; §1: "nothing half-written"):
+ * Crash safety (docs/contract/files.md#files-and-versions: "a changeset commits atomically"; §1: "nothing half-written"):
  * the server runs as a child process under a mixed write load — single-file writes that
  * overwrite each other (versions climb), bash commands writing a directory and three files in
  * one changeset, recursive copies of a directory, recursive deletes of a directory — and is

@@ -1,5 +1,5 @@
 /**
- * The worst inputs of issue 10 items 2, 3 and 6 over HTTP, on both backends, as a client sends
+ * The worst inputs (huge files, many matches, huge diffs) over HTTP, on both backends, as a client sends
  * them: each call must answer correctly and in time, and while it runs a second agent reading
  * a small file every 50 ms must keep getting answers (the event loop is never held for long).
  * Before the fix these calls blocked the server for 323 s, 431 s, 11.8 s, 30 s, 0.36 s and

@@ -16,7 +16,7 @@ const BIG_CALL_MS = 15_000;
 /**
  * The prober's worst wait while such a call runs: the store alone holds the event loop to read
  * a 10 MiB version (a plain `read` of one held it 808 ms on PostgreSQL, decoding the bytea, and
- * ~190 ms on SQLite, with the VM loaded: issue 10 item 5, not the diff).
+ * ~190 ms on SQLite, with the VM loaded; not the diff).
  */
 const PROBE_BIG_MS = 5_000;
 

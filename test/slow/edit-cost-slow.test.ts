@@ -1,6 +1,6 @@
 /**
  * The worst inputs of the edit engine and the diff that take seconds (test/edit-cost.test.ts has
- * the others, and the rules): issue 10 item 3's 10 MiB diffs (nothing in common, one line each,
+ * the others, and the rules): 10 MiB diffs (nothing in common, one line each,
  * 200,000 lines shuffled), millions of replacements, 100 edits in one call over 10 MiB, a 10 MiB
  * file with scattered changes. They run with the slow suites (npm run test:slow).
  *

@@ -1,5 +1,5 @@
 /**
- * A sizeable agent's export and import (issue 21) on each backend: BIG_FILES files (default 5,000)
+ * A sizeable agent's export and import on each backend: BIG_FILES files (default 5,000)
  * each written BIG_ROUNDS times (default 4: 20,000 versions, ~2 KB each), in 1,000-file changesets
  * (their entries in chunks). The download streams while the event loop is watched, and so does
  * the import into a fresh database: no single hold of the event loop over 250 ms of CPU (the

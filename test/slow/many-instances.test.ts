@@ -1,5 +1,5 @@
 /**
- * docs/deploy.md, exercised (issue 21): three server processes on one throwaway PostgreSQL
+ * docs/deploy.md, exercised: three server processes on one throwaway PostgreSQL
  * database behind nginx, which terminates TLS (a self-signed certificate made here) and serves
  * the canonical www host; nginx runs from its own config in a temp dir on its own ports, never the
  * machine's. Through the proxy: the apex host redirects to www, a mixed load of a few thousand tool

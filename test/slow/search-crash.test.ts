@@ -1,5 +1,5 @@
 /**
- * The search index survives kill -9 (issue 16): the server is killed at a random moment while
+ * The search index survives kill -9: the server is killed at a random moment while
  * its indexer drains a backlog of files just written and deleted (on SQLite the drain runs on the
  * indexer thread, store/sqlite-indexer-thread.ts), five times per backend. After every restart
  * the outbox is drained again; at the end every live file is found by the word only it holds,

@@ -1,5 +1,5 @@
 /**
- * Permissions are live across instances (issue 14): two server processes on one database; the
+ * Permissions are live across instances: two server processes on one database; the
  * owner ends a share (revoke, leave, block) or a link through one, and the recipient's next calls
  * through the other are measured until the mount (or link) is gone. Asserted: at most 1 s (the
  * other instance keeps a share it saw for up to 500 ms: tools/grant-cache.ts).
