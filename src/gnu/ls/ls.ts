@@ -89,11 +89,12 @@ class LsRun {
   }
 
   /** GNU print_dir: header, total, entries; then (with -R) the subdirectories, depth first. */
-  async printDir(name: string, path: string): Promise<void> {
+  async printDir(name: string, path: string, nested = false): Promise<void> {
     const o = this.o;
     let ents: Ent[];
     try {
-      ents = sortEnts(await this.listDir(path), o);
+      // A mount point reached by -R is shown as an empty directory: the walk does not enter it.
+      ents = nested && isMountPoint(this.mountFs ?? this.fs, path) ? [] : sortEnts(await this.listDir(path), o);
     } catch (err) {
       this.stderr += `ls: cannot open directory ${shellQuote(name)}: ${errnoMessage(err)}\n`;
       this.exitCode = 2;
@@ -114,8 +115,8 @@ class LsRun {
     this.chunks.push(out);
     if (!o.recursive) return;
     for (const e of ents) {
-      if (!e.st.isDirectory || e.name === '.' || e.name === '..' || isMountPoint(this.mountFs ?? this.fs, e.path)) continue;
-      await this.printDir(joinName(name, e.name), e.path);
+      if (!e.st.isDirectory || e.name === '.' || e.name === '..') continue;
+      await this.printDir(joinName(name, e.name), e.path, true);
     }
   }
 
