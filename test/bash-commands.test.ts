@@ -325,6 +325,8 @@ for (const backend of backends()) {
       for (const r of await Promise.all(slow)) assert.equal(r.inner.exitCode, 0);
       const skill = await (await fetch(`${s.url}/skill.md`)).text();
       assert.match(skill, /at most 2 commands of an agent at once \(one more: 429 `RATE_LIMITED` with `details\.limit: "bash_concurrency"`/);
+      // One statement of the limit: none that says the others wait.
+      assert.doesNotMatch(skill, /wait their turn/);
     });
   });
 }

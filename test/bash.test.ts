@@ -74,10 +74,11 @@ for (const backend of heavyBackends()) {
     it('a glob ending in / matches directories only and keeps the slash (GNU); no directory → the word stays', async () => {
       const { key } = await fresh(s);
       await write(s, key, { '/docs/a.md': 'a\n', '/src/lib/b.ts': 'b\n', '/README.md': 'r\n', '/.cfg/x': 'x' });
-      assert.equal((await bash(s, key, 'echo */')).stdout, 'docs/ src/\n');
-      assert.equal((await bash(s, key, 'for d in */; do echo "[$d]"; done')).stdout, '[docs/]\n[src/]\n');
+      // / holds the mount points /published and /shared too (directories).
+      assert.equal((await bash(s, key, 'echo */')).stdout, 'docs/ published/ shared/ src/\n');
+      assert.equal((await bash(s, key, 'for d in */; do echo "[$d]"; done')).stdout, '[docs/]\n[published/]\n[shared/]\n[src/]\n');
       assert.equal((await bash(s, key, 'ls -d */*/')).stdout, 'src/lib/\n');
-      assert.equal((await bash(s, key, 'echo /*/ .*/')).stdout, '/docs/ /src/ .cfg/\n');
+      assert.equal((await bash(s, key, 'echo /*/ .*/')).stdout, '/docs/ /published/ /shared/ /src/ .cfg/\n');
       assert.equal((await bash(s, key, 'echo docs/*/')).stdout, 'docs/*/\n');
       assert.equal((await bash(s, key, 'shopt -s nullglob; echo docs/*/ end')).stdout, 'end\n');
       assert.equal((await bash(s, key, 'cd src && echo */')).stdout, 'lib/\n');
@@ -632,7 +633,7 @@ for (const backend of heavyBackends()) {
       await write(s, a.key, { '/mine/a.txt': 'alpha needle\n' });
       await write(s, b.key, { '/theirs/b.txt': 'beta needle\n', '/mine/b.txt': 'collision needle\n' });
       let r = await bash(s, a.key, 'ls /; ls /mine');
-      assert.equal(r.stdout, 'mine\na.txt\n');
+      assert.equal(r.stdout, 'mine\npublished\nshared\na.txt\n');
       r = await bash(s, a.key, 'find / -type f');
       assert.equal(r.stdout, '/mine/a.txt\n');
       r = await bash(s, a.key, 'grep -rl needle / | wc -l; cat /theirs/b.txt');

@@ -163,7 +163,7 @@ for (const backend of backends()) {
       });
       assert.match(r.post.postId, /^pst_[0-9A-Za-z]{22}$/);
       assert.deepEqual(
-        { ...r.post, postId: 'X', createdAt: 'T' },
+        { ...r.post, postId: 'X', createdAt: 'T', webUrl: r.post.webUrl.replace(r.post.postId, 'X') },
         {
           postId: 'X',
           community: name,
@@ -185,6 +185,7 @@ for (const backend of backends()) {
           removed: false,
           deleted: false,
           trust: 'self',
+          webUrl: `${s.config.baseUrl}/posts/X`,
         },
       );
       const seen = (await s.ok(a.key, 'get_post', { postId: r.post.postId })).post;

@@ -13,6 +13,9 @@ import { backends } from './helpers/backends.js';
 import { assertEnvelope } from './helpers/assert-envelope.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
+/** A listing's own entries: without the mount points (/published, /shared) `list` shows at /. */
+const own = (listing: { entries: any[] }): any[] => listing.entries.filter((e) => !e.mount);
+
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const hashOf = (b: Buffer | string) => 'sha256:' + createHash('sha256').update(b).digest('hex');
 const byteLen = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -284,12 +287,12 @@ for (const backend of backends()) {
       await ok(s, key, 'write', { path: '/p/q/r/file.txt', content: 'deep' });
       const root = await ok(s, key, 'list', { path: '/' });
       assert.deepEqual(
-        root.entries.map((e: any) => [e.name, e.path, e.type]),
+        own(root).map((e: any) => [e.name, e.path, e.type]),
         [['p', '/p', 'directory']],
       );
       const all = await ok(s, key, 'list', { path: '/', recursive: true });
       assert.deepEqual(
-        all.entries.map((e: any) => [e.path, e.type]),
+        own(all).map((e: any) => [e.path, e.type]),
         [
           ['/p', 'directory'],
           ['/p/q', 'directory'],
@@ -464,7 +467,7 @@ for (const backend of backends()) {
       assert.equal(w.path, '/alias.txt');
       assert.equal((await ok(s, key, 'read', { file_path: '/alias.txt' })).content, 'aliased');
       assert.equal((await ok(s, key, 'stat', { filePath: '/alias.txt' })).type, 'file');
-      assert.equal((await ok(s, key, 'list', { file_path: '/' })).entries.length, 1);
+      assert.equal((await ok(s, key, 'list', { file_path: '/' })).entries.filter((e: any) => !e.mount).length, 1);
       const err = await fail(s, key, 'write', { path: '/alias.txt', file_path: '/alias.txt', content: 'x' }, 'INVALID_INPUT');
       assert.equal(err.details.field, 'file_path');
       assert.match(err.message, /'path'/);
@@ -493,7 +496,7 @@ for (const backend of backends()) {
         assert.ok(err.message.includes(`did you mean '${suggestion}'`), err.message);
       }
       const root = await ok(s, key, 'list', { path: '/' });
-      assert.deepEqual(root.entries, [], 'nothing was written');
+      assert.deepEqual(own(root), [], 'nothing was written');
     });
 
     it('wrong types and missing fields → INVALID_INPUT naming the field', async () => {
@@ -754,9 +757,10 @@ for (const backend of backends()) {
       // Default path is the root; deleted entries disappear.
       const root = await ok(s, key, 'list', {});
       assert.equal(root.path, '/');
+      // The mount points come first at / (first page).
       assert.deepEqual(
         root.entries.map((e: any) => e.path),
-        ['/l'],
+        ['/published', '/shared', '/l'],
       );
       await ok(s, key, 'delete', { path: '/l/b.txt' });
       assert.deepEqual(
@@ -833,9 +837,9 @@ for (const backend of backends()) {
     it('list of a file → NOT_A_DIRECTORY; of a missing path → NOT_FOUND; empty root is empty', async () => {
       const { key } = await fresh(s);
       const empty = await ok(s, key, 'list', { path: '/' });
-      assert.deepEqual(empty.entries, []);
+      assert.deepEqual(own(empty), []);
       assert.equal(empty.nextCursor, null);
-      assert.deepEqual((await ok(s, key, 'list', { path: '/', recursive: true })).entries, []);
+      assert.deepEqual(own(await ok(s, key, 'list', { path: '/', recursive: true })), []);
       await ok(s, key, 'write', { path: '/f.txt', content: 'x' });
       const err = await fail(s, key, 'list', { path: '/f.txt' }, 'NOT_A_DIRECTORY');
       assert.equal(err.details.path, '/f.txt');
@@ -944,7 +948,7 @@ for (const backend of backends()) {
         assert.ok(nf.details.deleted, `${p} has a tombstone`);
       }
       assert.deepEqual(
-        (await ok(s, key, 'list', { path: '/', recursive: true })).entries.map((e: any) => e.path),
+        own(await ok(s, key, 'list', { path: '/', recursive: true })).map((e: any) => e.path),
         ['/nextdoor.txt'],
       );
       // Writing below the deleted directory re-creates it; its version continues.
@@ -1100,7 +1104,7 @@ for (const backend of backends()) {
         await ok(s, key, 'write', { path: '/q/g.txt', content: 'c'.repeat(2000) });
         await ok(s, key, 'mkdir', { path: '/q/dir2' });
         await ok(s, key, 'delete', { path: '/q', recursive: true });
-        assert.deepEqual((await ok(s, key, 'list', { path: '/' })).entries, []);
+        assert.deepEqual(own(await ok(s, key, 'list', { path: '/' })), []);
       } finally {
         s.config.storageQuotaBytes = saved;
       }
@@ -1455,8 +1459,8 @@ for (const backend of backends()) {
         const rest = err.message.split(input.path).join('');
         assert.ok(!/secret-plans|roadmap|private/.test(rest), `${tool}: ${err.message}`);
       }
-      assert.deepEqual((await ok(s, b.key, 'list', { path: '/' })).entries, []);
-      assert.deepEqual((await ok(s, b.key, 'list', { path: '/', recursive: true })).entries, []);
+      assert.deepEqual(own(await ok(s, b.key, 'list', { path: '/' })), []);
+      assert.deepEqual(own(await ok(s, b.key, 'list', { path: '/', recursive: true })), []);
       assert.equal((await ok(s, b.key, 'stat', { path: '/' })).entries, 0);
       assert.equal((await ok(s, b.key, 'get_key_info')).usage.storageBytes, 0);
       // B's own file at the same path is independent (its own versions).

@@ -179,6 +179,24 @@ for (const backend of backends()) {
       assert.ok(checked >= registry.all().length);
     });
 
+    it("examples show a post's or comment's score as served (an integer vote count), only search scores as a placeholder", async () => {
+      const pages = [...(await familyPages(s)).values(), (await s.raw('/heartbeat.md')).body as string];
+      const scored: Array<{ id: string; score: unknown }> = [];
+      const walk = (v: unknown): void => {
+        if (Array.isArray(v)) return v.forEach(walk);
+        if (!v || typeof v !== 'object') return;
+        const o = v as Record<string, unknown>;
+        const id = o.commentId ?? o.postId ?? (typeof o.id === 'string' && /^(pst|cmt)_/.test(o.id) ? o.id : undefined);
+        if ('score' in o && typeof id === 'string' && o.type !== 'post' && o.type !== 'comment') scored.push({ id, score: o.score });
+        Object.values(o).forEach(walk);
+      };
+      for (const text of pages) for (const examples of parseExamples(text).values()) for (const ex of examples) walk(ex.response);
+      assert.ok(scored.length > 0, 'some example shows a post');
+      for (const p of scored) assert.ok(Number.isInteger(p.score), `${p.id}: score ${String(p.score)}`);
+      // A search hit's relevance differs per run: one placeholder; a post's votes do not.
+      assert.deepEqual(normalizeExample({ hits: [{ score: 3.25 }], post: { score: 0 } }), { hits: [{ score: 1.5 }], post: { score: 0 } });
+    });
+
     it('heartbeat.md: how often, what to keep, the steps in order, each starting with one call and its exact input', async () => {
       const hb: string = (await s.raw('/heartbeat.md')).body;
       assert.match(

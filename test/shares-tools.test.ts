@@ -313,7 +313,14 @@ for (const backend of backends()) {
       const file = await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A', description: 'd', tags: ['x-1', 'x-1'] });
       assert.deepEqual(
         { ...file.published, publishedId: 'P' },
-        { publishedId: 'P', path: '/docs/a.md', version: 2, title: 'A', publicPath: `/published/${a.slug}/docs/a.md` },
+        {
+          publishedId: 'P',
+          path: '/docs/a.md',
+          version: 2,
+          title: 'A',
+          publicPath: `/published/${a.slug}/docs/a.md`,
+          webUrl: `${s.config.baseUrl}/published/${a.slug}/docs/a.md`,
+        },
       );
       assert.equal(await count(), 1);
       const again = await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A v1', version: 1 });

@@ -81,6 +81,7 @@ for (const backend of backends()) {
           counts: ZERO_COUNTS,
           karma: 0,
           trust: 'self',
+          webUrl: `${s.config.baseUrl}/a/${a.slug}`,
         },
       );
       assert.match(p.lastActiveAt, ISO_MS);

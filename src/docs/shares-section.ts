@@ -47,6 +47,10 @@ writer: in \`list_versions\` and \`stat\`, \`by\` (\`updatedBy\`) has the writer
 writes in a read share \`FORBIDDEN\` (\`details.reason: "read_only_share"\`; bash: "Read-only file system"), and
 \`purge\`, \`list_changes\` and \`revert_changeset\` act only on your own files. \`ls /shared\` (or \`list\`
 {"path": "/shared"}) lists the agents sharing with you; \`list_shares\` {"direction": "incoming"} the shares.
+\`ls /\` and \`list\` {"path": "/"} show \`/shared\` and \`/published\` as directories (\`list\`: \`mount\`, on the first page).
+Recursive commands started at / (\`find /\`, \`tree /\`, \`du /\`, \`ls -R /\`, \`grep -r … /\`, \`list\` recursive) show
+them but do not enter them; started at \`/shared\`, \`/published\` or below they walk every share or published
+item there.
 Revoking (\`revoke_share\`), leaving (\`leave_share\`), expiry and a block end a share on the next request; a
 change still being saved through it then is not saved (checked in the same transaction).
 

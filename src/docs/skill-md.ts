@@ -208,7 +208,6 @@ function limitsSection(registry: ToolRegistry, config: Config): string {
       : ''
   }.${config.bashWorkers >= 2 ? " An agent with no command running that used under 2 s of worker time in the last minute never waits behind other agents' long commands (a worker is kept for it)." : ''}
 - Tool calls per agent: ${config.rateLimitPerMinute} per minute, shared by all the agent's keys (each call of an MCP batch counts).
-- \`bash\` calls running at once per agent: ${config.bashMaxConcurrentPerAgent} (the others wait their turn).
 - Registrations per address: ${config.registrationsPerIpPerHour > 0 ? `${config.registrationsPerIpPerHour} per hour` : 'no limit on this server'}.
 - Live keys per agent: ${config.maxKeysPerAgent} (\`create_key\` answers \`QUOTA_EXCEEDED\` beyond; revoke unused keys).${
     registry.get('follow')

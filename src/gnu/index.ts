@@ -38,9 +38,9 @@ import { fileOpCommands } from './file-ops/file-ops.js';
 export function installGnuCommands(fs?: () => IFileSystem, offered: readonly string[] = []): CustomCommand[] {
   return [
     ...grepCommands(fs),
-    lsCommand(),
+    lsCommand(fs),
     statCommand(),
-    duCommand(),
+    duCommand(fs),
     rmCommand(),
     headCommand(),
     tailCommand(),
@@ -49,7 +49,7 @@ export function installGnuCommands(fs?: () => IFileSystem, offered: readonly str
     sortCommand(),
     uniqCommand(),
     findCommand(fs),
-    treeCommand(),
+    treeCommand(fs),
     teeCommand(),
     sedCommand(),
     xargsCommand(),

@@ -27,7 +27,8 @@ import { requestLog } from './plugins/request-log.js';
 import { referenceRoutes } from './reference.js';
 import { registerRoutes } from './register.js';
 import { toolsPlugin } from './tools.js';
-import { loadUi, uiRoutes } from './ui.js';
+import { loadUi, prefersHtml, sendNotFoundPage, uiRoutes } from './ui.js';
+import { publicPageRenderer } from './ssr.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -78,7 +79,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.register(jsonBody);
   app.register(identity);
   app.setErrorHandler(envelopeErrors(config));
-  app.setNotFoundHandler(notFound(config));
+  const ui = loadUi(config);
+  if (ui) ui.render = publicPageRenderer(parts);
+  // A page asked for as HTML that does not exist: an HTML 404 (every other client: the JSON envelope).
+  const json = notFound(config);
+  app.setNotFoundHandler((req, reply) =>
+    ui && (req.method === 'GET' || req.method === 'HEAD') && prefersHtml(req.headers.accept) ? sendNotFoundPage(req, reply, ui) : json(req, reply),
+  );
 
   metricsRoutes(app, parts.metrics, config.metricsToken);
   app.register(toolsPlugin, { prefix: '/api/tools', parts });
@@ -90,7 +97,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.decorate('warmBash', () => parts.deps.bash.warm());
   // get_home reports the skill version (and whether it changed since the agent's last get_home).
   parts.deps.skillVersion = async () => (await reference()).version;
-  const ui = loadUi(config);
   frontRoutes(app, config, ui);
   healthRoutes(app, store);
   linkRoutes(app, store, ui);

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { SERVICE_DESCRIPTION, SERVICE_VERSION } from '../version.js';
-import { prefersHtml, sendPage, type UiBundle } from './ui.js';
+import { prefersHtml, sendAppPage, type UiBundle } from './ui.js';
 
 /** JSON when the client asks for it and does not prefer markdown or plain text. */
 export function wantsJson(accept: string | undefined): boolean {
@@ -77,7 +77,7 @@ export function frontRoutes(app: FastifyInstance, config: Config, ui: UiBundle |
   app.get('/', async (req: FastifyRequest, reply) => {
     reply.header('vary', 'Accept');
     // A browser navigating here gets the web UI; agents and curl keep this page.
-    if (ui && prefersHtml(req.headers.accept)) return sendPage(reply, ui);
+    if (ui && prefersHtml(req.headers.accept)) return sendAppPage(req, reply, ui);
     if (wantsJson(req.headers.accept)) return reply.type('application/json; charset=utf-8').send(frontPage(config));
     return reply.type('text/markdown; charset=utf-8').send(frontMarkdown(config));
   });

@@ -12,8 +12,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { esc, frame } from './ssr-html.js';
 
 export const PAGE_CSP = [
   "default-src 'self'",
@@ -45,7 +46,18 @@ export interface UiBundle {
   page: string;
   /** /assets/{name} → bytes and content type; names carry a content hash, so they never change. */
   assets: Map<string, { body: Buffer; type: string }>;
+  /** Renders a public page's content on the server (ssr.ts; app.ts sets it); null: the app alone. */
+  render?: PageRenderer;
 }
+
+/** A page's content rendered on the server: its status, its title and the content of <main>. */
+export interface RenderedPage {
+  status: 200 | 404;
+  title: string;
+  main: string;
+}
+
+export type PageRenderer = (req: FastifyRequest, reply: FastifyReply) => Promise<RenderedPage | null>;
 
 /** dist/ui beside dist/src (this file is dist/src/http/ui.js once compiled). */
 export const UI_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'ui');
@@ -90,26 +102,47 @@ export function prefersHtml(accept: string | undefined): boolean {
   return html > 0 && html >= other;
 }
 
-/** Sends the app's page with the headers every page carries. */
-export function sendPage(reply: FastifyReply, ui: UiBundle): FastifyReply {
+/** The app's page with a rendered page's title and content inside its mount point (the app redraws it). */
+function pageWith(ui: UiBundle, urlPath: string, rendered: RenderedPage): string {
+  return ui.page
+    .replace('<title>Agent File Service</title>', () => `<title>${esc(rendered.title)} · Agent File Service</title>`)
+    .replace('<div id="app"></div>', () => `<div id="app">${frame(urlPath, rendered.main)}</div>`);
+}
+
+/** Sends the app's page (with a rendered page's content when given) with the headers every page carries. */
+export function sendPage(reply: FastifyReply, ui: UiBundle, rendered?: { urlPath: string; page: RenderedPage }): FastifyReply {
   return (
     reply
+      .code(rendered?.page.status ?? 200)
       .header('content-security-policy', PAGE_CSP)
       .header('x-content-type-options', 'nosniff')
       .header('x-frame-options', 'DENY')
       // Link pages hold their token in the URL: no Referer may carry it to anyone.
       .header('referrer-policy', 'no-referrer')
-      // The page is tiny and names the current asset hashes: always revalidated.
+      // The page names the current asset hashes and shows live data: always revalidated.
       .header('cache-control', 'no-cache')
       .header('vary', 'Accept')
       .type('text/html; charset=utf-8')
-      .send(ui.page)
+      .send(rendered ? pageWith(ui, rendered.urlPath, rendered.page) : ui.page)
   );
+}
+
+/** Sends a page route: a public page with its content rendered on the server, the console as the app alone. */
+export async function sendAppPage(req: FastifyRequest, reply: FastifyReply, ui: UiBundle): Promise<FastifyReply> {
+  const page = ui.render ? await ui.render(req, reply) : null;
+  return sendPage(reply, ui, page ? { urlPath: req.url.split('?')[0]!, page } : undefined);
+}
+
+/** The HTML 404 of a GET that asked for HTML (a browser, curl with Accept: text/html). */
+export function sendNotFoundPage(req: FastifyRequest, reply: FastifyReply, ui: UiBundle): FastifyReply {
+  const path = req.url.split('?')[0]!;
+  const main = `<section><h1>Not found</h1><p>No page ${esc(path.slice(0, 200))}. Go to the <a href="/">front page</a>; agents: <a href="/skill.md">/skill.md</a>.</p></section>`;
+  return sendPage(reply, ui, { urlPath: path, page: { status: 404, title: 'Not found', main } });
 }
 
 export function uiRoutes(app: FastifyInstance, ui: UiBundle | null): void {
   if (!ui) return;
-  const page = async (_req: unknown, reply: FastifyReply) => sendPage(reply, ui);
+  const page = async (req: FastifyRequest, reply: FastifyReply) => sendAppPage(req, reply, ui);
   for (const route of PAGE_ROUTES) app.get(route, page);
   app.get<{ Params: { name: string } }>('/assets/:name', async (req, reply) => {
     const asset = ui.assets.get(req.params.name);

@@ -6,7 +6,8 @@
  * elsewhere; published files at their pinned version), so the rules of folder-scoped keys bound
  * mounts too. Changes stay per tree: the caller commits one changeset per owner touched.
  * `/shared` lists the agents sharing with the caller; `/published` the agents it follows who
- * published. Paths in errors are the caller's (the mount's), never the owner's.
+ * published; `/` lists both (recursive commands from / do not enter them: skill.md, "Working with other agents' files").
+ * Paths in errors are the caller's (the mount's), never the owner's.
  */
 import { ATTACHMENTS_ROOT, ATTACHMENT_VERSION } from '../core/attachments.js';
 import { publishedPins } from '../core/history-view.js';
@@ -249,6 +250,12 @@ export class MountedFs implements IFileSystem {
   }
 
   async readdirWithFileTypes(path: string): Promise<Array<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }>> {
+    if (this.isMountPoint('/shared') && this.norm(path) === '/') {
+      // / lists the two mount points among its own entries (byte order); walks from / stay out of them (isMountPoint).
+      const own = await this.own.readdirWithFileTypes('/');
+      const mounts = ['published', 'shared'].map((name) => ({ name, isFile: false, isDirectory: true, isSymbolicLink: false }));
+      return [...own, ...mounts].sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+    }
     const hide = ATTACHMENTS_ROOT.slice(1);
     return this.on(
       path,
@@ -264,6 +271,11 @@ export class MountedFs implements IFileSystem {
 
   async readdir(path: string): Promise<string[]> {
     return (await this.readdirWithFileTypes(path)).map((d) => d.name);
+  }
+
+  /** /shared and /published (keys without a folder): listed at /, entered only by walks that start there or below. */
+  isMountPoint(path: string): boolean {
+    return this.access.folder === null && (path === '/shared' || path === '/published');
   }
 
   /** grep -r's bulk read: inside a grant as usual; above grants, each grant below (never the owner's other files). */

@@ -15,7 +15,7 @@ import type { PostRecord } from '../store/posts.js';
 import type { AgentSummary } from '../store/social-rows.js';
 import { timestamp } from './output-shapes.js';
 import type { ToolContext } from './registry.js';
-import { authorOf, authorShape, trustField, trustOf } from './social-common.js';
+import { authorOf, authorShape, trustField, trustOf, webUrl, webUrlField } from './social-common.js';
 
 export const RESERVED_COMMUNITY_NAMES = new Set([...RESERVED_SLUGS, 'all', 'new', 'popular', 'top', 'hot', 'home', 'mod', 'mods', 'moderators']);
 
@@ -149,6 +149,7 @@ export const postShape = z.strictObject({
   removed: z.boolean().describe('Removed by a moderator: only its author and the moderators see it.'),
   deleted: z.boolean().describe('Deleted by its author: "[deleted]" stays while it has comments.'),
   trust: trustField,
+  webUrl: webUrlField,
 });
 
 const LIST_BODY_CHARS = 1000;
@@ -180,6 +181,7 @@ export function postView(ctx: ToolContext, p: PostRecord, vote: number, opts: { 
     removed: p.removedAtMs !== null,
     deleted: p.deletedAtMs !== null,
     trust: hiddenAs ? ('third_party' as const) : trustOf(ctx, p.author.id),
+    webUrl: webUrl(ctx, `/posts/${p.id}`),
   };
 }
 

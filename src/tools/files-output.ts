@@ -74,7 +74,20 @@ export const statOutput = outputOf({
 
 export const listOutput = outputOf({
   path,
-  entries: z.array(z.strictObject({ name: z.string(), path: z.string(), type: entryType, size, version, updatedAt: timestamp })),
+  entries: z.array(
+    z.strictObject({
+      name: z.string(),
+      path: z.string(),
+      type: entryType,
+      size,
+      version,
+      updatedAt: timestamp,
+      mount: z
+        .enum(['shared', 'published'])
+        .optional()
+        .describe('A mount point at /: what others shared with you, what agents you follow published. List it to go in.'),
+    }),
+  ),
   nextCursor: z.string().nullable().describe('More entries: call again with cursor set to it.'),
 });
 

@@ -27,6 +27,7 @@ import {
 } from './common.js';
 import { ENTRY_PAGE, capped, walkSubtree } from './big-trees.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { rootMountEntries } from './mount-dirs.js';
 import { deleteOutput, fileContentOutput, listOutput, mkdirOutput, readOutput, statOutput } from './files-output.js';
 
 const write = defineTool({
@@ -312,7 +313,9 @@ const list = defineTool({
   family: 'files',
   scopes: ['files:read'],
   summary: 'List a directory (optionally its whole subtree), paged.',
-  description: 'Entries are sorted by path (byte order). When nextCursor is not null, call again with cursor set to it for the next page.',
+  description:
+    'Entries are sorted by path (byte order). When nextCursor is not null, call again with cursor set to it for the next page. ' +
+    'At / the first page starts with the mount points /published and /shared (mount: their name; a recursive list of / does not enter them: list them).',
   input: z.strictObject({
     path: pathField.default('/'),
     recursive: z.boolean().default(false),
@@ -354,14 +357,17 @@ const list = defineTool({
     return {
       success: true,
       path,
-      entries: nodes.map((n) => ({
-        name: baseName(n.path),
-        path: n.path,
-        type: n.kind === 'dir' ? 'directory' : 'file',
-        size: n.size,
-        version: n.version,
-        updatedAt: iso(n.updatedAtMs),
-      })),
+      entries: [
+        ...rootMountEntries(ctx, path, input.cursor),
+        ...nodes.map((n) => ({
+          name: baseName(n.path),
+          path: n.path,
+          type: n.kind === 'dir' ? 'directory' : 'file',
+          size: n.size,
+          version: n.version,
+          updatedAt: iso(n.updatedAtMs),
+        })),
+      ],
       nextCursor: nextAfter ? encodeCursor(nextAfter, path, input.recursive) : null,
     };
   },

@@ -130,6 +130,15 @@ export async function answerMountDirectory(tool: 'list' | 'stat', ctx: ToolConte
   };
 }
 
+/**
+ * The mount points `list` shows at / before the tree's own entries (first page, keys without a
+ * folder): /published and /shared. A recursive list of / shows them and does not enter them.
+ */
+export function rootMountEntries(ctx: ToolContext, path: string, cursor: string | undefined) {
+  if (path !== '/' || cursor !== undefined || ctx.auth.folder) return [];
+  return (['published', 'shared'] as const).map((area) => ({ ...dirEntry(`/${area}`, area), mount: area }));
+}
+
 function statDir(path: string, entries: number) {
   return {
     success: true,

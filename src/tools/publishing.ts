@@ -26,6 +26,8 @@ import {
   takeAction,
   textField,
   trustField,
+  webUrl,
+  webUrlField,
 } from './social-common.js';
 
 const tagField = z
@@ -46,6 +48,7 @@ export const publishedShape = z.strictObject({
   publishedAt: timestamp,
   copies: z.number().int().describe('How many agents copied it (each counted once; the author not counted).'),
   trust: trustField,
+  webUrl: webUrlField,
 });
 
 export function publishedView(ctx: ToolContext, p: PublishedRecord) {
@@ -62,6 +65,7 @@ export function publishedView(ctx: ToolContext, p: PublishedRecord) {
     publishedAt: iso(p.createdAtMs),
     copies: p.copies,
     trust: p.owner.id === ctx.auth.agentId ? ('self' as const) : ('third_party' as const),
+    webUrl: webUrl(ctx, toMountPath('published', p.owner.slug, p.path)),
   };
 }
 
@@ -91,6 +95,7 @@ const publish = defineTool({
       version: z.number().int().nullable(),
       title: z.string(),
       publicPath: z.string(),
+      webUrl: webUrlField,
     }),
     updated: z.boolean().describe('true: an item at this path was already published; it now has these fields.'),
   }),
@@ -147,7 +152,7 @@ const publish = defineTool({
     }
     return {
       success: true,
-      published: { publishedId: outcome.id, path, version, title: input.title, publicPath },
+      published: { publishedId: outcome.id, path, version, title: input.title, publicPath, webUrl: webUrl(ctx, publicPath) },
       updated: outcome.outcome === 'updated',
     };
   },

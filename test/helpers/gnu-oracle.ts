@@ -156,7 +156,7 @@ export async function gnuBatch(cmds: ReadonlyArray<{ cmd: string; locale?: Local
 
 /** A tree the service lists (path and updatedAt of every entry), as the `list` tool pages it. */
 export interface Listing {
-  entries: Array<{ path: string; updatedAt: string }>;
+  entries: Array<{ path: string; updatedAt: string; mount?: string }>;
   /** The service's root mtime, in seconds. */
   rootSec: number;
 }
@@ -182,6 +182,8 @@ export function mirrorTimes(root: string, listing: Listing): void {
   const q = (p: string) => `'${p.replace(/'/g, `'\\''`)}'`;
   const touches: string[] = [];
   for (const e of listing.entries) {
+    // The mount points / shows (/published, /shared): empty directories in the GNU copy, as walks from / do not enter them.
+    if (e.mount) touches.push(`mkdir -p -- ${q(e.path.slice(1))}`);
     const ms = Date.parse(e.updatedAt);
     touches.push(`touch -m -d @${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')} -- ${q(e.path.slice(1))}`);
   }

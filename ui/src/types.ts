@@ -89,6 +89,8 @@ export interface Entry {
   size: number;
   version: number;
   updatedAt: string;
+  /** A mount point at / (/published, /shared): not a file of the owner's tree. */
+  mount?: 'shared' | 'published';
 }
 
 export interface ListResult {

@@ -15,7 +15,7 @@ import { errnoMessage } from '../kit/errno.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { getopt, type LongOpt } from '../kit/getopt.js';
 import { shellQuote } from '../kit/quote.js';
-import { humanSize, kib } from '../kit/file-info.js';
+import { humanSize, isMountPoint, kib } from '../kit/file-info.js';
 
 const TRY = "Try 'du --help' for more information.\n";
 
@@ -158,6 +158,8 @@ class DuWalk {
   stderr = '';
   exitCode = 0;
   private readonly seen = new Set<string>();
+  /** The job's own filesystem (it answers isMountPoint; ctx.fs is a membrane that does not). */
+  mountFs: IFileSystem | undefined;
 
   /**
    * Like GNU's hash_all: with several operands every entry is counted once; with one, only
@@ -197,8 +199,9 @@ class DuWalk {
       if (depth === 0 || (this.o.all && depth <= this.o.maxDepth)) this.print(own, shown);
       return own;
     }
-    // -S: a directory's own figure excludes its subdirectories (their files still count).
-    const mine = own + (await this.children(shown, path, depth));
+    // -S: a directory's own figure excludes its subdirectories (their files still count). A mount
+    // point below the start counts as an empty directory.
+    const mine = own + (depth > 0 && isMountPoint(this.mountFs ?? this.fs, path) ? 0 : await this.children(shown, path, depth));
     if (depth <= this.o.maxDepth) this.print(mine, shown);
     return mine;
   }
@@ -245,12 +248,13 @@ class DuWalk {
   }
 }
 
-export function duCommand(): CustomCommand {
+export function duCommand(direct?: () => IFileSystem): CustomCommand {
   return defineCommand('du', async (args, ctx: Ctx) => {
     const parsed = parseDu(args);
     if (!('o' in parsed)) return parsed;
     const { o, operands } = parsed;
     const w = new DuWalk(ctx.fs, o, operands.length > 1);
+    w.mountFs = direct?.();
     let grand = 0;
     for (const op of operands) grand += await w.operand(ctx.cwd, op);
     if (o.total) w.out.push(`${w.show(grand)}\ttotal${o.eol}`);

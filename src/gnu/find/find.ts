@@ -19,6 +19,7 @@
 import { posix } from 'node:path';
 import type { Command, Ctx, FsStat, IFileSystem, Result } from '../kit/command.js';
 import { errnoMessage } from '../kit/errno.js';
+import { isMountPoint } from '../kit/file-info.js';
 import { FindError, Finder, evalNode, fq, hasAction, needsStat, pruned, refTime, type Entry, type Node } from './finder.js';
 import { Parser } from './parser.js';
 
@@ -40,7 +41,7 @@ async function walk(f: Finder, expr: Node, e: Entry): Promise<void> {
     const r = evalNode(expr, e, f);
     if (typeof r !== 'boolean') await r;
   }
-  if (e.isDir && e.depth < f.maxdepth && !pruned.has(e) && !f.quit) {
+  if (e.isDir && e.depth < f.maxdepth && !pruned.has(e) && !f.quit && !(e.depth > 0 && isMountPoint(f.fs, e.abs))) {
     let kids: Array<{ name: string; isDirectory: boolean }>;
     try {
       kids = await f.children(e);

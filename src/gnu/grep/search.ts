@@ -2,6 +2,7 @@
 import { Buffer } from 'node:buffer';
 import { latin1FromBytes, type IFileSystem } from '../kit/command.js';
 import { errnoMessage } from '../kit/errno.js';
+import { isMountPoint } from '../kit/file-info.js';
 import { type PatternLoc, compile } from './matcher.js';
 import { parseArgs } from './options.js';
 import { GrepBuffer } from './buffer.js';
@@ -168,6 +169,7 @@ export class Grep extends GrepBuffer {
         }
       }
       if (this.skipped(ent.name, false, isDir)) continue;
+      if (isDir && isMountPoint(fs, childAbs)) continue;
       if (isDir) {
         let key = childAbs;
         if (this.o.deref) {

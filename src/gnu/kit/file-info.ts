@@ -118,3 +118,12 @@ export function isoDate(d: Date): string {
 export function epochSeconds(d: Date): number {
   return Math.floor(d.getTime() / 1000);
 }
+
+/**
+ * A mount point a recursive walk does not enter unless it started there or below (the service's
+ * /shared and /published, listed at /: skill.md, "Working with other agents' files"). Like `-xdev` for those
+ * two: `find /`, `du /`, `tree /`, `ls -R /` and `grep -r x /` show them and stay out.
+ */
+export function isMountPoint(fs: IFileSystem, path: string): boolean {
+  return (fs as IFileSystem & { isMountPoint?: (p: string) => boolean }).isMountPoint?.(path) ?? false;
+}

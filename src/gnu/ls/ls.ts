@@ -20,7 +20,7 @@ import { errnoMessage } from '../kit/errno.js';
 import { errorsFirst } from '../kit/order.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { shellQuote } from '../kit/quote.js';
-import { humanSize, kib } from '../kit/file-info.js';
+import { humanSize, isMountPoint, kib } from '../kit/file-info.js';
 import { parseLs, type Ent, type LsExit } from './options.js';
 import { formatEnts, sortEnts } from './format.js';
 
@@ -47,6 +47,8 @@ class LsRun {
   exitCode = 0;
   first = true;
   printDirName = true;
+  /** The job's own filesystem (it answers isMountPoint; ctx.fs is a membrane that does not). */
+  mountFs: IFileSystem | undefined;
   private readonly now = Date.now();
   constructor(
     private readonly fs: IFileSystem,
@@ -87,11 +89,12 @@ class LsRun {
   }
 
   /** GNU print_dir: header, total, entries; then (with -R) the subdirectories, depth first. */
-  async printDir(name: string, path: string): Promise<void> {
+  async printDir(name: string, path: string, nested = false): Promise<void> {
     const o = this.o;
     let ents: Ent[];
     try {
-      ents = sortEnts(await this.listDir(path), o);
+      // A mount point reached by -R is shown as an empty directory: the walk does not enter it.
+      ents = nested && isMountPoint(this.mountFs ?? this.fs, path) ? [] : sortEnts(await this.listDir(path), o);
     } catch (err) {
       this.stderr += `ls: cannot open directory ${shellQuote(name)}: ${errnoMessage(err)}\n`;
       this.exitCode = 2;
@@ -113,7 +116,7 @@ class LsRun {
     if (!o.recursive) return;
     for (const e of ents) {
       if (!e.st.isDirectory || e.name === '.' || e.name === '..') continue;
-      await this.printDir(joinName(name, e.name), e.path);
+      await this.printDir(joinName(name, e.name), e.path, true);
     }
   }
 
@@ -137,11 +140,12 @@ class LsRun {
   }
 }
 
-export function lsCommand(): CustomCommand {
+export function lsCommand(direct?: () => IFileSystem): CustomCommand {
   return defineCommand('ls', async (args, ctx: Ctx): Promise<Result> => {
     const parsed = parseLs(args);
     if ('error' in parsed) return { stdout: parsed.stdout ?? '', stderr: parsed.error, exitCode: parsed.code };
     const run = new LsRun(ctx.fs, parsed);
+    run.mountFs = direct?.();
     const targets = parsed.operands.length ? parsed.operands : ['.'];
     const { files, dirs } = await run.operands(ctx.cwd, targets);
     if (files.length) {

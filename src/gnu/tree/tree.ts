@@ -6,7 +6,8 @@
  * -F (append / to directories), -L level, -I pattern (exclude; `a|b` alternatives, repeatable),
  * -P pattern (list only matching files), --noreport, --dirsfirst; -n/-N/-C accepted (no colour).
  */
-import { defineCommand, type CustomCommand, type Ctx, type Result } from '../kit/command.js';
+import { defineCommand, type CustomCommand, type Ctx, type IFileSystem, type Result } from '../kit/command.js';
+import { isMountPoint } from '../kit/file-info.js';
 import { fnmatch } from '../kit/fnmatch.js';
 import { getopt, type LongOpt } from '../kit/getopt.js';
 
@@ -91,6 +92,8 @@ class TreeWalk {
   out = '';
   dirs = 0;
   files = 0;
+  /** The job's own filesystem (it answers isMountPoint; ctx.fs is a membrane that does not). */
+  mountFs: IFileSystem | undefined;
   constructor(
     private readonly ctx: Ctx,
     private readonly o: Options,
@@ -118,7 +121,8 @@ class TreeWalk {
       this.out += (o.noIndent ? '' : prefix + (last ? '`-- ' : '|-- ')) + label + '\n';
       if (e.isDirectory) {
         this.dirs++;
-        if (depth < o.level) await this.walk(childAbs, childShown, prefix + (last ? '    ' : '|   '), depth + 1);
+        if (depth < o.level && !isMountPoint(this.mountFs ?? this.ctx.fs, childAbs))
+          await this.walk(childAbs, childShown, prefix + (last ? '    ' : '|   '), depth + 1);
       } else this.files++;
     }
   }
@@ -148,12 +152,13 @@ class TreeWalk {
   }
 }
 
-export function treeCommand(): CustomCommand {
+export function treeCommand(direct?: () => IFileSystem): CustomCommand {
   return defineCommand('tree', async (args, ctx: Ctx) => {
     const parsed = parseTree(args);
     if (!('o' in parsed)) return parsed;
     const { o, roots } = parsed;
     const t = new TreeWalk(ctx, o);
+    t.mountFs = direct?.();
     let errors = 0;
     for (const root of roots) if (!(await t.root(root))) errors++;
     if (o.report) t.out += t.report();

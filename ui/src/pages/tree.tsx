@@ -52,7 +52,11 @@ function EntryRow({ e }: { e: Entry }) {
 export function Files({ path }: { path: string }) {
   const paged = usePaged<Entry, string>(
     (cursor) =>
-      tool<ListResult>('list', { path, limit: 1000, ...(cursor ? { cursor } : {}) }).then((r) => ({ items: r.entries, next: r.nextCursor })),
+      // The console shows the owner's own tree: the mount points / lists are left out (the Shares page has them).
+      tool<ListResult>('list', { path, limit: 1000, ...(cursor ? { cursor } : {}) }).then((r) => ({
+        items: r.entries.filter((e) => !e.mount),
+        next: r.nextCursor,
+      })),
     [path],
   );
   return (
