@@ -264,7 +264,7 @@ for (const backend of backends()) {
       const md = await (await fetch(`${s.url}/skill.md`)).text();
       assert.match(md, /Registrations per address: 7 per hour/);
       assert.match(md, /registrations are limited to\s+7 per address per hour/i);
-      assert.match(md, /`bash` calls running at once per agent: 3/);
+      assert.match(md, /at most 3 commands of an agent at once \(one more: 429/);
       assert.match(md, /\| `METHOD_NOT_ALLOWED` \| 405 \|/);
       for (const field of ['`next`', '`partial: true`', '`replayed: true`', '`entries`']) assert.ok(md.includes(field), field);
       assert.match(md, /WWW-Authenticate: Bearer/);
