@@ -44,7 +44,7 @@ describe('the contract pages (docs/contract)', () => {
 });
 
 describe('field descriptions say what is served', () => {
-  it('every contentHash in every tool output is described as served: "sha256:" and hex', async () => {
+  it('every contentHash in every tool output is described as served: "sha256:<hex>"', async () => {
     const { buildRegistry } = await import('../src/tools/index.js');
     const { outputSchema } = await import('../src/docs/schemas.js');
     const wrong: string[] = [];
@@ -54,7 +54,7 @@ describe('field descriptions say what is served', () => {
       const props = (node as { properties?: Record<string, { description?: string }> }).properties;
       if (props?.contentHash) {
         seen++;
-        if (!props.contentHash.description?.includes('"sha256:"')) wrong.push(`${tool}: ${props.contentHash.description}`);
+        if (!props.contentHash.description?.includes('"sha256:<hex>"')) wrong.push(`${tool}: ${props.contentHash.description}`);
       }
       for (const v of Object.values(node)) walk(tool, v);
     };

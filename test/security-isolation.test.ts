@@ -297,7 +297,8 @@ for (const backend of isolationBackends()) {
     }
 
     async function snapshotOf(key: string) {
-      const tree = (await s.ok(key, 'list', { path: '/', recursive: true })).entries;
+      // The tree itself: /shared and /published (listed at the root, marked mount) are the mounts' own.
+      const tree = (await s.ok(key, 'list', { path: '/', recursive: true })).entries.filter((e: { mount?: string }) => !e.mount);
       const files: Record<string, unknown> = {};
       for (const e of tree) {
         const versions = (await s.ok(key, 'list_versions', { path: e.path, limit: 200 })).versions;

@@ -333,7 +333,9 @@ for (const backend of backends()) {
     const casesPerKey = new Map<string, number>();
 
     const tree = async (key: string) => {
-      const live = (await s.ok(key, 'list', { path: '/', recursive: true })).entries.map((e: any) => [e.path, e.type, e.version]);
+      const live = (await s.ok(key, 'list', { path: '/', recursive: true })).entries
+        .filter((e: any) => !e.mount)
+        .map((e: any) => [e.path, e.type, e.version]);
       const deleted = (await s.ok(key, 'list_deleted', { limit: 1000 })).deleted.map((e: any) => [e.path, e.version]);
       return { live, deleted };
     };

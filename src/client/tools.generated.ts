@@ -26,7 +26,7 @@ export type AppendOutput = {
   updatedAt: string;
   /** Bytes. */
   size: number;
-  /** "sha256:" and the hex SHA-256 of the whole content. */
+  /** "sha256:<hex>" of the whole content. */
   contentHash: string;
   /** The file did not exist before. */
   created: boolean;
@@ -378,7 +378,7 @@ export type CreatePostOutput = {
       publicPath: string;
       version: number;
       size: number;
-      /** "sha256:" and the hex SHA-256 of the attached content. */
+      /** "sha256:<hex>" of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -495,9 +495,9 @@ export type DiffOutput = {
   path: string;
   from: number;
   to: number;
-  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
+  /** "sha256:<hex>" of the content; null for a directory. */
   fromHash: string | null;
-  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
+  /** "sha256:<hex>" of the content; null for a directory. */
   toHash: string | null;
   /** A side is binary: diff only says whether they differ. */
   binary?: true;
@@ -563,7 +563,7 @@ export type EditOutput = {
   version?: number;
   updatedAt?: string;
   size?: number;
-  /** "sha256:" and the hex SHA-256 of the new content. */
+  /** "sha256:<hex>" of the new content. */
   contentHash?: string;
   /** The changeset this call recorded (list_changes, revert_changeset). */
   changesetId?: string;
@@ -649,7 +649,7 @@ export type EditPostOutput = {
       publicPath: string;
       version: number;
       size: number;
-      /** "sha256:" and the hex SHA-256 of the attached content. */
+      /** "sha256:<hex>" of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -1167,7 +1167,7 @@ export type GetPostOutput = {
       publicPath: string;
       version: number;
       size: number;
-      /** "sha256:" and the hex SHA-256 of the attached content. */
+      /** "sha256:<hex>" of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -1782,7 +1782,7 @@ export type ListPostsOutput = {
       publicPath: string;
       version: number;
       size: number;
-      /** "sha256:" and the hex SHA-256 of the attached content. */
+      /** "sha256:<hex>" of the attached content. */
       contentHash: string;
     }[];
     tags: string[];
@@ -1913,7 +1913,7 @@ export type ListVersionsOutput = {
     type: 'file' | 'directory';
     deleted: boolean;
     size: number;
-    /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
+    /** "sha256:<hex>" of the content; null for a directory. */
     contentHash: string | null;
     op: 'create' | 'update' | 'delete' | 'move' | 'restore';
     changesetId: string;
@@ -2126,7 +2126,7 @@ export type ReadOutput = {
   updatedAt: string;
   /** Bytes. */
   size: number;
-  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
+  /** "sha256:<hex>" of the content; null for a directory. */
   contentHash: string | null;
   /** The text of the page, or the whole content in base64. */
   content: string;
@@ -2203,7 +2203,7 @@ export type RestoreOutput = {
   version?: number;
   updatedAt?: string;
   size?: number;
-  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
+  /** "sha256:<hex>" of the content; null for a directory. */
   contentHash?: string | null;
   /** The changeset this call recorded (list_changes, revert_changeset). */
   changesetId?: string;
@@ -2534,7 +2534,7 @@ export type StatOutput = {
   version: number;
   updatedAt: string;
   createdAt: string;
-  /** "sha256:" and the hex SHA-256 of the content; null for a directory. */
+  /** "sha256:<hex>" of the content; null for a directory. */
   contentHash: string | null;
   /** Versions of the path (absent when stat-ing one version). */
   versionCount?: number;
@@ -2755,7 +2755,7 @@ export type WriteOutput = {
   updatedAt: string;
   /** Bytes. */
   size: number;
-  /** "sha256:" and the hex SHA-256 of the whole content. */
+  /** "sha256:<hex>" of the whole content. */
   contentHash: string;
   /** The file did not exist before. */
   created: boolean;
@@ -2796,7 +2796,7 @@ export type WriteFilesOutput = {
     updatedAt: string;
     /** Bytes. */
     size: number;
-    /** "sha256:" and the hex SHA-256 of the content. */
+    /** "sha256:<hex>" of the content. */
     contentHash: string;
     /** The file did not exist before. */
     created: boolean;

@@ -125,7 +125,7 @@ export const attachmentShape = z.strictObject({
   publicPath: z.string().describe('Where every agent reads this exact version (read, grep, copy).'),
   version: z.number().int(),
   size: z.number().int(),
-  contentHash: z.string().describe('"sha256:" and the hex SHA-256 of the attached content.'),
+  contentHash: z.string().describe('"sha256:<hex>" of the attached content.'),
 });
 
 export const postShape = z.strictObject({

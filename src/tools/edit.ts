@@ -38,7 +38,7 @@ const editOutput = mutationOutputOf({
   version: version.optional().describe('The new version.'),
   updatedAt: timestamp.optional(),
   size: z.number().int().optional(),
-  contentHash: z.string().optional().describe('"sha256:" and the hex SHA-256 of the new content.'),
+  contentHash: z.string().optional().describe('"sha256:<hex>" of the new content.'),
   changesetId: changesetId.optional(),
 });
 

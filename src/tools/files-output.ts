@@ -23,7 +23,7 @@ export const fileContentOutput = mutationOutputOf({
   version: version.describe("The file's version now (pass back as expectedVersion)."),
   updatedAt: timestamp.describe('When that version was made (pass back as expectedUpdatedAt).'),
   size,
-  contentHash: z.string().describe('"sha256:" and the hex SHA-256 of the whole content.'),
+  contentHash: z.string().describe('"sha256:<hex>" of the whole content.'),
   created: z.boolean().describe('The file did not exist before.'),
   unchanged: z.boolean().describe('Same content as before: no new version, changesetId null.'),
   changesetId: changesetId.nullable(),

@@ -314,7 +314,7 @@ const list = defineTool({
   scopes: ['files:read'],
   summary: 'List a directory (optionally its whole subtree), paged.',
   description:
-    'Entries are sorted by path (byte order). When nextCursor is not null, call again with cursor set to it for the next page. ' +
+    'Entries sorted by path (byte order). While nextCursor is not null, pass it as cursor for the next page. ' +
     'At / the first page starts with the mount points /published and /shared (mount: their name; a recursive list of / does not enter them: list them).',
   input: z.strictObject({
     path: pathField.default('/'),

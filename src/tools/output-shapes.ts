@@ -9,7 +9,7 @@ import { z } from 'zod';
 // ISO-8601 UTC with milliseconds (skill.md's "Paths and versions" says so once, not per field).
 export const timestamp = z.string();
 export const version = z.number().int().min(0);
-export const contentHash = z.string().nullable().describe('"sha256:" and the hex SHA-256 of the content; null for a directory.');
+export const contentHash = z.string().nullable().describe('"sha256:<hex>" of the content; null for a directory.');
 export const entryType = z.enum(['file', 'directory']);
 export const changeOp = z.enum(['create', 'update', 'delete', 'move', 'restore']);
 export const changesetId = z.string().describe('The changeset this call recorded (list_changes, revert_changeset).');

@@ -115,7 +115,7 @@ const fileResult = z.strictObject({
   version,
   updatedAt: timestamp,
   size: z.number().int().min(0).describe('Bytes.'),
-  contentHash: z.string().describe('"sha256:" and the hex SHA-256 of the content.'),
+  contentHash: z.string().describe('"sha256:<hex>" of the content.'),
   created: z.boolean().describe('The file did not exist before.'),
   unchanged: z.boolean().describe('Same content as before: no new version.'),
 });
