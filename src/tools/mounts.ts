@@ -105,7 +105,10 @@ export async function mountView(ctx: ToolContext, area: MountArea, slug: string,
       root: s.path,
       permission: s.permission,
       version: null,
-      sinceMs: s.includeHistory ? null : s.createdAtMs,
+      // History from after the share's own millisecond: a version stamped in that millisecond was
+      // committed before the share was made (a write answered, then the share), so it is earlier
+      // history, shown only if it was the head then (docs/contract/visibility.md#shares).
+      sinceMs: s.includeHistory ? null : s.createdAtMs + 1,
     }));
     return { area, slug, owner: shares[0]!.owner, grants };
   }
