@@ -6,34 +6,12 @@
  * /published/{author}/.attachments. Both backends, through HTTP.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { MIGRATIONS } from '../src/store/migrations.js';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { drainSearchOutbox } from '../src/tools/search-indexer.js';
 import { backends } from './helpers/backends.js';
+import { runSql } from './helpers/db-dump.js';
 import { startServer, type TestServer } from './helpers/server.js';
-
-/** Statements on the server's own database, beside it (as an older release left the rows). */
-async function rawSql(s: TestServer, statements: string[]): Promise<void> {
-  if (s.backend === 'sqlite') {
-    const lite = new Database(join(s.config.dataDir, 'afs.sqlite'));
-    try {
-      for (const q of statements) lite.exec(q);
-    } finally {
-      lite.close();
-    }
-    return;
-  }
-  const c = new pg.Client({ connectionString: s.config.databaseUrl });
-  await c.connect();
-  try {
-    for (const q of statements) await c.query(q);
-  } finally {
-    await c.end();
-  }
-}
 
 for (const backend of backends()) {
   describe(`attachments can be taken down (${backend})`, () => {
@@ -162,7 +140,7 @@ for (const backend of backends()) {
         await s.ok(mod.apiKey, 'moderate', { community: 'old', action: 'remove', target: removed.postId });
         await s.ok(author.apiKey, 'delete_post', { postId: deleted.postId });
         // As the release before that migration left them: one item for the author's whole /.attachments.
-        await rawSql(s, [
+        await runSql(s, [
           'DELETE FROM published WHERE internal',
           `INSERT INTO published (id, owner_id, path, kind, version, title, description, tags, size, created_at_ms, internal)
            VALUES ('pub_oldattachments', '${author.id}', '/.attachments', 'dir', NULL, 'Post attachments', '', '[]', 0, 1, TRUE)`,
@@ -170,7 +148,7 @@ for (const backend of backends()) {
         assert.equal((await s.ok(reader.apiKey, 'read', { path: removed.attachments[0].publicPath })).content, 'attached\n', 'the old leak');
         // That migration's own text, run alone (re-running every later migration would not be idempotent).
         const step = MIGRATIONS.find((m) => m.name.startsWith('post attachments: one published item per post'))!;
-        await rawSql(s, [s.backend === 'sqlite' ? step.sqlite : step.postgres]);
+        await runSql(s, [s.backend === 'sqlite' ? step.sqlite : step.postgres]);
         assert.equal((await s.ok(reader.apiKey, 'read', { path: live.attachments[0].publicPath })).content, 'attached\n');
         await s.fail(reader.apiKey, 'read', { path: removed.attachments[0].publicPath }, 'NOT_FOUND');
         await s.fail(reader.apiKey, 'read', { path: deleted.attachments[0].publicPath }, 'NOT_FOUND');

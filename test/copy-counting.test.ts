@@ -6,10 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { COPY_NOTIFY_COOLDOWN_MS } from '../src/tools/copy-across.js';
 import { backends } from './helpers/backends.js';
+import { runSql } from './helpers/db-dump.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 interface Agent {
@@ -20,24 +19,9 @@ interface Agent {
 
 /** Moves an agent's `copied` events back past the cooldown, as if the time had passed. */
 async function ageCopiedEvents(s: TestServer, actorId: string): Promise<void> {
-  const sqlText = 'UPDATE events SET created_at_ms = created_at_ms - $1 WHERE verb = $2 AND actor_id = $3';
-  const params = [COPY_NOTIFY_COOLDOWN_MS + 1000, 'copied', actorId];
-  if (s.backend === 'sqlite') {
-    const db = new Database((s.store as any).file as string);
-    try {
-      db.prepare(sqlText.replace(/\$\d/g, '?')).run(...params);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const c = new pg.Client({ connectionString: s.config.databaseUrl });
-  await c.connect();
-  try {
-    await c.query(sqlText, params);
-  } finally {
-    await c.end();
-  }
+  await runSql(s, [
+    ['UPDATE events SET created_at_ms = created_at_ms - $1 WHERE verb = $2 AND actor_id = $3', [COPY_NOTIFY_COOLDOWN_MS + 1000, 'copied', actorId]],
+  ]);
 }
 
 for (const backend of backends()) {

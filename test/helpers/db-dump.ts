@@ -1,4 +1,4 @@
-/** Reading a test server's database directly: what is stored, whatever the tools show. */
+/** A test server's database, directly: what is stored (whatever the tools show), and statements run beside the server. */
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -42,4 +42,31 @@ async function dumpDatabase(s: TestServer): Promise<string[]> {
     }
   }
   return out;
+}
+
+/**
+ * Runs statements on the server's own database beside it (rows as an older release or a later
+ * time left them). A statement is SQL text, or [text, params] with PostgreSQL's $n placeholders
+ * (SQLite gets ?). Text alone may hold several statements.
+ */
+export async function runSql(s: TestServer, statements: Array<string | [string, unknown[]]>): Promise<void> {
+  if (s.backend === 'sqlite') {
+    const db = new Database((s.store as any).file as string);
+    try {
+      for (const st of statements) {
+        if (typeof st === 'string') db.exec(st);
+        else db.prepare(st[0].replace(/\$\d+/g, '?')).run(...st[1]);
+      }
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const c = new pg.Client({ connectionString: s.config.databaseUrl });
+  await c.connect();
+  try {
+    for (const st of statements) await (typeof st === 'string' ? c.query(st) : c.query(st[0], st[1]));
+  } finally {
+    await c.end();
+  }
 }
