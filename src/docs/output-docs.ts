@@ -3,21 +3,8 @@
  * `output`): the JSON Schema (MCP outputSchema, OpenAPI), the field list of its skill.md section,
  * and the OpenAPI 200 response that holds either it or the error envelope.
  */
-import { outputSchema as toolOutputSchema } from './schemas.js';
+import { outputSchema as toolOutputSchema, type JsonSchema as Json } from './schemas.js';
 import type { AnyTool } from '../tools/registry.js';
-
-/** The parts of a JSON Schema (as zod emits it) the field list reads. */
-interface Json {
-  type?: string | string[];
-  const?: unknown;
-  enum?: unknown[];
-  anyOf?: Json[];
-  items?: Json;
-  properties?: Record<string, Json>;
-  required?: string[];
-  description?: string;
-  [keyword: string]: unknown;
-}
 
 function outputSchema(tool: AnyTool): Json {
   return toolOutputSchema(tool) as Json;

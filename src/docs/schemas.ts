@@ -5,6 +5,19 @@
 import { inputSchema as convertInput, outputSchema as convertOutput } from '../tools/describe.js';
 import type { AnyTool } from '../tools/registry.js';
 
+/** The parts of a JSON Schema (as zod emits it) the reference files read. */
+export interface JsonSchema {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  description?: string;
+  [keyword: string]: unknown;
+}
+
 const inputs = new WeakMap<AnyTool, Record<string, unknown>>();
 const outputs = new WeakMap<AnyTool, Record<string, unknown>>();
 

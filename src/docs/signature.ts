@@ -2,18 +2,8 @@
  * One-line signatures for skill.md's tool index: the input as `{path, content, expectedVersion?: int}`
  * (string fields bare, `?` when optional, enum values unquoted) and the result's fields, both from the tools' JSON Schemas.
  */
-import { inputSchema, outputSchema } from './schemas.js';
+import { inputSchema, outputSchema, type JsonSchema as Json } from './schemas.js';
 import type { AnyTool } from '../tools/registry.js';
-
-interface Json {
-  type?: string | string[];
-  const?: unknown;
-  enum?: unknown[];
-  anyOf?: Json[];
-  items?: Json;
-  properties?: Record<string, Json>;
-  required?: string[];
-}
 
 const SHORT: Record<string, string> = { integer: 'int', boolean: 'bool', number: 'num', string: 'str' };
 
