@@ -107,7 +107,10 @@ const urls = (name: string, protocols: string[]) =>
     .optional()
     .transform((v, ctx) => {
       const out: string[] = [];
-      for (const item of (v ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+      for (const item of (v ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)) {
         const one = url(name, protocols).safeParse(item);
         if (!one.success) {
           for (const issue of one.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });

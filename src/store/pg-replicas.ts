@@ -121,7 +121,7 @@ export class ReplicaSet {
   /** A write of the current scope's agent finished (its COMMIT answered). */
   wrote(): void {
     const agentId = readScope.getStore()?.agentId;
-    if (agentId && process.env.NO_RYW !== "1") this.writes.set(agentId, Date.now());
+    if (agentId && process.env.NO_RYW !== '1') this.writes.set(agentId, Date.now());
   }
 
   stats(): { healthy: boolean; lagMs: number | null; reads: number }[] {

@@ -48,7 +48,21 @@ export class ThrowawayPostgres {
   /** A streaming standby of this (running) server: pg_basebackup -R into a new directory. */
   standby(port: number): ThrowawayPostgres {
     const db = new ThrowawayPostgres(ownedTempDir('afs-pg-standby-'), port);
-    asOwner(join(pgBin(), 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', db.data, '-R', '-X', 'stream', '-c', 'fast']);
+    asOwner(join(pgBin(), 'pg_basebackup'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(this.port),
+      '-U',
+      'postgres',
+      '-D',
+      db.data,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]);
     // The backup holds the primary's settings (hot_standby is on by default); -R wrote
     // standby.signal and primary_conninfo; the standby's own port comes from start()'s command line.
     return db;
