@@ -113,7 +113,11 @@ const urls = (name: string, protocols: string[]) =>
         .filter(Boolean)) {
         const one = url(name, protocols).safeParse(item);
         if (!one.success) {
-          for (const issue of one.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+          const why = one.error.issues.map((i) => i.message.replace(/^\S+ /, '')).join('; ');
+          ctx.addIssue({
+            code: 'custom',
+            message: `${name} is a comma-separated list of URLs; ${JSON.stringify(item)} ${why.replace(/ \(got .*\)$/, '')} (got ${JSON.stringify(v)})`,
+          });
           return z.NEVER;
         }
         if (one.data) out.push(one.data);

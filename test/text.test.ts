@@ -418,6 +418,9 @@ describe('config: loadConfig', () => {
       sqliteSynchronous: 'normal',
       sqliteBusyTimeoutMs: 5000,
       pgPoolSize: 10,
+      databaseReadUrls: [],
+      replicaMaxLagMs: 1000,
+      replicaPollMs: 50,
       idempotencyPruneIntervalMs: 600_000,
       packIntervalMs: 1000,
       plannerStatsIntervalMs: 5000,
@@ -518,6 +521,16 @@ describe('config: loadConfig', () => {
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
     assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.10, 10.1.0.0/16,::1,loopback' }).trustProxy, ['10.0.0.10', '10.1.0.0/16', '::1', 'loopback']);
     for (const v of ['0', 'false', 'No', 'off']) assert.equal(loadConfig({ TRUST_PROXY: v }).trustProxy, false, v);
+    // DATABASE_READ_URLS: a comma-separated list of PostgreSQL URLs, only beside DATABASE_URL.
+    assert.deepEqual(loadConfig({}).databaseReadUrls, []);
+    assert.deepEqual(
+      loadConfig({ DATABASE_URL: 'postgres://p/afs', DATABASE_READ_URLS: 'postgres://r1/afs, postgresql://r2/afs/' }).databaseReadUrls,
+      ['postgres://r1/afs', 'postgresql://r2/afs'],
+    );
+    assert.throws(
+      () => loadConfig({ DATABASE_READ_URLS: 'postgres://r1/afs' }),
+      (e: unknown) => e instanceof ConfigError && /DATABASE_READ_URLS needs DATABASE_URL/.test(e.message),
+    );
   });
 
   it('each bad value throws ConfigError with a one-line message naming the setting', () => {
@@ -558,6 +571,8 @@ describe('config: loadConfig', () => {
       ['TRUST_PROXY', 'nginx'],
       ['DATABASE_URL', 'not a url'],
       ['DATABASE_URL', 'mysql://db/afs'],
+      ['DATABASE_READ_URLS', 'postgres://r1/afs,mysql://r2/afs'],
+      ['REPLICA_MAX_LAG_MS', '5'],
       ['BASE_URL', 'ftp://example.com'],
       ['BASE_URL', 'example.com'],
     ];
