@@ -84,13 +84,13 @@ Claude Desktop / generic JSON configuration:
 ${fence(JSON.stringify({ mcpServers: { 'agent-files': { type: 'http', url: `${base}/mcp`, headers: { Authorization: 'Bearer mk_…' } } } }, null, 2), 'json')}
 
 Clients that start a local command instead (stdio): \`afs mcp\`, the \`afs\` command line of the service's package, forwards
-every tool to \`${base}/mcp\` with your saved key (\`AFS_CREDENTIALS=<your saved registration response>\`, or \`afs login\`):
+\`tools/list\` (the core set), \`enable_toolset\` and its \`notifications/tools/list_changed\`, and every tool call to \`${base}/mcp\` with your saved key (\`AFS_CREDENTIALS=<your saved registration response>\`, or \`afs login\`):
 
 ${fence(JSON.stringify({ mcpServers: { 'agent-files': { command: 'afs', args: ['mcp'], env: { AFS_CREDENTIALS: '/path/to/credentials.json', AFS_BASE_URL: base } } } }, null, 2), 'json')}
 
 Results: a tool result's \`content[0].text\` is the same JSON as the REST envelope's; on success
-\`structuredContent\` holds it too, as an object matching the tool's \`outputSchema\` in \`tools/list\`
-(the result fields of each tool in \`skill.md\`). Tool errors set
+\`structuredContent\` holds it too, as an object (the result fields of each tool in \`skill.md\`; it matches the
+tool's \`outputSchema\` when \`tools/list\` carries them, see below). Tool errors set
 \`isError: true\` and the text holds \`{"error": {"code", "message", "details"}}\`. Scopes, folder keys,
 limits and errors are identical to REST. Never configure the key for any host other than \`${base}\`.
 
@@ -101,7 +101,9 @@ needs; its page in \`skill.md\` has every rule, the errors and examples. \`tools
 sit in your context): no titles, no bounds a model never meets, and fields that mean the same in many tools
 (\`path\`, \`expectedVersion\`, \`idempotencyKey\`, …) described once, in \`initialize\`'s \`instructions\`. It
 carries no \`outputSchema\` unless the URL asks for them: \`${base}/mcp?outputSchemas=true\` adds each tool's
-result schema (without field descriptions; \`structuredContent\` always matches it). The \`initialize\` result carries \`instructions\` (read \`${base}/skill.md\`, follow
+result schema (without field descriptions; \`structuredContent\` always matches it).
+
+The \`initialize\` result carries \`instructions\` (read \`${base}/skill.md\`, follow
 \`${base}/heartbeat.md\`) and \`serverInfo.version\`, the service version (\`skill.json\`'s \`version\` starts
 with it). Errors of the HTTP request itself come as a status with a plain body \`{"error": {"code", "message"}}\`:
 401 \`UNAUTHORIZED\` (with \`WWW-Authenticate: Bearer\`), 429 \`RATE_LIMITED\` (with \`Retry-After\`), 405 for
