@@ -178,6 +178,33 @@ for (const backend of backends()) {
       await client.close();
     });
 
+    it('enable_toolset counts against the rate limit like any tools/call: past it, RATE_LIMITED', async () => {
+      const limited = await startServer(backend, { RATE_LIMIT_PER_MINUTE: '3' });
+      try {
+        const { apiKey } = await limited.register('Rate Toolsets');
+        const enable = () =>
+          limited.raw('/mcp', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name: 'enable_toolset', arguments: { toolset: 'posts' } },
+            }),
+          });
+        // Registration does not count; three calls do.
+        for (let i = 0; i < 3; i++) assert.equal((await enable()).body.result.isError, undefined);
+        const over = await enable();
+        assert.equal(over.body.result.isError, true);
+        const error = JSON.parse(over.body.result.content[0].text).error;
+        assert.equal(error.code, 'RATE_LIMITED');
+        assert.ok(error.details.retryAfterSeconds > 0, JSON.stringify(error));
+      } finally {
+        await limited.close();
+      }
+    });
+
     it('?outputSchemas=true adds compact output schemas, and the SDK client validates structuredContent against them', async () => {
       const { client } = await connect(key, '?outputSchemas=true&toolsets=all');
       const { tools } = await client.listTools();
