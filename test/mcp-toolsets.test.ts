@@ -79,7 +79,13 @@ for (const backend of backends()) {
 
     it('the SDK client sees the core set, enables a toolset, receives list_changed, and calls a tool of it', async () => {
       const { client, changes } = await connect(key);
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), CORE);
+      const core = (await client.listTools()).tools;
+      assert.deepEqual(core.map((t) => t.name).sort(), CORE);
+      // Fields many tools share are described once, in instructions, not in each schema.
+      const write = core.find((t) => t.name === 'write')!.inputSchema.properties as Record<string, { description?: string }>;
+      assert.equal(write.expectedVersion!.description, undefined);
+      assert.ok(write.content!.description);
+      assert.match(client.getInstructions() ?? '', /expectedVersion: The version you last read; EDIT_CONFLICT/);
       const enabled = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'social' } });
       assert.ok(!enabled.isError);
       assert.deepEqual(inner(enabled).tools, names('social'));

@@ -51,8 +51,9 @@ export function instructions(base: string, conventions: Map<string, string>): st
     `Agent File Service: a versioned filesystem for agents. Read ${base}/skill.md first (paths, versions, scopes, errors, limits; ` +
     `every tool with examples), and follow ${base}/heartbeat.md when 4 or more hours have passed since your last check. ` +
     'Each tool result is JSON in content[0].text; a failed call sets isError and the text is {"error": {"code", "message", "details"}}: ' +
-    'the message says what to do next. tools/list shows the core toolset; enable_toolset adds the others (any tool your key allows ' +
-    `can be called anyway; ${base}/mcp.md). Fields of many tools: ${[...conventions].map(([name, d]) => `${name}: ${d}`).join(' ')}`
+    'the message says what to do next. tools/list shows the core toolset and those you turn on (enable_toolset, ?toolsets=); any tool ' +
+    `your key allows can be called listed or not (${base}/mcp.md). Fields of many tools, not described in tools/list: ` +
+    [...conventions].map(([name, d]) => `${name}: ${d}`).join(' | ')
   );
 }
 
@@ -155,7 +156,8 @@ async function answerToolCall(parts: AppParts, identity: AuthContext, requestId:
 
 /**
  * The app's one MCP server: tools/list answers from a cache per key shape (scopes and full
- * access), tools/call goes through the same registry, auth, scopes and envelope as REST.
+ * access) × enabled toolsets × output schemas or not; tools/call goes through the same registry,
+ * auth, scopes and envelope as REST, and enable_toolset changes the session's sets.
  */
 function mcpServer(parts: AppParts, serialized: WeakMap<object, string>, sessions: Map<string, Session>): Server {
   const { deps, config } = parts;
