@@ -5,10 +5,12 @@
  * tool the key allows can be called listed or not; the key's scopes still filter every list.
  */
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { buildApp } from '../src/http/app.js';
 import { toolsets } from '../src/http/mcp-list.js';
 import { buildRegistry } from '../src/tools/index.js';
 import { backends } from './helpers/backends.js';
@@ -107,6 +109,66 @@ for (const backend of backends()) {
       assert.deepEqual((await other.client.listTools()).tools.map((t) => t.name).sort(), CORE);
       await other.client.close();
       await client.close();
+    });
+
+    it('the sets enabled follow the session to another instance (in its id) and stay on this one for a client that keeps its first id', async () => {
+      const b = buildApp({ config: s.config, store: s.store, registry: buildRegistry(), logStream: new PassThrough() });
+      await b.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const address = b.server.address();
+        const urlB = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+        // The SDK client behind a balancer: its requests go to instance A until enable_toolset, then to B.
+        let target = s.url;
+        const client = new McpClient({ name: 'afs-balanced', version: '1' });
+        const fetchVia = (url: string | URL, init?: RequestInit) => fetch(String(url).replace(s.url, target), init);
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+            fetch: fetchVia,
+            requestInit: { headers: { Authorization: `Bearer ${key}` } },
+          }),
+        );
+        await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'posts' } });
+        target = urlB;
+        const onB = (await client.listTools()).tools.map((t) => t.name);
+        assert.ok(
+          names('posts').every((n) => onB.includes(n)),
+          'instance B lists the set',
+        );
+        await client.close();
+        // A client that keeps the id initialize gave: this instance remembers its sets; another does not.
+        const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const init = await s.raw('/mcp', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+          }),
+        });
+        const session = init.headers.get('mcp-session-id')!;
+        assert.match(session, /^[A-Za-z0-9_-]{22}$/);
+        const send = (base: string, body: unknown) =>
+          fetch(`${base}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify(body) });
+        const on = await send(s.url, {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'enable_toolset', arguments: { toolset: 'shares' } },
+        });
+        assert.match(on.headers.get('content-type') ?? '', /^text\/event-stream/);
+        const events = (await on.text()).split('\n').filter((l) => l.startsWith('data: '));
+        assert.deepEqual(JSON.parse(events[0]!.slice(6)), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+        assert.equal(JSON.parse(events[1]!.slice(6)).id, 2);
+        assert.equal(on.headers.get('mcp-session-id'), `${session}.shares`);
+        const list = async (base: string) =>
+          ((await (await send(base, { jsonrpc: '2.0', id: 3, method: 'tools/list' })).json()) as any).result.tools.map((t: any) => t.name);
+        assert.ok((await list(s.url)).includes('share'), 'this instance remembers the session');
+        assert.ok(!(await list(urlB)).includes('share'), 'another instance knows only what the id says');
+      } finally {
+        await b.close();
+      }
     });
 
     it('a tool outside the enabled sets can be called when the key allows it; REST is unaffected', async () => {

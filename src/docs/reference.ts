@@ -56,9 +56,11 @@ other sets are the pages of \`skill.md\`. Any tool your key allows can be called
 has no sets). Turn sets on in the connection, \`${base}/mcp?toolsets=social,posts\` (\`all\`: every set) or the header
 \`X-MCP-Toolsets: social,posts\`, or at run time: \`enable_toolset {"toolset": "social"}\` (listed while a set is off)
 adds the set to your session's list and sends \`notifications/tools/list_changed\`; list again. The session is the
-\`Mcp-Session-Id\` that \`initialize\` hands out; a client that sends none (or one this instance no longer knows)
-gets the connection's sets, and \`enable_toolset\` then names the set's tools without changing the list. An unknown
-set name is a 400 \`INVALID_INPUT\` naming the sets. Your key's scopes filter every list.
+\`Mcp-Session-Id\` that \`initialize\` hands out; \`enable_toolset\`'s answer carries the next one, naming the sets
+(\`<session>.<set>\`): a client that takes it up (the official TypeScript SDK's client does) keeps its sets on every instance of
+the service, one that keeps its first id keeps them where it enabled them. Without a session \`enable_toolset\`
+names the set's tools and the list stays as it was. An unknown set name is a 400 \`INVALID_INPUT\` naming the sets.
+Your key's scopes filter every list.
 
 | toolset | tools |
 |---|---|

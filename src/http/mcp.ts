@@ -2,8 +2,10 @@
  * POST /mcp: MCP Streamable HTTP (JSON responses). tools/list shows the tools of the enabled
  * toolsets the calling key may use (mcp-list.ts); tools/call goes through the same registry, auth,
  * scopes and envelope as the REST endpoint, for any tool the key allows. One long-lived server per
- * app (mcp-exchange.ts). The only session state is the toolsets enable_toolset turned on, kept per
- * instance under the Mcp-Session-Id that initialize hands out (the served mcp.md).
+ * app (mcp-exchange.ts). The only session state is the toolsets enable_toolset turned on: kept
+ * per instance under the Mcp-Session-Id that initialize hands out, and written into the id that
+ * enable_toolset's answer hands out next (`<session>.<set>.<set>`), so a client that takes it up
+ * (the SDK's client does) keeps its sets on every instance (the served mcp.md).
  *
  * Rate limit: every JSON-RPC message counts one against the agent's budget, so a batch of N
  * costs N. Each tools/call is counted as it runs: calls beyond the budget get a RATE_LIMITED
@@ -70,9 +72,9 @@ interface Session {
 }
 
 /**
- * Sessions of this instance, oldest first: a handful of ids and names each. The bound keeps a
- * flood of initializes cheap; a session evicted, or met on another instance, lists the
- * connection's toolsets again (enable_toolset once more brings its sets back).
+ * Sessions of this instance, oldest first: a handful of ids and names each, for clients that keep
+ * the id initialize gave them. The bound keeps a flood of enable_toolset calls cheap; a session
+ * evicted, or met on another instance, lists the connection's toolsets and those its id names.
  */
 const MAX_SESSIONS = 10_000;
 
@@ -82,8 +84,10 @@ interface CallerInfo {
   requestId: string;
   /** The toolsets listed: core, the connection's (URL, header) and the session's. */
   enabled: string[];
-  /** The session's id (Mcp-Session-Id), or null for a client that sent none. */
+  /** The session (Mcp-Session-Id without its sets), or null for a client that sent none. */
   sessionId: string | null;
+  /** Set by enable_toolset: the Mcp-Session-Id that names the session's sets now. */
+  nextSessionId?: string;
   /** tools/list carries each tool's outputSchema (?outputSchemas=true). */
   withOutput: boolean;
 }
@@ -219,11 +223,12 @@ function enableToolset(registry: ToolRegistry, sessions: Map<string, Session>, c
   let changed = false;
   if (caller.sessionId && !caller.enabled.includes(toolset)) {
     const entry = session?.keyId === caller.identity.keyId ? session : { keyId: caller.identity.keyId, sets: new Set<string>() };
-    changed = !entry.sets.has(toolset);
+    changed = true;
     entry.sets.add(toolset);
     remember(sessions, caller.sessionId, entry);
   }
   const enabled = [...new Set([...caller.enabled, ...(caller.sessionId ? [toolset] : [])])].sort();
+  if (changed) caller.nextSessionId = [caller.sessionId, ...enabled.filter((s) => s !== 'core')].join('.');
   const result = {
     success: true,
     toolset,
@@ -277,11 +282,13 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
     if ('error' in chosen) return reply.code(400).send(errorBody('INVALID_INPUT', chosen.error, { field: 'toolsets', valid: known }));
     // initialize hands out a session id (the SDK's client sends it back on every request).
     const sent = req.headers['mcp-session-id'];
-    const sessionId = messages.some(isInitializeRequest) ? randomBytes(16).toString('base64url') : typeof sent === 'string' ? sent : null;
-    if (sessionId && sessionId !== sent) reply.header('mcp-session-id', sessionId);
+    const initializing = messages.some(isInitializeRequest);
+    if (initializing) reply.header('mcp-session-id', randomBytes(16).toString('base64url'));
+    // `<session>.<set>.<set>`: the sets an earlier enable_toolset named (unknown names are left out).
+    const [sessionId = null, ...named] = initializing || typeof sent !== 'string' ? [] : sent.split('.');
     const session = sessionId ? sessions.get(sessionId) : undefined;
     const own = session?.keyId === identity.keyId ? [...session.sets] : [];
-    const enabled = [...new Set([...chosen.sets, ...own])].sort();
+    const enabled = [...new Set([...chosen.sets, ...own, ...named.filter((n) => known.includes(n))])].sort();
     const withOutput = String((req.query as Record<string, unknown>).outputSchemas) === 'true';
     const refused = checkHeaders(req.headers, messages);
     // The response closing before it was written: the client went away (its calls still finish).
@@ -298,6 +305,7 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
             { token: '', clientId: identity.agentId, scopes: [...identity.scopes], extra: caller as unknown as Record<string, unknown> },
             onGone,
           ));
+    if (caller.nextSessionId) reply.header('mcp-session-id', caller.nextSessionId);
     // The window as the calls left it.
     const w = limiter.peek(identity.agentId);
     reply.header('x-ratelimit-limit', String(w.limit));
