@@ -51,6 +51,7 @@ const editItem = z.strictObject({
 const edit = defineTool({
   name: 'edit',
   family: 'files',
+  mount: { access: 'write', readsFile: true },
   scopes: ['files:write'],
   summary: 'Replace an exact string in a file (or several, in order, all or nothing).',
   description:
@@ -158,6 +159,7 @@ const edit = defineTool({
 const append = defineTool({
   name: 'append',
   family: 'files',
+  mount: { access: 'write', creates: true },
   scopes: ['files:write'],
   summary: 'Append content to the end of a file (created if missing).',
   description:
