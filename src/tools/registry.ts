@@ -104,6 +104,8 @@ export type Widened<T> = T extends string
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   family: ToolFamily;
+  /** The reference page (/skill/{page}.md) that documents it, when not its family's (docs/family-pages.ts). */
+  page?: 'posts';
   /** Exactly the scopes the tool needs; empty = none (get_key_info). */
   scopes: Scope[];
   /**
