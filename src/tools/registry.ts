@@ -1,7 +1,7 @@
 /**
- * The tool registry: each tool is defined once (name, family, scopes, input schema,
- * description, examples, handler). The HTTP route, the MCP endpoint, the generated docs and
- * the scope checks all derive from these definitions.
+ * The tool registry: each tool is defined once (name, family, scopes, input schema with its path
+ * fields marked, description, examples, mount policy, handler). The HTTP route, the MCP endpoint,
+ * the generated docs and SDK, the scope checks and mount routing all derive from these definitions.
  */
 import { z } from 'zod';
 import type { Config } from '../config.js';
@@ -258,6 +258,8 @@ export interface AnyTool extends Omit<ToolDefinition, 'examples' | 'handler'> {
  */
 export function defineTool<S extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<S, O>): AnyTool {
   const paths = pathsOf(def.input);
+  const removes = def.mount && 'access' in def.mount ? def.mount.removes : undefined;
+  if (removes !== undefined && !paths.fields.includes(removes)) throw new Error(`tool ${def.name}: mount.removes names no path field`);
   const input = def.mutating ? def.input.extend({ idempotencyKey: idempotencyKeyField }) : def.input;
   // The one cast: a handler typed for its own input cannot be typed as taking any input. Dispatch
   // only ever calls it with what def.input parsed.
