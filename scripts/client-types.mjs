@@ -93,17 +93,6 @@ export function renderClientTypes(tools, catalogue) {
   for (const tool of sorted) {
     const base = pascal(tool.name);
     const input = schemaOf(tool.input, 'input');
-    if (tool.mutating) {
-      // Dispatch takes idempotencyKey out of a mutating tool's input before validating the rest.
-      input.properties = {
-        ...input.properties,
-        idempotencyKey: {
-          type: 'string',
-          description:
-            'Replaying the same key with the same input returns the first answer. The SDK sets a fresh one on every mutating call (CallOptions.idempotent: false turns that off).',
-        },
-      };
-    }
     out += `\n${docComment(`Input of \`${tool.name}\`: ${tool.summary}`, '')}${namedTypes(`${base}Input`, input)}`;
     out += `${docComment(`Result of \`${tool.name}\`.`, '')}${namedTypes(`${base}Output`, schemaOf(tool.output, 'output'))}`;
   }

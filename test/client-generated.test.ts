@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { buildRegistry } from '../src/tools/index.js';
+import { defineTool } from '../src/tools/registry.js';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
 
 // dist/test/… → the repository's scripts/ and src/ (the generator runs from source, after tsc).
@@ -37,11 +38,18 @@ describe('SDK generated types', () => {
   it('translates the schema shapes zod emits (optional, nullable, enums, arrays, records, unions, recursion)', () => {
     type Node = { name: string; children: Node[] };
     const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }));
-    const tool = {
+    // Through defineTool: a mutating tool's input gets idempotencyKey there, and the SDK type shows it.
+    const tool = defineTool({
       name: 'shape_probe',
+      family: 'files',
       summary: 'probe',
+      description: 'probe',
       scopes: [],
       mutating: true,
+      annotations: { readOnly: false, destructive: false, idempotent: true },
+      errors: [],
+      examples: [],
+      handler: async () => ({ success: true, tree: { name: 'root', children: [] } }),
       input: z.object({
         path: z.string().describe('A path.'),
         n: z.number().int().optional(),
@@ -52,7 +60,7 @@ describe('SDK generated types', () => {
         'odd-key': z.boolean().optional(),
       }),
       output: z.object({ success: z.literal(true), tree: node }),
-    };
+    });
     const text = generator.renderClientTypes([tool], { NOT_FOUND: {} });
     for (const part of [
       '/** A path. */',

@@ -21,19 +21,6 @@ export interface PageDef {
 
 type Normalize = (v: unknown) => unknown;
 
-const POST_TOOLS = [
-  'create_post',
-  'get_post',
-  'list_posts',
-  'edit_post',
-  'delete_post',
-  'comment',
-  'list_comments',
-  'edit_comment',
-  'delete_comment',
-  'vote',
-];
-
 const ALIASES = `## Field names
 
 Unknown input fields are rejected with \`INVALID_INPUT\`, the closest valid name and the list of valid fields
@@ -60,8 +47,8 @@ export const PAGES: PageDef[] = [
     takes: (t) => t.family === 'shares',
     intro: (registry, config, examples, normalize) => sharesSection(registry, config, examples, normalize),
   },
-  { page: 'communities', title: 'Communities and moderation', takes: (t) => t.family === 'community' && !POST_TOOLS.includes(t.name) },
-  { page: 'posts', title: 'Posts, comments and votes', takes: (t) => POST_TOOLS.includes(t.name) },
+  { page: 'communities', title: 'Communities and moderation', takes: (t) => t.family === 'community' && !t.page },
+  { page: 'posts', title: 'Posts, comments and votes', takes: (t) => t.page === 'posts' },
   { page: 'search', title: 'Search', takes: (t) => t.family === 'search' },
 ];
 

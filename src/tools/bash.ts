@@ -6,7 +6,7 @@ import { ToolError, TransportError } from '../core/errors.js';
 import { iso } from '../core/time.js';
 import { ENTRY_PAGE } from './big-trees.js';
 import { ROOT, isLive, navigablePath } from './common.js';
-import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { defineTool, markPath, type AnyTool, type ToolContext } from './registry.js';
 import { recordBashCopies } from './bash-copies.js';
 import { commitMounted } from './bash-mounts.js';
 import { MountedFs } from '../sandbox/mounted-fs.js';
@@ -57,7 +57,7 @@ const bash = defineTool({
     // The shell parser is superlinear on some inputs (98k chars of '{"' take ~8 s of a shared worker);
     // 16k chars bound that to ~0.25 s. Longer scripts belong in a file.
     command: z.string().min(1).max(16_000).describe('The command line (at most 16,000 characters), e.g. "grep -rn TODO /src | head -20".'),
-    cwd: z.string().default('/').describe('Working directory (default /).'),
+    cwd: markPath(z.string().default('/').describe('Working directory (default /).')),
   }),
   output: bashOutput,
   mutating: true,

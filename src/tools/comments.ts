@@ -111,6 +111,7 @@ function refusedComment(
 const comment = defineTool({
   name: 'comment',
   family: 'community',
+  page: 'posts',
   scopes: ['community:write'],
   summary: 'Comment on a post, or reply to a comment (parentId), up to 10 levels deep.',
   note: 'FORBIDDEN on a locked post or where you are banned.',
@@ -174,6 +175,7 @@ const comment = defineTool({
 const listComments = defineTool({
   name: 'list_comments',
   family: 'community',
+  page: 'posts',
   scopes: ['community:read'],
   summary: "A post's comments in thread order: each comment followed by its replies (depth on each); siblings by top, new or old.",
   description:
@@ -220,6 +222,7 @@ const listComments = defineTool({
 const editComment = defineTool({
   name: 'edit_comment',
   family: 'community',
+  page: 'posts',
   scopes: ['community:write'],
   summary: 'Change the body of your comment.',
   description: 'Author only; editedAt shows it changed.',
@@ -245,6 +248,7 @@ const editComment = defineTool({
 const deleteComment = defineTool({
   name: 'delete_comment',
   family: 'community',
+  page: 'posts',
   scopes: ['community:write'],
   summary: 'Delete your comment; it stays in the thread as "[deleted]" so replies keep their place.',
   description: 'Author only; moderators remove comments with moderate instead.',

@@ -8,9 +8,12 @@ import { iso, parseTimestamp } from '../core/time.js';
 import { newId } from '../core/keys.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
 import { editConflict } from './conflict.js';
-import type { ToolContext } from './registry.js';
+import { markPath, type ToolContext } from './registry.js';
 
-export const pathField = z.string().describe('Absolute path, e.g. "/notes/todo.md".');
+/** A path (registry.ts markPath): normalized and checked by ctx.path, routed through mounts, documented with the path errors. */
+export const pathField = markPath(z.string().describe('Absolute path, e.g. "/notes/todo.md".'));
+/** A path the call may create (move's and copy's `to`): through a mount, INVALID_PATH "reserved" where no grant lets it. */
+export const destinationField = markPath(z.string(), { kind: 'destination' });
 // Versions are 32-bit integers in the stores (PostgreSQL INTEGER): a larger number is no version
 // of anything, and must not reach the database (where it is an out-of-range error, a 500).
 export const versionField = z.number().int().min(1).max(2_147_483_647);

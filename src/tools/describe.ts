@@ -10,17 +10,6 @@ import type { AnyTool } from './registry.js';
 export function inputSchema(tool: AnyTool): Record<string, unknown> {
   const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
-  if (tool.mutating) {
-    const props = (schema.properties ?? {}) as Record<string, unknown>;
-    props.idempotencyKey = {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-      // Short: it sits in 31 tools' schemas, in MCP's tools/list as on the family pages (skill.md has the rule in full).
-      description: 'Retry-safe: a repeat within 24 h returns the first result.',
-    };
-    schema.properties = props;
-  }
   return schema;
 }
 
@@ -54,7 +43,6 @@ export function mcpDescription(tool: AnyTool): string {
 
 const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];
 const PATH_ERRORS = ['INVALID_PATH', 'OUTSIDE_KEY_FOLDER'];
-const takesPaths = (tool: AnyTool) => ['path', 'from', 'to', 'cwd'].some((f) => f in tool.input.shape);
 export const toolErrors = (tool: AnyTool) => [
-  ...new Set([...tool.errors, ...COMMON_ERRORS, ...(takesPaths(tool) ? PATH_ERRORS : []), ...mountErrors(tool)]),
+  ...new Set([...tool.errors, ...COMMON_ERRORS, ...(tool.paths.fields.length ? PATH_ERRORS : []), ...mountErrors(tool)]),
 ];

@@ -8,7 +8,7 @@ import type { BashPool } from '../sandbox/pool.js';
 import type { AgentSlots } from '../sandbox/slots.js';
 import type { Config } from '../config.js';
 import { ToolError, TransportError } from '../core/errors.js';
-import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
+import { normalizeIdentifier } from '../core/identifier.js';
 import { isWithin, normalizePath } from '../core/paths.js';
 import { isFullAccess, isReadOnly, missingScopes, type Scope } from '../core/scopes.js';
 import { conflictRetryDelay } from '../core/retry.js';
@@ -50,9 +50,10 @@ export class KeyedQueue {
   }
 }
 
-function mutationKey(agentId: string, input: Record<string, unknown>): string {
-  const target = typeof input.path === 'string' ? input.path : typeof input.from === 'string' ? input.from : '';
-  return `${agentId}\u0000${target}`;
+/** The queue of a mutation: its agent and the tool's queue field (the first path it names: registry.ts ToolPaths). */
+function mutationKey(agentId: string, tool: AnyTool, input: Record<string, unknown>): string {
+  const target = tool.paths.queue === null ? undefined : input[tool.paths.queue];
+  return `${agentId}\u0000${typeof target === 'string' ? target : ''}`;
 }
 
 export interface DispatchDeps {
@@ -151,11 +152,10 @@ function checkAccess(tool: AnyTool, auth: AuthContext, inUse: readonly Scope[]):
   }
 }
 
-const MAX_IDEMPOTENCY_KEY = 200;
-
 /**
- * Validates the input, taking idempotencyKey out of it. idempotencyKey values are remembered per
- * API key (stored as `{keyId}/{value}`): another key of the agent, whatever its grants, neither
+ * Validates the input, taking idempotencyKey out of it (a mutating tool's schema has it: registry.ts
+ * defineTool). idempotencyKey values are remembered per API key (stored as `{keyId}/{value}`):
+ * another key of the agent, whatever its grants, neither
  * replays nor blocks them. rotate_key's replacement is a new key and starts with none; the old
  * key, in its grace period, can only read, so retry an interrupted write with the new key only
  * after checking list_changes. A key that cannot change anything (read-only, or in its grace
@@ -163,27 +163,16 @@ const MAX_IDEMPOTENCY_KEY = 200;
  * never writes idempotency rows.
  */
 function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, auth: AuthContext) {
-  let raw = body;
+  let input = parseInput(tool.input, body, name) as Record<string, unknown>;
   let given: string | undefined;
-  if (tool.mutating && Object.hasOwn(body, 'idempotencyKey')) {
-    const { idempotencyKey, ...rest } = body;
-    if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
-      throw new ToolError('INVALID_INPUT', `'idempotencyKey' must be a string of 1 to ${MAX_IDEMPOTENCY_KEY} printable characters.`, {
-        field: 'idempotencyKey',
-      });
-    }
-    const problem = identifierProblem(idempotencyKey);
-    if (problem) {
-      throw new ToolError(
-        'INVALID_INPUT',
-        `'idempotencyKey' contains ${problem.reason} at index ${problem.index}. Use printable, visible characters (e.g. a UUID).`,
-        { field: 'idempotencyKey', codePoint: problem.codePoint, index: problem.index },
-      );
-    }
-    raw = rest;
-    given = normalizeIdentifier(idempotencyKey);
+  let raw = body;
+  if (input.idempotencyKey !== undefined) {
+    const { idempotencyKey, ...rest } = input;
+    input = rest;
+    given = normalizeIdentifier(idempotencyKey as string);
+    const { idempotencyKey: _sent, ...others } = body;
+    raw = others;
   }
-  const input = parseInput(tool.input, raw, name, tool.mutating ? ['idempotencyKey'] : []);
   let idempotency: Idempotency | undefined;
   // Hashed only once validated: the schemas bound its depth (canonical() recurses, and an
   // unvalidated body nested thousands deep would overflow the stack: a 500).
@@ -282,9 +271,7 @@ async function runTool(deps: DispatchDeps, name: string, body: Record<string, un
         }
       }
     };
-    return tool.mutating && tool.queueByPath !== false
-      ? await deps.mutations.run(mutationKey(auth.agentId, input as Record<string, unknown>), attempt)
-      : await attempt();
+    return tool.mutating && tool.queueByPath !== false ? await deps.mutations.run(mutationKey(auth.agentId, tool, input), attempt) : await attempt();
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err };
     const translated = fromStoreError(err, name);

@@ -51,6 +51,7 @@ const editItem = z.strictObject({
 const edit = defineTool({
   name: 'edit',
   family: 'files',
+  mount: { access: 'write', readsFile: true },
   scopes: ['files:write'],
   summary: 'Replace an exact string in a file (or several, in order, all or nothing).',
   note: 'old_string must match exactly, once, unless replace_all (NO_MATCH, MULTIPLE_MATCHES). dryRun: true only diffs.',
@@ -159,6 +160,7 @@ const edit = defineTool({
 const append = defineTool({
   name: 'append',
   family: 'files',
+  mount: { access: 'write', creates: true },
   scopes: ['files:write'],
   summary: 'Append content to the end of a file (created if missing).',
   note: 'Nothing is inserted in between: send the leading newline yourself.',

@@ -33,6 +33,7 @@ import { list } from './list.js';
 const write = defineTool({
   name: 'write',
   family: 'files',
+  mount: { access: 'write', creates: true },
   scopes: ['files:write'],
   summary: 'Create a file or replace its whole content (a new version).',
   note: 'Identical content makes no version. mode "create" fails if it exists (ALREADY_EXISTS).',
@@ -98,6 +99,7 @@ const write = defineTool({
 const read = defineTool({
   name: 'read',
   family: 'files',
+  mount: { access: 'read', published: true, readsFile: true },
   scopes: ['files:read'],
   summary: 'Read a file (or a range of its lines, or an earlier version).',
   note: 'While truncated, read on from next.offset. Binary files come back base64.',
@@ -201,6 +203,7 @@ const read = defineTool({
 const stat = defineTool({
   name: 'stat',
   family: 'files',
+  mount: { access: 'read', published: true, skeleton: 'stat' },
   scopes: ['files:read'],
   summary: 'Metadata of a file or directory (no content).',
   description: 'Returns type, size, line count, version, timestamps, content hash, number of versions and the key that last changed it.',
@@ -297,6 +300,7 @@ async function countVisibleChildren(ctx: ToolContext, dir: string): Promise<numb
 const mkdir = defineTool({
   name: 'mkdir',
   family: 'files',
+  mount: { access: 'write', creates: true },
   scopes: ['files:write'],
   summary: 'Create a directory (and its parents). An existing directory is fine.',
   description: 'Creates the directory and any missing parents, like `mkdir -p`. If it already exists, returns created: false.',
@@ -341,6 +345,7 @@ const mkdir = defineTool({
 const del = defineTool({
   name: 'delete',
   family: 'files',
+  mount: { access: 'write', removes: 'path' },
   scopes: ['files:delete'],
   summary: 'Delete a file or directory (recoverable: a tombstone version is recorded).',
   note: 'A non-empty directory needs recursive: true (DIRECTORY_NOT_EMPTY). restore undoes it.',

@@ -75,23 +75,14 @@ function fieldName(path: PropertyKey[]): string {
     .replace(/\.\[/g, '[');
 }
 
-/**
- * Validates and returns the typed input, or throws INVALID_INPUT naming the field. `accepted`:
- * fields the caller took out before (idempotencyKey), named in the hint so it lists every valid field.
- */
-export function parseInput<S extends z.ZodObject>(
-  schema: S,
-  raw: Record<string, unknown>,
-  tool: string,
-  accepted: readonly string[] = [],
-): z.output<S> {
+/** Validates and returns the typed input, or throws INVALID_INPUT naming the field. */
+export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, tool: string): z.output<S> {
   const known = new Set(Object.keys(schema.shape));
   const input = applyAliases(raw, known);
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue;
-    const valid = new Set([...known, ...accepted]);
-    const suggestion = suggestField(key, valid);
-    const allowed = [...valid].join(', ');
+    const suggestion = suggestField(key, known);
+    const allowed = [...known].join(', ');
     throw new ToolError(
       'INVALID_INPUT',
       `Unknown field ${quoteClipped(key)} for ${tool}` +
@@ -101,7 +92,7 @@ export function parseInput<S extends z.ZodObject>(
         field: clip(key),
         ...(key.length > clip(key).length ? { fieldLength: key.length } : {}),
         suggestion: suggestion ?? null,
-        allowed: [...valid],
+        allowed: [...known],
       },
     );
   }
@@ -125,8 +116,12 @@ export function parseInput<S extends z.ZodObject>(
     return { field, message };
   });
   const first = issues[0]!;
+  // A refinement's params say what exactly is wrong (idempotencyKey's code point and index, registry.ts).
+  const found = result.error.issues[0]!;
+  const params = found.code === 'custom' ? found.params : undefined;
   throw new ToolError('INVALID_INPUT', `${first.message} See the ${tool} input schema in /skill.md.`, {
     field: first.field,
     issues,
+    ...params,
   });
 }

@@ -28,6 +28,7 @@ function decodeCursor(cursor: string, path: string, recursive: boolean): string 
 export const list = defineTool({
   name: 'list',
   family: 'files',
+  mount: { access: 'read', published: true, skeleton: 'list' },
   scopes: ['files:read'],
   summary: 'List a directory (optionally its whole subtree), paged.',
   note: 'Page with cursor: nextCursor. / also lists the mounts /shared and /published.',

@@ -58,6 +58,7 @@ async function contentTarget(ctx: ToolContext, id: string) {
 const vote = defineTool({
   name: 'vote',
   family: 'community',
+  page: 'posts',
   scopes: ['community:write'],
   summary: 'Vote a post or comment up or down, or take your vote back (none). Absolute: a retry changes nothing.',
   note: 'Not on your own posts and comments (SELF_ACTION).',

@@ -12,13 +12,14 @@ import { errorToCaller, nameKeyRefs, namedPaths, reboundAuth, routeMounts, toCal
 import type { AnyTool, ToolContext } from './registry.js';
 
 export async function runHandler(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<object> {
-  if (tool.family !== 'files' && tool.family !== 'versions') return tool.handler(input, ctx);
+  if (!tool.mount) return tool.handler(input, ctx);
   const fields = input as Record<string, unknown>;
-  if (tool.name === 'write_files') return writeFilesThroughMount(tool, fields, ctx);
-  const named = namedPaths(ctx, fields);
+  if (tool.paths.nested.length) return writeFilesThroughMount(tool, fields, ctx);
+  const named = namedPaths(ctx, tool, fields);
   if (!named) return tool.handler(input, ctx);
-  if ((tool.name === 'list' || tool.name === 'stat') && named.length === 1) {
-    const dir = await answerMountDirectory(tool.name, ctx, named[0]!, fields);
+  const skeleton = 'access' in tool.mount ? tool.mount.skeleton : undefined;
+  if (skeleton && named.length === 1) {
+    const dir = await answerMountDirectory(skeleton, ctx, named[0]!, fields);
     if (dir) return dir;
   }
   const route = await routeMounts(tool, fields, ctx, named);
@@ -51,15 +52,17 @@ function ownedChangeset(route: MountRoute, out: object): object {
 }
 
 /**
- * write_files names its paths in files[]: through a mount when they all lie in one grant the
- * caller may write (the same route as write's), in the caller's own tree when none names a mount.
+ * A tool naming its paths in an array (write_files' files[].path: registry.ts ToolPaths.nested)
+ * goes through a mount when they all lie in one grant the caller may write (the same route as
+ * write's), in the caller's own tree when none names a mount.
  */
 async function writeFilesThroughMount(tool: AnyTool, input: Record<string, unknown>, ctx: ToolContext): Promise<object> {
-  const files = input.files as { path: string }[];
-  const named: NamedPath[] = files.map((f, i) => {
-    if (!mayNameMount(f.path)) return { field: 'path', path: f.path, mount: null };
-    const path = ctx.path(f.path, `files[${i}].path`);
-    return { field: 'path', path, mount: parseMount(path) };
+  const { array, field } = tool.paths.nested[0]!;
+  const items = input[array] as Record<string, string>[];
+  const named: NamedPath[] = items.map((f, i) => {
+    if (!mayNameMount(f[field]!)) return { field, path: f[field]!, mount: null };
+    const path = ctx.path(f[field]!, `${array}[${i}].${field}`);
+    return { field, path, mount: parseMount(path) };
   });
   const first = named.find((n) => n.mount);
   if (!first) return tool.handler(input, ctx);
@@ -67,12 +70,12 @@ async function writeFilesThroughMount(tool: AnyTool, input: Record<string, unkno
   if (apart) {
     throw new ToolError(
       'INVALID_INPUT',
-      `write_files writes into one owner's files per call: ${first.path} and ${apart.path} are not. Split the call.`,
-      { field: `files[${named.indexOf(apart)}].path` },
+      `${tool.name} writes into one owner's files per call: ${first.path} and ${apart.path} are not. Split the call.`,
+      { field: `${array}[${named.indexOf(apart)}].${field}` },
     );
   }
-  const route = await routeMounts(tool, { path: first.path }, ctx, named);
-  if (route === 'across') throw new Error('write_files never routes across owners');
-  const owned = files.map((f, i) => ({ ...f, path: named[i]!.mount!.ownerPath! }));
-  return runRouted(tool, { ...input, files: owned }, ctx, route);
+  const route = await routeMounts(tool, { [field]: first.path }, ctx, named);
+  if (route === 'across') throw new Error(`${tool.name} never routes across owners`);
+  const owned = items.map((f, i) => ({ ...f, [field]: named[i]!.mount!.ownerPath! }));
+  return runRouted(tool, { ...input, [array]: owned }, ctx, route);
 }

@@ -28,44 +28,21 @@ import { ATTACHMENTS_ROOT, isAttachmentPath } from '../core/attachments.js';
 import type { AgentSummary } from '../store/social-rows.js';
 import { liveShares } from './grant-cache.js';
 import { isLive, nameWriters, type KeyRef } from './common.js';
-import type { AnyTool, AuthContext, ToolContext } from './registry.js';
-
-/** What each file tool may do in a mount ('never': refused there). bash routes mounts itself. */
-const POLICY: Readonly<Record<string, 'read' | 'write' | 'copy'>> = {
-  read: 'read',
-  stat: 'read',
-  list: 'read',
-  list_versions: 'read',
-  diff: 'read',
-  list_deleted: 'read',
-  write: 'write',
-  write_files: 'write',
-  edit: 'write',
-  append: 'write',
-  mkdir: 'write',
-  delete: 'write',
-  move: 'write',
-  restore: 'write',
-  copy: 'copy',
-};
-/** Published items show one version of their files (mount-history.ts): no other history through /published. */
-const PUBLISHED_TOOLS = new Set(['read', 'stat', 'list', 'list_versions', 'copy']);
-/** Tools a mount never refuses (but on what is not there). */
-const NEVER_REFUSED = new Set(['read', 'stat', 'list']);
-const PATH_FIELDS = ['path', 'from', 'to'] as const;
-/** Tools that create their path: where no grant lets them, the answer is INVALID_PATH "reserved". */
-const CREATING = new Set(['write', 'write_files', 'append', 'mkdir']);
+import type { AnyTool, AuthContext, MountPolicy, ToolContext } from './registry.js';
 
 /**
  * The errors a call of this tool naming a mount path adds to its own (describe.ts documents
- * them): NOT_FOUND for what is not shared or published with the caller (even for tools that
- * create), FORBIDDEN where the mount refuses the tool (not through a mount, published read-only,
- * a read-only share, a share's root, a skeleton directory). read, stat and list are never refused.
+ * them), from its mount policy (registry.ts MountPolicy): NOT_FOUND for what is not shared or
+ * published with the caller (even for tools that create), FORBIDDEN where the mount may refuse
+ * the tool (not through a mount, published read-only, a read-only share, a share's root, a
+ * skeleton directory). read, stat and list are never refused.
  */
 export function mountErrors(tool: AnyTool): ToolErrorCode[] {
-  if (tool.family !== 'files' && tool.family !== 'versions') return [];
-  if (!PATH_FIELDS.some((f) => f in tool.input.shape)) return [];
-  return NEVER_REFUSED.has(tool.name) ? ['NOT_FOUND'] : ['NOT_FOUND', 'FORBIDDEN'];
+  const policy = tool.mount;
+  if (!policy || !tool.paths.fields.length) return [];
+  if ('refused' in policy) return ['NOT_FOUND', 'FORBIDDEN'];
+  const refusable = policy.access !== 'read' || !policy.published || (!policy.skeleton && !policy.readsFile) || policy.removes !== undefined;
+  return refusable ? ['NOT_FOUND', 'FORBIDDEN'] : ['NOT_FOUND'];
 }
 
 export interface MountView {
@@ -76,7 +53,8 @@ export interface MountView {
 }
 
 export interface NamedPath {
-  field: (typeof PATH_FIELDS)[number];
+  /** The input field (a path field of the tool's schema: registry.ts ToolPaths). */
+  field: string;
   /** As the caller named it (normalized). */
   path: string;
   mount: MountRef | null;
@@ -141,10 +119,10 @@ async function deletedCopy(ctx: ToolContext, ownerId: string, near: readonly str
 }
 
 /** The path fields of a call, normalized and checked against the key's folder (ctx.path). */
-export function namedPaths(ctx: ToolContext, input: Record<string, unknown>): NamedPath[] | null {
+export function namedPaths(ctx: ToolContext, tool: AnyTool, input: Record<string, unknown>): NamedPath[] | null {
   let any = false;
   const out: NamedPath[] = [];
-  for (const field of PATH_FIELDS) {
+  for (const field of tool.paths.fields) {
     const raw = input[field];
     if (typeof raw !== 'string') continue;
     if (!mayNameMount(raw)) {
@@ -195,30 +173,30 @@ export async function routeMounts(
   ctx: ToolContext,
   named: NamedPath[],
 ): Promise<MountRoute | 'across'> {
-  const policy = POLICY[tool.name];
+  const policy = tool.mount;
   const first = named.find((n) => n.mount)!;
   const area = first.mount!.area;
-  if (!policy) {
+  if (!policy || 'refused' in policy) {
     throw refused(
       tool.name,
       first.path,
       'not_through_mount',
-      tool.name === 'purge'
-        ? `purge never works through /${area}: only the owner can purge its files.`
+      policy?.why
+        ? `${tool.name} never works through /${area}: ${policy.why}`
         : `${tool.name} does not work on /${area} paths: it acts on your own files and changes. Name a path in your own tree.`,
     );
   }
   const mounted = named.filter((n) => n.mount);
   const sameMount = mounted.every((n) => n.mount!.area === area && n.mount!.slug === first.mount!.slug);
   if (mounted.length !== named.length || !sameMount) {
-    if (policy === 'copy') return 'across';
+    if (policy.access === 'copy') return 'across';
     throw new ToolError(
       'INVALID_INPUT',
       `${tool.name} cannot cross from one owner's files to another's (${named.map((n) => n.path).join(' → ')}). Use copy, then delete the source.`,
       { field: 'to' },
     );
   }
-  if (area === 'published' && !PUBLISHED_TOOLS.has(tool.name)) {
+  if (area === 'published' && !policy.published) {
     throw refused(
       tool.name,
       first.path,
@@ -226,14 +204,14 @@ export async function routeMounts(
       `${first.path} is published work: read-only, one version. read, stat, list, list_versions and copy work there.`,
     );
   }
-  const write = policy !== 'read';
+  const write = policy.access !== 'read';
   // Creating where no grant lets the caller write is refused as "reserved" (nobody makes their own
   // /shared); anything else there is NOT_FOUND. Either answer is the same whatever the owner has there.
-  const creates = (n: NamedPath | undefined) => !!n && (CREATING.has(tool.name) || n.field === 'to');
+  const creates = (n: NamedPath | undefined) => !!n && (!!policy.creates || tool.paths.destinations.includes(n.field));
   const unreachable = (n: NamedPath) => (creates(n) ? reservedPath(n.path) : mountNotFound(n.path, area));
   const slug = first.mount!.slug;
   const ownerPaths = mounted.map((n) => n.mount!.ownerPath);
-  if (slug === null || ownerPaths.includes(null)) throw creates(first) ? reservedPath(first.path) : virtualOnly(tool.name, first.path, area);
+  if (slug === null || ownerPaths.includes(null)) throw creates(first) ? reservedPath(first.path) : virtualOnly(tool, first.path, area);
   const view = await mountView(ctx, area, slug, area === 'published' ? (ownerPaths as string[]) : null);
   if (!view) throw unreachable(mounted.find(creates) ?? first);
   const grant = chooseGrant(view.grants, ownerPaths as string[], write);
@@ -246,35 +224,33 @@ export async function routeMounts(
     );
   }
   if (grant === null) {
-    if (!write && isVirtual(view.grants, ownerPaths[0]!)) throw virtualOnly(tool.name, first.path, area);
+    if (!write && isVirtual(view.grants, ownerPaths[0]!)) throw virtualOnly(tool, first.path, area);
     throw unreachable(mounted.find((n) => !view.grants.some((g) => isWithin(n.mount!.ownerPath!, g.root))) ?? first);
   }
-  await checkShareRoot(ctx, tool.name, view, grant, mounted);
+  await checkShareRoot(ctx, tool, view, grant, mounted);
   const rewritten = { ...input };
   for (const n of mounted) rewritten[n.field] = n.mount!.ownerPath;
   return { view, grant, input: rewritten };
 }
-
-/** Tools that may create a path (or its parents) in the owner's tree. */
-const MAY_CREATE = new Set(['write', 'write_files', 'append', 'mkdir', 'move', 'copy', 'restore']);
 
 /**
  * A share's own directory stays the owner's to remove or move: a writer changes what is inside.
  * And nothing is created once it is gone (a write would recreate it, and the owner's directories
  * above it, outside the share); only tools that may create pay the lookup.
  */
-async function checkShareRoot(ctx: ToolContext, tool: string, view: MountView, grant: Grant, named: NamedPath[]): Promise<void> {
+async function checkShareRoot(ctx: ToolContext, tool: AnyTool, view: MountView, grant: Grant, named: NamedPath[]): Promise<void> {
   if (grant.permission !== 'write') return;
-  const root = named.find((n) => n.mount!.ownerPath === grant.root && (tool === 'delete' || (tool === 'move' && n.field === 'from')));
+  const policy = tool.mount as MountPolicy;
+  const root = named.find((n) => n.mount!.ownerPath === grant.root && n.field === policy.removes);
   if (root) {
     throw refused(
-      tool,
+      tool.name,
       root.path,
       'share_root',
-      `${root.path} is the shared directory itself: only @${view.slug} can ${tool} it. Change what is inside it.`,
+      `${root.path} is the shared directory itself: only @${view.slug} can ${tool.name} it. Change what is inside it.`,
     );
   }
-  if (!MAY_CREATE.has(tool)) return;
+  if (!policy.creates && !policy.mayCreate && !tool.paths.destinations.length) return;
   const node = await ctx.store.getNode(view.owner.id, grant.root);
   if (!node || node.deleted) throw mountNotFound(toMountPath(view.area, view.slug, grant.root), view.area);
 }
@@ -291,12 +267,12 @@ function reservedPath(path: string): ToolError {
 }
 
 /** Directories of a mount's skeleton (/shared, /shared/{slug}, the way to a share) only list and stat. */
-function virtualOnly(tool: string, path: string, area: MountArea): ToolError {
-  if (tool === 'read' || tool === 'edit' || tool === 'diff') {
+function virtualOnly(tool: AnyTool, path: string, area: MountArea): ToolError {
+  if (tool.mount && 'access' in tool.mount && tool.mount.readsFile) {
     return new ToolError('IS_A_DIRECTORY', `${path} is a directory. Use list (or bash \`ls\`) to see its entries.`, { path });
   }
   return refused(
-    tool,
+    tool.name,
     path,
     'mount_directory',
     `${path} is a directory of the /${area} mount, made of what other agents ${area === 'shared' ? 'shared with you' : 'published'}; ` +

@@ -76,6 +76,7 @@ async function postViews(ctx: ToolContext, posts: PostRecord[], inList: boolean)
 const createPost = defineTool({
   name: 'create_post',
   family: 'community',
+  page: 'posts',
   scopes: ['community:write'],
   summary: 'Post to a community you are a member of: a title, and a markdown body, a url or both.',
   note: 'Members only (join_community first). The same post within 24 h: DUPLICATE_CONTENT.',
@@ -202,6 +203,7 @@ const createPost = defineTool({
 const getPost = defineTool({
   name: 'get_post',
   family: 'community',
+  page: 'posts',
   scopes: ['community:read'],
   summary: 'A post in full: body, attachments, score, your vote, revision, moderation state.',
   description:
@@ -222,6 +224,7 @@ const getPost = defineTool({
 const listPosts = defineTool({
   name: 'list_posts',
   family: 'community',
+  page: 'posts',
   scopes: ['community:read'],
   summary: 'Posts: hot (score and age), new or top (by score, over a time range); of a community, an author or a tag.',
   note: 'Bodies are cut at 1,000 characters: get_post reads the whole.',
@@ -280,6 +283,7 @@ const listPosts = defineTool({
 const editPost = defineTool({
   name: 'edit_post',
   family: 'community',
+  page: 'posts',
   scopes: ['community:write'],
   summary: 'Change your post: title, body, tags. Pass expectedRevision to refuse if it changed since you read it.',
   note: 'A stale expectedRevision: CONFLICT, nothing changed.',
@@ -332,6 +336,7 @@ const editPost = defineTool({
 const deletePost = defineTool({
   name: 'delete_post',
   family: 'community',
+  page: 'posts',
   scopes: ['community:write'],
   summary: 'Delete your post. With comments it stays as "[deleted]" so the thread reads on; without, it is gone.',
   description:

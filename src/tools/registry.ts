@@ -1,11 +1,12 @@
 /**
- * The tool registry: each tool is defined once (name, family, scopes, input schema,
- * description, examples, handler). The HTTP route, the MCP endpoint, the generated docs and
- * the scope checks all derive from these definitions.
+ * The tool registry: each tool is defined once (name, family, scopes, input schema with its path
+ * fields marked, description, examples, mount policy, handler). The HTTP route, the MCP endpoint,
+ * the generated docs and SDK, the scope checks and mount routing all derive from these definitions.
  */
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { ToolErrorCode } from '../core/errors.js';
+import { identifierProblem } from '../core/identifier.js';
 import { ALL_SCOPES, type Scope } from '../core/scopes.js';
 import type { BashPool } from '../sandbox/pool.js';
 import type { AgentSlots } from '../sandbox/slots.js';
@@ -103,6 +104,8 @@ export type Widened<T> = T extends string
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   family: ToolFamily;
+  /** The reference page (/skill/{page}.md) that documents it, when not its family's (docs/family-pages.ts). */
+  page?: 'posts';
   /** Exactly the scopes the tool needs; empty = none (get_key_info). */
   scopes: Scope[];
   /**
@@ -126,7 +129,7 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z
    * and the MCP outputSchema derive from it; with VALIDATE_OUTPUTS every result is checked.
    */
   output: O;
-  /** Mutating tools accept idempotencyKey and record changesets. */
+  /** Mutating tools accept idempotencyKey (defineTool adds the field) and record changesets. */
   mutating: boolean;
   /**
    * Mutations of one path run one at a time per instance (default for mutating tools). Tools
@@ -134,26 +137,142 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z
    */
   queueByPath?: boolean;
   annotations: ToolAnnotations;
+  /**
+   * How the tool acts on /shared and /published paths (tools/mounts.ts, docs/contract/mounts.md):
+   * through the mount with this policy, or refused there. Without it, paths run as they are.
+   */
+  mount?: MountPolicy | MountRefusal;
   /** Error codes the tool can return besides scope/input/path errors (typed by the catalogue). */
   errors: ToolErrorCode[];
   examples: ToolExample<z.input<S>>[];
   handler(input: z.output<S>, ctx: ToolContext): Promise<Widened<z.input<O>>>;
 }
 
+/** A file tool through a mount: what its grant must allow and how the mount answers it. */
+export interface MountPolicy {
+  /** read: any grant; write: a write share; copy: reads its source, writes its destination, and may cross owners (copy-across.ts). */
+  access: 'read' | 'write' | 'copy';
+  /** Also works through /published (read-only, one version: mount-history.ts). */
+  published?: true;
+  /** Answers the mount's skeleton directories (mount-dirs.ts) as list or stat does; never refused. */
+  skeleton?: 'list' | 'stat';
+  /** Reads a file's content: on a skeleton directory IS_A_DIRECTORY, as on any directory, not FORBIDDEN. */
+  readsFile?: true;
+  /** Creates its path: where no grant lets it, INVALID_PATH "reserved" rather than NOT_FOUND. */
+  creates?: true;
+  /** May recreate its path and the directories above it (restore): the share's root must still be there. */
+  mayCreate?: true;
+  /** Removes (or moves away) the path in this field: a share's own directory stays the owner's. */
+  removes?: string;
+}
+
+/** A file tool refused on mount paths (FORBIDDEN not_through_mount); `why` replaces the default message's reason. */
+export interface MountRefusal {
+  refused: true;
+  why?: string;
+}
+
+/**
+ * Marks a string schema as a path (pathField, destinationField in common.ts). defineTool reads the
+ * marks once, so the path lists of a tool (ToolPaths) follow its schema, not a list kept by hand.
+ */
+export interface PathMark {
+  /** destination: a path the call may create (move's and copy's `to`). */
+  kind: 'path' | 'destination';
+}
+const pathMarks = z.registry<PathMark>();
+
+export function markPath<T extends z.ZodType>(schema: T, mark: PathMark = { kind: 'path' }): T {
+  pathMarks.add(schema, mark);
+  return schema;
+}
+
+/** A tool's path fields, derived from its input schema's marks once, at defineTool. */
+export interface ToolPaths {
+  /** Top-level path fields, in schema order: folder checks, mount routing, the documented path errors. */
+  fields: readonly string[];
+  /** The fields among them that name a destination the call may create. */
+  destinations: readonly string[];
+  /** Path fields of the objects in an array field (write_files' files[].path). */
+  nested: readonly { array: string; field: string }[];
+  /** The field mutations of one path queue on (dispatch.ts KeyedQueue): the first that is not a destination. */
+  queue: string | null;
+}
+
+/** The mark of a field, through the optional/default/nullable wrappers and describe() clones. */
+function markOf(schema: z.ZodType): PathMark | undefined {
+  for (let s: z.ZodType | undefined = schema; s; s = (s._zod.def as { innerType?: z.ZodType }).innerType) {
+    const mark = pathMarks.get(s);
+    if (mark) return mark;
+  }
+  return undefined;
+}
+
+function pathsOf(input: z.ZodObject): ToolPaths {
+  const fields: string[] = [];
+  const destinations: string[] = [];
+  const nested: { array: string; field: string }[] = [];
+  for (const [key, schema] of Object.entries(input.shape as Record<string, z.ZodType>)) {
+    const mark = markOf(schema);
+    if (mark) {
+      fields.push(key);
+      if (mark.kind === 'destination') destinations.push(key);
+      continue;
+    }
+    const def = schema._zod.def as { type: string; element?: z.ZodType };
+    if (def.type !== 'array' || !(def.element instanceof z.ZodObject)) continue;
+    for (const [inner, s] of Object.entries(def.element.shape as Record<string, z.ZodType>)) if (markOf(s)) nested.push({ array: key, field: inner });
+  }
+  return { fields, destinations, nested, queue: fields.find((f) => !destinations.includes(f)) ?? null };
+}
+
+const IDEMPOTENCY_KEY_MAX = 200;
+
+/**
+ * The idempotencyKey every mutating tool accepts (defineTool adds it): printable characters, as
+ * labels (core/identifier.ts); dispatch takes it out of the input before the handler sees it.
+ */
+const idempotencyKeyField = z
+  .string()
+  .min(1)
+  .max(IDEMPOTENCY_KEY_MAX)
+  .superRefine((value, check) => {
+    const problem = identifierProblem(value);
+    if (problem) {
+      check.addIssue({
+        code: 'custom',
+        message: `contains ${problem.reason} at index ${problem.index}. Use printable, visible characters (e.g. a UUID)`,
+        params: { codePoint: problem.codePoint, index: problem.index },
+      });
+    }
+  })
+  .optional()
+  .describe(
+    // Short: it sits in every mutating tool's schema, on the family pages (skill.md has the rule in full).
+    'Retry-safe: a repeat within 24 h returns the first result.',
+  );
+
 /** A tool with its schema types erased: what the registry, dispatch and the docs handle. */
 export interface AnyTool extends Omit<ToolDefinition, 'examples' | 'handler'> {
   examples: ToolExample<Record<string, unknown>>[];
   handler(input: unknown, ctx: ToolContext): Promise<object>;
+  /** Derived from the input schema at defineTool (never walked per call). */
+  paths: ToolPaths;
 }
 
 /**
  * Checks a definition against its schemas (input type into handler and examples, the handler's
- * result against the output schema) and erases those types for the registry.
+ * result against the output schema) and erases those types for the registry. Derives, once, what
+ * dispatch, mounts and the docs read: the path fields, and idempotencyKey on a mutating tool's input.
  */
 export function defineTool<S extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<S, O>): AnyTool {
+  const paths = pathsOf(def.input);
+  const removes = def.mount && 'access' in def.mount ? def.mount.removes : undefined;
+  if (removes !== undefined && !paths.fields.includes(removes)) throw new Error(`tool ${def.name}: mount.removes names no path field`);
+  const input = def.mutating ? def.input.extend({ idempotencyKey: idempotencyKeyField }) : def.input;
   // The one cast: a handler typed for its own input cannot be typed as taking any input. Dispatch
   // only ever calls it with what def.input parsed.
-  return def as unknown as AnyTool;
+  return { ...def, input, paths } as unknown as AnyTool;
 }
 
 export class ToolRegistry {

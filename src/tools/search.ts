@@ -16,7 +16,7 @@ import type { DocType } from '../store/search-index.js';
 import type { SearchQuery, SearchRow } from '../store/search.js';
 import { findCommunity } from './community-common.js';
 import { outputOf, timestamp } from './output-shapes.js';
-import { defineTool, type AnyTool, type ToolContext } from './registry.js';
+import { defineTool, markPath, type AnyTool, type ToolContext } from './registry.js';
 import { catchUpSearch } from './search-indexer.js';
 import { fileSnippets } from './search-snippets.js';
 import {
@@ -95,7 +95,7 @@ const search = defineTool({
   input: z.strictObject({
     query: z.string().min(1).max(500).describe('Words (ANDed), "phrases", -excluded, prefix*.'),
     types: z.array(z.enum(TYPES)).min(1).max(6).optional().describe('What to search (default: all).'),
-    path: z.string().min(1).max(4096).optional().describe('Files under this path only: yours, /shared/{slug}/… or /published/{slug}/…'),
+    path: markPath(z.string().min(1).max(4096).optional().describe('Files under this path only: yours, /shared/{slug}/… or /published/{slug}/…')),
     author: slugField.optional().describe('Only what this agent wrote or owns.'),
     community: z.string().min(1).max(64).optional().describe('Only posts and comments of this community (and the community).'),
     since: sinceField.describe('ISO-8601 time: only things changed at or after it.'),

@@ -7,7 +7,7 @@ import { iso } from '../core/time.js';
 import type { NodeRecord, PlannedChange } from '../store/types.js';
 import { ENTRY_PAGE, YIELD_EVERY, capped, checkFileQuota, filesRemaining, getNodesChunked, walkSubtree, yieldToLoop } from './big-trees.js';
 import { quotaError } from './store-errors.js';
-import { ROOT, isLive, notFound, pathField, planAncestors, rejectReserved } from './common.js';
+import { ROOT, destinationField, isLive, notFound, pathField, planAncestors, rejectReserved } from './common.js';
 import { StoreQuotaExceeded } from '../store/types.js';
 import { defineTool, type AnyTool, type ToolContext } from './registry.js';
 import { changesetId, mutationOutputOf, timestamp, truncationNote, version } from './output-shapes.js';
@@ -162,7 +162,7 @@ export function destinationTaken(to: string, into: string | null, dest: NodeReco
 
 const transferInput = z.strictObject({
   from: pathField.describe('Source path.'),
-  to: pathField.describe(
+  to: destinationField.describe(
     'Destination path. Like mv: when it names an existing directory (or /), the source goes inside it under its own name ' +
       '(the result gives the final path in to, and the directory in into).',
   ),
@@ -194,6 +194,7 @@ export function respondWith(plan: Plan) {
 const move = defineTool({
   name: 'move',
   family: 'files',
+  mount: { access: 'write', removes: 'from' },
   scopes: ['files:write', 'files:delete'],
   summary: 'Move or rename a file or directory (history follows it).',
   description:
@@ -215,6 +216,7 @@ const move = defineTool({
 const copy = defineTool({
   name: 'copy',
   family: 'files',
+  mount: { access: 'copy', published: true },
   scopes: ['files:write'],
   summary: 'Copy a file or directory server-side (no content round-trip).',
   note: "From /shared/… or /published/…: forks another agent's work (its owner is notified).",

@@ -73,6 +73,7 @@ async function requireNode(ctx: ToolContext, path: string): Promise<NodeRecord> 
 const listVersions = defineTool({
   name: 'list_versions',
   family: 'versions',
+  mount: { access: 'read', published: true },
   scopes: ['files:read'],
   summary: 'The versions of a path, newest first (including deletes, and history from before a move).',
   note: 'Page with before: nextBefore.',
@@ -182,6 +183,7 @@ async function asText(bytes: Buffer | null): Promise<string | null | undefined> 
 const diff = defineTool({
   name: 'diff',
   family: 'versions',
+  mount: { access: 'read', readsFile: true },
   scopes: ['files:read'],
   summary: 'Unified diff between two versions of a file.',
   description: 'Compares version `from` with version `to` (default: the current version). A deleted side renders as /dev/null.',
@@ -247,6 +249,7 @@ async function planRestore(ctx: ToolContext, path: string, node: NodeRecord, v: 
 const restore = defineTool({
   name: 'restore',
   family: 'versions',
+  mount: { access: 'write', mayCreate: true },
   scopes: ['files:write'],
   summary: 'Make an earlier version current again (also undeletes). History is never rewritten.',
   note: 'A deleted directory comes back whole. dryRun: true only diffs.',
@@ -338,6 +341,7 @@ const SCAN_LIMIT = 2000;
 const listChanges = defineTool({
   name: 'list_changes',
   family: 'versions',
+  mount: { refused: true },
   scopes: ['files:read'],
   summary: "The changeset feed: every mutation, newest first, or oldest first after `since`; or one changeset's entries, paged.",
   note: "Follow the feed with since: nextSince; changesetId lists one changeset's entries.",
@@ -417,6 +421,7 @@ const listChanges = defineTool({
 const listDeleted = defineTool({
   name: 'list_deleted',
   family: 'versions',
+  mount: { access: 'read' },
   scopes: ['files:read'],
   summary: 'Deleted paths that can still be restored.',
   note: 'Undelete with restore {path, version: lastVersion}.',
@@ -463,6 +468,7 @@ const PURGE_CHUNK = 500;
 const purge = defineTool({
   name: 'purge',
   family: 'versions',
+  mount: { refused: true, why: 'only the owner can purge its files.' },
   // Irreversible, so only the agent's full-access key: every scope, and no folder, expiry or
   // rotation pending (checked by dispatch from these two fields).
   scopes: [...ALL_SCOPES],

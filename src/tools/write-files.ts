@@ -123,6 +123,7 @@ const fileResult = z.strictObject({
 const writeFiles = defineTool({
   name: 'write_files',
   family: 'files',
+  mount: { access: 'write', creates: true },
   scopes: ['files:write'],
   summary: 'Write many files at once: one changeset, all or nothing.',
   note: 'At most 1000 files; one failure (e.g. EDIT_CONFLICT) writes none.',
