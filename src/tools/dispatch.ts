@@ -162,7 +162,7 @@ const MAX_IDEMPOTENCY_KEY = 200;
  * period) has nothing to protect: its idempotencyKey is checked and otherwise ignored, so it
  * never writes idempotency rows.
  */
-function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, auth: AuthContext) {
+function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, auth: AuthContext, warnings: string[]) {
   let raw = body;
   let given: string | undefined;
   if (tool.mutating && Object.hasOwn(body, 'idempotencyKey')) {
@@ -183,7 +183,7 @@ function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, a
     raw = rest;
     given = normalizeIdentifier(idempotencyKey);
   }
-  const input = parseInput(tool.input, raw, name, tool.mutating ? ['idempotencyKey'] : []);
+  const input = parseInput(tool.input, raw, name, tool.mutating ? ['idempotencyKey'] : [], tool.aliases, warnings);
   let idempotency: Idempotency | undefined;
   // Hashed only once validated: the schemas bound its depth (canonical() recurses, and an
   // unvalidated body nested thousands deep would overflow the stack: a 500).
@@ -206,9 +206,17 @@ export async function callTool(
   auth: AuthContext,
   requestId: string,
 ): Promise<ToolOutcome> {
-  const outcome = await runTool(deps, name, body, auth, requestId);
+  const warnings: string[] = [];
+  let outcome = await runTool(deps, name, body, auth, requestId, warnings);
+  if (outcome.ok && warnings.length) outcome = { ok: true, result: withWarnings(outcome.result, warnings) };
   if (outcome.ok && deps.config.validateOutputs) checkOutput(deps, deps.registry.get(name)!, outcome.result, requestId);
   return outcome;
+}
+
+/** The answer with the call's warnings after its own (each once: a retried handler warns again). */
+function withWarnings(result: object, warnings: string[]): object {
+  const own = (result as { warnings?: string[] }).warnings ?? [];
+  return { ...result, warnings: [...new Set([...own, ...warnings])] };
 }
 
 /**
@@ -229,11 +237,18 @@ function checkOutput(deps: DispatchDeps, tool: AnyTool, result: object, requestI
   );
 }
 
-async function runTool(deps: DispatchDeps, name: string, body: Record<string, unknown>, auth: AuthContext, requestId: string): Promise<ToolOutcome> {
+async function runTool(
+  deps: DispatchDeps,
+  name: string,
+  body: Record<string, unknown>,
+  auth: AuthContext,
+  requestId: string,
+  warnings: string[],
+): Promise<ToolOutcome> {
   const tool = resolveTool(deps.registry, name);
   try {
     checkAccess(tool, auth, deps.registry.scopesInUse());
-    const { input, idempotency } = readInput(tool, name, body, auth);
+    const { input, idempotency } = readInput(tool, name, body, auth, warnings);
 
     // Replays come after the scope checks (above) and only from this key's own earlier calls:
     // the key's folder never changes, so a replayed result passed the same folder check.
@@ -251,7 +266,7 @@ async function runTool(deps: DispatchDeps, name: string, body: Record<string, un
       if (done) return { ok: true, result: done };
       const started = Date.now();
       for (let n = 1; ; n++) {
-        const ctx = makeContext(deps, auth, requestId, name, idempotency);
+        const ctx = makeContext(deps, auth, requestId, name, idempotency, warnings);
         try {
           // Through a mount, the handler acts in the owner's tree with a rebound context; its commit
           // carries no idempotency (that row is the caller's: saved below, since ctx did not commit).
@@ -303,7 +318,14 @@ function checkReplay(earlier: { requestHash: string; response: unknown; createdA
   return { ...(earlier.response as object), replayed: true };
 }
 
-function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, tool: string, idempotency: Idempotency | undefined): ToolContext {
+function makeContext(
+  deps: DispatchDeps,
+  auth: AuthContext,
+  requestId: string,
+  tool: string,
+  idempotency: Idempotency | undefined,
+  warnings: string[],
+): ToolContext {
   return {
     store: deps.store,
     config: deps.config,
@@ -325,7 +347,7 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
     },
     committed: false,
     rebind(bound) {
-      return makeContext(deps, bound, requestId, tool, undefined);
+      return makeContext(deps, bound, requestId, tool, undefined, warnings);
     },
     rateWindow() {
       return deps.rateWindow?.(auth.agentId) ?? null;
@@ -335,6 +357,9 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
     },
     keysChanged() {
       deps.onKeysChanged?.();
+    },
+    warn(message) {
+      warnings.push(message);
     },
     advertised(scopes) {
       const inUse = deps.registry.scopesInUse();

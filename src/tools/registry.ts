@@ -66,6 +66,8 @@ export interface ToolContext {
   keysChanged(): void;
   /** Keeps the scopes some registered tool needs: what outputs show (see ToolRegistry.scopesInUse). */
   advertised(scopes: readonly Scope[]): Scope[];
+  /** Adds a line to the answer's `warnings` (an input read under an old name: docs/contributing.md#vocabulary). */
+  warn(message: string): void;
 }
 
 export interface ToolExample<I> {
@@ -114,6 +116,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z
   description: string;
   input: S;
   /**
+   * Old or other spellings of input fields (alias → field of `input`): accepted, read as the field,
+   * and answered with a `warnings` line naming the field to send (docs/contributing.md#vocabulary).
+   */
+  aliases?: Record<string, string>;
+  /**
    * The success result (a z.strictObject: an undeclared field is a mismatch). OpenAPI, skill.md
    * and the MCP outputSchema derive from it; with VALIDATE_OUTPUTS every result is checked.
    */
@@ -143,10 +150,19 @@ export interface AnyTool extends Omit<ToolDefinition, 'examples' | 'handler'> {
  * result against the output schema) and erases those types for the registry.
  */
 export function defineTool<S extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<S, O>): AnyTool {
+  for (const [alias, field] of Object.entries(def.aliases ?? {})) {
+    if (!(field in def.input.shape) || alias in def.input.shape) throw new Error(`${def.name}: alias ${alias} → ${field} does not fit its input`);
+  }
   // The one cast: a handler typed for its own input cannot be typed as taking any input. Dispatch
-  // only ever calls it with what def.input parsed.
-  return def as unknown as AnyTool;
+  // only ever calls it with what def.input parsed. Every answer may carry warnings (ToolContext.warn).
+  return { ...def, output: def.output.extend({ warnings }) } as unknown as AnyTool;
 }
+
+/** Said once for every tool's result (skill.md's envelope section): see ToolContext.warn. */
+export const warnings = z
+  .array(z.string())
+  .optional()
+  .describe('What may not work as meant: e.g. a field read under its old name (send the name given).');
 
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
