@@ -26,7 +26,7 @@ for (const backend of backends()) {
       author = await s.register('Leaker');
       reader = await s.register('Reader');
       await s.ok(mod.apiKey, 'create_community', { name: 'leaks' });
-      await s.ok(author.apiKey, 'join_community', { name: 'leaks' });
+      await s.ok(author.apiKey, 'join_community', { community: 'leaks' });
     });
     after(() => s.close());
 
@@ -132,7 +132,7 @@ for (const backend of backends()) {
       try {
         const [mod, author, reader] = [await s.register('Old Mod'), await s.register('Old Author'), await s.register('Old Reader')];
         await s.ok(mod.apiKey, 'create_community', { name: 'old' });
-        await s.ok(author.apiKey, 'join_community', { name: 'old' });
+        await s.ok(author.apiKey, 'join_community', { community: 'old' });
         await s.ok(author.apiKey, 'write', { path: '/a.txt', content: 'attached\n' });
         const post = async () =>
           (await s.ok(author.apiKey, 'create_post', { community: 'old', title: `p ${Math.random()}`, attachments: [{ path: '/a.txt' }] })).post;

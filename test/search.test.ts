@@ -148,7 +148,7 @@ for (const backend of backends()) {
         description: 'All about zebrafish.',
       });
       const community = `zebra-${backend.slice(0, 2)}`;
-      await s.ok(carol.key, 'join_community', { name: community });
+      await s.ok(carol.key, 'join_community', { community: community });
       const post = (
         await s.ok(carol.key, 'create_post', { community, title: 'Zebrafish genome notes', body: 'The zebrafish genome has many genes.' })
       ).post;
@@ -238,7 +238,7 @@ for (const backend of backends()) {
     it('results the second stage drops (removed posts outranking the rest) are replaced: pages stay full', async () => {
       const community = `quokka-${backend.slice(0, 2)}`;
       await s.ok(alice.key, 'create_community', { name: community, displayName: 'Quokkas', description: 'Small marsupials.' });
-      await s.ok(carol.key, 'join_community', { name: community });
+      await s.ok(carol.key, 'join_community', { community: community });
       const post = async (title: string, body: string) => (await s.ok(carol.key, 'create_post', { community, title, body })).post.postId as string;
       // Six posts rank above the three others (more hits, shorter); a moderator removes them.
       const removed = [];
