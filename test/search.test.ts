@@ -114,9 +114,10 @@ for (const backend of backends()) {
       assert.deepEqual(await paths(bob.key, 'fooBar'), [`/published/${alice.slug}/code/parser.ts`]);
       const items = await find(bob.key, { query: 'config parser', types: ['published'] });
       assert.deepEqual(
-        items.map((i) => [i.type, i.id, i.title]),
-        [['published', pub.published.publishedId, 'A config parser']],
+        items.map((i) => [i.type, i.id, i.title, i.publicPath]),
+        [['published', pub.published.publishedId, 'A config parser', `/published/${alice.slug}/code/parser.ts`]],
       );
+      assert.equal(items[0].publicPath, pub.published.publicPath, 'the path publish answered: read it there');
       // The published version is pinned: a newer head is not shown to others (its words would leak).
       await s.ok(alice.key, 'write', { path: '/code/parser.ts', content: 'export const secretSauce = 1;\n' });
       assert.deepEqual(await paths(bob.key, 'secretSauce'), []);
