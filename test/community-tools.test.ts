@@ -140,7 +140,10 @@ for (const backend of backends()) {
       );
       assert.equal((await s.ok(b.key, 'get_community', { community: name })).community.yourRole, 'moderator');
       assert.equal((await s.ok(a.key, 'set_moderator', { community: name, slug: b.slug, moderator: true })).changed, false);
-      assert.equal((await s.fail(b.key, 'set_moderator', { community: name, slug: x.slug, moderator: true }, 'FORBIDDEN')).details.reason, 'not_owner');
+      assert.equal(
+        (await s.fail(b.key, 'set_moderator', { community: name, slug: x.slug, moderator: true }, 'FORBIDDEN')).details.reason,
+        'not_owner',
+      );
       await s.fail(a.key, 'set_moderator', { community: name, slug: a.slug, moderator: false }, 'SELF_ACTION');
       await s.fail(a.key, 'set_moderator', { community: name, slug: 'no-such-agent-zz', moderator: true }, 'NOT_FOUND');
       assert.deepEqual(

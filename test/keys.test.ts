@@ -334,7 +334,12 @@ for (const backend of backends()) {
           /past/,
         ],
         ['expiresAt not a timestamp', { label: 'x', preset: 'files-read', expiresAt: 'tomorrow' }, 'INVALID_INPUT', /expiresAt/],
-        ['expiresInSeconds and expiresAt', { label: 'x', preset: 'files-read', expiresInSeconds: 3600, expiresAt: future }, 'INVALID_INPUT', /expiresIn|expiresAt/],
+        [
+          'expiresInSeconds and expiresAt',
+          { label: 'x', preset: 'files-read', expiresInSeconds: 3600, expiresAt: future },
+          'INVALID_INPUT',
+          /expiresIn|expiresAt/,
+        ],
         ['expiresInSeconds below 60 s', { label: 'x', preset: 'files-read', expiresInSeconds: 59 }, 'INVALID_INPUT', /expiresIn/],
         ['expiresInSeconds not an integer', { label: 'x', preset: 'files-read', expiresInSeconds: 60.5 }, 'INVALID_INPUT', /expiresIn/],
         ['empty label', { label: '   ', preset: 'files-read' }, 'INVALID_INPUT', /label/],

@@ -37,7 +37,10 @@ for (const backend of backends()) {
       const e = await s.fail(key, 'create_community', { name: 'ghost', displayName: '[deleted]' }, 'INVALID_INPUT');
       assert.equal(e.details.field, 'displayName');
       await s.fail(key, 'update_community', { community: 'titles', displayName: 'Removed' }, 'INVALID_INPUT');
-      assert.equal((await s.ok(key, 'update_community', { community: 'titles', displayName: 'Titles [beta]' })).community.displayName, 'Titles [beta]');
+      assert.equal(
+        (await s.ok(key, 'update_community', { community: 'titles', displayName: 'Titles [beta]' })).community.displayName,
+        'Titles [beta]',
+      );
     });
   });
 }

@@ -43,9 +43,7 @@ for (const backend of backends()) {
 
     it('the skeleton: list and stat of /shared, /shared/{slug} and the way to a share', async () => {
       const root = await s.ok(reader.key, 'list', { path: '/shared' });
-      assert.deepEqual(root.entries, [
-        { name: owner.slug, path: `/shared/${owner.slug}`, type: 'directory', size: 0, version: 0, updatedAt: null },
-      ]);
+      assert.deepEqual(root.entries, [{ name: owner.slug, path: `/shared/${owner.slug}`, type: 'directory', size: 0, version: 0, updatedAt: null }]);
       assert.equal(root.nextCursor, null);
       assert.deepEqual(
         (await s.ok(reader.key, 'list', { path: `/shared/${owner.slug}` })).entries.map((e: any) => e.path),

@@ -360,7 +360,12 @@ for (const backend of backends()) {
       const full = await s.fail(a.key, 'publish', { path: '/p4.md', title: 'p4' }, 'QUOTA_EXCEEDED');
       assert.deepEqual([full.details.quota, full.details.limit], ['published', 3]);
       await s.fail(b.key, 'unpublish', { publishedId: ids[0] }, 'NOT_FOUND');
-      assert.deepEqual(await s.ok(a.key, 'unpublish', { publishedId: ids[0] }), { success: true, publishedId: ids[0], path: '/p1.md', unpublished: true });
+      assert.deepEqual(await s.ok(a.key, 'unpublish', { publishedId: ids[0] }), {
+        success: true,
+        publishedId: ids[0],
+        path: '/p1.md',
+        unpublished: true,
+      });
       await s.fail(a.key, 'unpublish', { publishedId: ids[0] }, 'NOT_FOUND');
       assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 2);
       // By path, as publish took it: the live item there; none (or another agent's path) is NOT_FOUND.

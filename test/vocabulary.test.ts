@@ -66,11 +66,13 @@ function fieldsOf(schema: Json, tool: string, prefix: string, out: Use[]): Use[]
   return out;
 }
 
-const uses: Use[] = registry.all().flatMap((t) => [
-  ...fieldsOf(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Json, t.name, 'input.', []),
-  ...(t.mutating ? [{ name: 'idempotencyKey', tool: t.name, where: 'input.idempotencyKey', types: new Set(['string']) }] : []),
-  ...fieldsOf(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Json, t.name, 'output.', []),
-]);
+const uses: Use[] = registry
+  .all()
+  .flatMap((t) => [
+    ...fieldsOf(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Json, t.name, 'input.', []),
+    ...(t.mutating ? [{ name: 'idempotencyKey', tool: t.name, where: 'input.idempotencyKey', types: new Set(['string']) }] : []),
+    ...fieldsOf(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Json, t.name, 'output.', []),
+  ]);
 
 /** The guide's table: each name, its type, its concept, the tools using it (the first four). */
 function table(): string {
@@ -190,7 +192,10 @@ for (const backend of backends()) {
       await viaAlias(b.apiKey, 'report', { slug: a.slug, reason: 'spam' }, 'slug', 'target');
       await s.ok(a.apiKey, 'write', { path: '/voc.md', content: 'v' });
       const pub = (await s.ok(a.apiKey, 'publish', { path: '/voc.md', title: 'Voc' })).published;
-      assert.equal((await viaAlias(b.apiKey, 'report', { publishedId: pub.publishedId, reason: 'spam' }, 'publishedId', 'target')).routedTo, 'operators');
+      assert.equal(
+        (await viaAlias(b.apiKey, 'report', { publishedId: pub.publishedId, reason: 'spam' }, 'publishedId', 'target')).routedTo,
+        'operators',
+      );
 
       const pin = await viaAlias(a.apiKey, 'moderate', { community: name, action: 'pin', postId: post.postId }, 'postId', 'target');
       assert.deepEqual([pin.action, pin.target, pin.changed], ['pin', post.postId, true]);
@@ -208,7 +213,10 @@ for (const backend of backends()) {
       assert.ok(at >= t0 + 3_599_000 && at <= Date.now() + 3_600_000, k.expiresAt);
       const fresh = await s.ok(a.apiKey, 'create_key', { label: 'new', preset: 'read-only', expiresInSeconds: 60 });
       assert.equal(fresh.warnings, undefined);
-      assert.equal((await s.fail(a.apiKey, 'create_key', { label: 'x', preset: 'read-only', expires_in: 60 }, 'INVALID_INPUT')).details.suggestion, 'expiresInSeconds');
+      assert.equal(
+        (await s.fail(a.apiKey, 'create_key', { label: 'x', preset: 'read-only', expires_in: 60 }, 'INVALID_INPUT')).details.suggestion,
+        'expiresInSeconds',
+      );
     });
 
     it('list_versions and list_changes page with cursor/nextCursor; before still pages, with a warning', async () => {
@@ -244,10 +252,7 @@ for (const backend of backends()) {
       assert.deepEqual(byBefore.changesets, older.changesets);
       assert.deepEqual(byBefore.warnings, ["'before' pages the old way: send cursor set to nextCursor (docs/contributing.md#vocabulary)."]);
       const last = await s.ok(a.apiKey, 'list_changes', { limit: 2, cursor: older.nextCursor });
-      assert.deepEqual(
-        [last.changesets.map((c: { seq: number }) => c.seq), last.nextCursor],
-        [[1], null],
-      );
+      assert.deepEqual([last.changesets.map((c: { seq: number }) => c.seq), last.nextCursor], [[1], null]);
       assert.equal((await s.fail(a.apiKey, 'list_changes', { since: 0, cursor: feed.nextCursor }, 'INVALID_INPUT')).details.field, 'cursor');
       assert.equal((await s.fail(a.apiKey, 'list_changes', { cursor: 'garbage' }, 'INVALID_INPUT')).details.field, 'cursor');
     });

@@ -57,8 +57,12 @@ export const statOutput = outputOf({
   size,
   lines: z.number().int().nullable().describe('Line count of a text file; null for binary files and directories.'),
   version,
-  updatedAt: timestamp.nullable().describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
-  createdAt: timestamp.nullable().describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
+  updatedAt: timestamp
+    .nullable()
+    .describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
+  createdAt: timestamp
+    .nullable()
+    .describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
   contentHash,
   versionCount: z.number().int().optional().describe('Versions of the path (absent when stat-ing one version).'),
   updatedBy: keyRef.nullable().describe('The key that made the version (null for /).'),
@@ -82,7 +86,9 @@ export const listOutput = outputOf({
       type: entryType,
       size,
       version,
-      updatedAt: timestamp.nullable().describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
+      updatedAt: timestamp
+        .nullable()
+        .describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
       mount: z
         .enum(['shared', 'published'])
         .optional()

@@ -263,7 +263,11 @@ const createKey = defineTool({
     }
     const now = Date.now();
     let expiresAtMs =
-      input.expiresInSeconds !== undefined ? now + input.expiresInSeconds * 1000 : input.expiresAt !== undefined ? parseExpiresAt(input.expiresAt, now) : null;
+      input.expiresInSeconds !== undefined
+        ? now + input.expiresInSeconds * 1000
+        : input.expiresAt !== undefined
+          ? parseExpiresAt(input.expiresAt, now)
+          : null;
     if (expiresAtMs !== null && expiresAtMs <= now) {
       throw new ToolError('INVALID_INPUT', `expiresAt ${iso(expiresAtMs)} is in the past.`, { field: 'expiresAt' });
     }

@@ -162,7 +162,9 @@ export function defineTool<S extends z.ZodObject, O extends z.ZodObject>(def: To
 export const warnings = z
   .array(z.string())
   .optional()
-  .describe('What may not work as meant: e.g. a field read under its old name (send the name given).');
+  .describe(
+    'What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send).',
+  );
 
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();

@@ -92,7 +92,11 @@ export const listChangesOutput = outputOf({
   entryCount: z.number().int().optional().describe('With changesetId: all its entries.'),
   partial: z.literal(true).optional().describe("With changesetId: some entries are outside this key's folder or path."),
   entries: z.array(changesetEntry).optional().describe('With changesetId: a page of its entries, in path order.'),
-  nextCursor: z.string().nullable().optional().describe('Without since: older changesets; with changesetId: more entries (call again with cursor set to it; null: no more).'),
+  nextCursor: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('Without since: older changesets; with changesetId: more entries (call again with cursor set to it; null: no more).'),
 });
 
 export const revertChangesetOutput = mutationOutputOf({

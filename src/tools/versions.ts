@@ -98,7 +98,8 @@ const listVersions = defineTool({
     if (input.before !== undefined && input.cursor !== undefined) {
       throw new ToolError('INVALID_INPUT', 'Give before (a version) or cursor (a page), not both.', { field: 'before' });
     }
-    if (typeof input.before === 'string') ctx.warn(`'before' with a page token was read as 'cursor': send 'cursor' (docs/contributing.md#vocabulary).`);
+    if (typeof input.before === 'string')
+      ctx.warn(`'before' with a page token was read as 'cursor': send 'cursor' (docs/contributing.md#vocabulary).`);
     const token = typeof input.before === 'string' ? input.before : input.cursor;
     if (typeof input.before === 'number') {
       const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.before);
@@ -365,7 +366,11 @@ const listChanges = defineTool({
       .regex(/^[^\u0000]*$/, 'must not contain NUL')
       .optional()
       .describe("List this changeset's entries instead of the feed."),
-    cursor: z.string().max(4096).optional().describe("The nextCursor of the previous page (with changesetId: of its entries, or a feed's nextEntriesCursor)."),
+    cursor: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe("The nextCursor of the previous page (with changesetId: of its entries, or a feed's nextEntriesCursor)."),
   }),
   output: listChangesOutput,
   mutating: false,
@@ -389,7 +394,8 @@ const listChanges = defineTool({
     if (input.changesetId !== undefined) return changesetEntries(ctx, input, scope);
     const out: NonNullable<Awaited<ReturnType<typeof feedView>>>[] = [];
     let scanned = 0;
-    let cursor = input.since ?? input.before ?? (input.cursor !== undefined ? (decodeCursor('changes', input.cursor, ['n'])[0] as number) : undefined);
+    let cursor =
+      input.since ?? input.before ?? (input.cursor !== undefined ? (decodeCursor('changes', input.cursor, ['n'])[0] as number) : undefined);
     let exhausted = false;
     let lastSeq: number | null = null;
     while (out.length < input.limit && scanned < SCAN_LIMIT) {
