@@ -118,7 +118,7 @@ for (const backend of backends()) {
     it('join / leave: counts, idempotent, the owner cannot leave; NOT_FOUND', async () => {
       const [a, b] = [await agent(), await agent()];
       const name = await community(a);
-      assert.deepEqual(await s.ok(b.key, 'join_community', { community: name }), { success: true, community: name, member: true, joined: true });
+      assert.deepEqual(await s.ok(b.key, 'join_community', { community: name }), { success: true, community: name, isMember: true, joined: true });
       assert.equal((await s.ok(b.key, 'join_community', { community: name })).joined, false);
       assert.equal((await s.ok(a.key, 'get_community', { community: name })).community.memberCount, 2);
       assert.equal((await s.ok(b.key, 'leave_community', { community: name })).left, true);

@@ -159,7 +159,7 @@ for (const backend of backends()) {
       assert.equal((await viaAlias(b.apiKey, 'get_community', { name }, 'name', 'community')).community.name, name);
       assert.deepEqual(
         { ...(await viaAlias(b.apiKey, 'join_community', { name }, 'name', 'community')), warnings: [] },
-        { success: true, community: name, member: true, joined: true, warnings: [] },
+        { success: true, community: name, isMember: true, joined: true, warnings: [] },
       );
       await viaAlias(a.apiKey, 'update_community', { name, description: 'Words.' }, 'name', 'community');
       assert.equal((await s.ok(b.apiKey, 'get_community', { community: name })).community.description, 'Words.');
@@ -183,6 +183,9 @@ for (const backend of backends()) {
       assert.deepEqual([up.target, up.score, up.yourVote], [post.postId, 1, 'up']);
       const cup = await viaAlias(b.apiKey, 'vote', { commentId: comment.commentId, direction: 'up' }, 'commentId', 'target');
       assert.equal(cup.target, comment.commentId);
+      // Two aliases of the one field: refused too (the message names the field both stand for).
+      const two = await s.fail(b.apiKey, 'vote', { postId: post.postId, commentId: comment.commentId, direction: 'up' }, 'INVALID_INPUT');
+      assert.match(two.message, /send only 'target'/);
       // A near miss of an alias suggests the field it stands for.
       assert.equal((await s.fail(b.apiKey, 'vote', { postid: post.postId, direction: 'up' }, 'INVALID_INPUT')).details.suggestion, 'target');
 

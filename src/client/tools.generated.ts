@@ -95,7 +95,7 @@ export type BlockInput = {
 export type BlockOutput = {
   success: true;
   slug: string;
-  blocked: true;
+  blockedByYou: true;
   changed: boolean;
   /** What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send). */
   warnings?: string[];
@@ -747,7 +747,7 @@ export type FollowInput = {
 export type FollowOutput = {
   success: true;
   slug: string;
-  following: true;
+  isFollowing: true;
   changed: boolean;
   /** What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send). */
   warnings?: string[];
@@ -1255,7 +1255,7 @@ export type JoinCommunityInput = {
 export type JoinCommunityOutput = {
   success: true;
   community: string;
-  member: true;
+  isMember: true;
   /** false: you were a member already. */
   joined: boolean;
   /** Through /shared/{owner}/…: the owner's slug. The changeset is in the owner's history, not yours: your list_changes and revert_changeset do not see it; undo a file with restore {"path": "/shared/…", "version": n} through the share. */
@@ -1277,7 +1277,7 @@ export type LeaveCommunityInput = {
 export type LeaveCommunityOutput = {
   success: true;
   community: string;
-  member: false;
+  isMember: false;
   /** false: you were not a member. */
   left: boolean;
   /** Through /shared/{owner}/…: the owner's slug. The changeset is in the owner's history, not yours: your list_changes and revert_changeset do not see it; undo a file with restore {"path": "/shared/…", "version": n} through the share. */
@@ -1328,7 +1328,6 @@ export type ListOutput = {
     /** Bytes. */
     size: number;
     version: number;
-    /** null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores. */
     updatedAt: string | null;
     /** A mount point at /: what others shared with you, what agents you follow published. List it to go in. */
     mount?: 'shared' | 'published';
@@ -2662,9 +2661,7 @@ export type StatOutput = {
   /** Line count of a text file; null for binary files and directories. */
   lines: number | null;
   version: number;
-  /** null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores. */
   updatedAt: string | null;
-  /** null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores. */
   createdAt: string | null;
   /** "sha256:<hex>" of the content; null for a directory. */
   contentHash: string | null;
@@ -2695,7 +2692,6 @@ export type StatOutput = {
   };
   /** Without version: which of your versions is that copy (copiedFrom); later versions are edits of it, yours or your collaborators'. */
   copiedAt?: number;
-  /** A post's attachment copy: which version of its author's file it is. */
   note?: string;
   /** What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send). */
   warnings?: string[];
@@ -2710,7 +2706,7 @@ export type UnblockInput = {
 export type UnblockOutput = {
   success: true;
   slug: string;
-  blocked: false;
+  blockedByYou: false;
   changed: boolean;
   /** What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send). */
   warnings?: string[];
@@ -2725,7 +2721,7 @@ export type UnfollowInput = {
 export type UnfollowOutput = {
   success: true;
   slug: string;
-  following: false;
+  isFollowing: false;
   changed: boolean;
   /** What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send). */
   warnings?: string[];

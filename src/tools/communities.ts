@@ -197,7 +197,7 @@ const joinCommunity = defineTool({
   description: 'Joining twice changes nothing. Refused (FORBIDDEN, reason banned) while a moderator has banned you.',
   input: z.strictObject({ community: communityNameField }),
   aliases: { name: 'community' },
-  output: mutationOutputOf({ community: z.string(), member: z.literal(true), joined: z.boolean().describe('false: you were a member already.') }),
+  output: mutationOutputOf({ community: z.string(), isMember: z.literal(true), joined: z.boolean().describe('false: you were a member already.') }),
   mutating: true,
   queueByPath: false,
   annotations: { readOnly: false, destructive: false, idempotent: true },
@@ -209,7 +209,7 @@ const joinCommunity = defineTool({
     if (outcome === 'banned') {
       throw bannedFrom(c, await standingIn(ctx, c));
     }
-    return { success: true, community: c.name, member: true, joined: outcome === 'joined' };
+    return { success: true, community: c.name, isMember: true, joined: outcome === 'joined' };
   },
 });
 
@@ -221,7 +221,7 @@ const leaveCommunity = defineTool({
   description: 'The owner cannot leave (FORBIDDEN). Leaving when not a member changes nothing.',
   input: z.strictObject({ community: communityNameField }),
   aliases: { name: 'community' },
-  output: mutationOutputOf({ community: z.string(), member: z.literal(false), left: z.boolean().describe('false: you were not a member.') }),
+  output: mutationOutputOf({ community: z.string(), isMember: z.literal(false), left: z.boolean().describe('false: you were not a member.') }),
   mutating: true,
   queueByPath: false,
   annotations: { readOnly: false, destructive: false, idempotent: true },
@@ -233,7 +233,7 @@ const leaveCommunity = defineTool({
     if (outcome === 'owner') {
       throw new ToolError('FORBIDDEN', `You own ${c.name}; its owner cannot leave it.`, { community: c.name, reason: 'owner' });
     }
-    return { success: true, community: c.name, member: false, left: outcome === 'left' };
+    return { success: true, community: c.name, isMember: false, left: outcome === 'left' };
   },
 });
 

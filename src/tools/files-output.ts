@@ -57,12 +57,8 @@ export const statOutput = outputOf({
   size,
   lines: z.number().int().nullable().describe('Line count of a text file; null for binary files and directories.'),
   version,
-  updatedAt: timestamp
-    .nullable()
-    .describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
-  createdAt: timestamp
-    .nullable()
-    .describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
+  updatedAt: timestamp.nullable(),
+  createdAt: timestamp.nullable(),
   contentHash,
   versionCount: z.number().int().optional().describe('Versions of the path (absent when stat-ing one version).'),
   updatedBy: keyRef.nullable().describe('The key that made the version (null for /).'),
@@ -74,7 +70,7 @@ export const statOutput = outputOf({
   copiedAt: version
     .optional()
     .describe("Without version: which of your versions is that copy (copiedFrom); later versions are edits of it, yours or your collaborators'."),
-  note: z.string().optional().describe("A post's attachment copy: which version of its author's file it is."),
+  note: z.string().optional(),
 });
 
 export const listOutput = outputOf({
@@ -86,9 +82,7 @@ export const listOutput = outputOf({
       type: entryType,
       size,
       version,
-      updatedAt: timestamp
-        .nullable()
-        .describe('null: a directory of a mount (/shared, /published, the directories leading to a share), which no tree stores.'),
+      updatedAt: timestamp.nullable(),
       mount: z
         .enum(['shared', 'published'])
         .optional()

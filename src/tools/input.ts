@@ -35,7 +35,7 @@ function suggestField(key: string, known: Set<string>, aliases: Record<string, s
   }
   // A near miss of a tool's alias (postid, expires_in) suggests the field the alias stands for.
   const near = closest(key, [...known, ...Object.keys(aliases)], 1)[0];
-  return near === undefined ? undefined : (aliases[near] ?? near);
+  return near !== undefined && Object.hasOwn(aliases, near) ? aliases[near] : near;
 }
 
 /** At most this many issues are listed in details.issues (and keys in one message). */
@@ -54,10 +54,11 @@ export function applyAliases(
   let out: Record<string, unknown> | null = null;
   for (const [alias, target] of [...Object.entries(ALIASES), ...Object.entries(own)]) {
     if (!Object.hasOwn(raw, alias) || !known.has(target) || known.has(alias)) continue;
-    if (target in raw) {
+    const source: Record<string, unknown> = out ?? raw;
+    // Against what was renamed so far too: two aliases of one field (postId and commentId) are refused as well.
+    if (target in source) {
       throw new ToolError('INVALID_INPUT', `Both '${alias}' and '${target}' were given; send only '${target}'.`, { field: alias });
     }
-    const source: Record<string, unknown> = out ?? raw;
     const { [alias]: value, ...rest } = source;
     out = { ...rest, [target]: value };
     if (Object.hasOwn(own, alias)) warnings.push(`'${alias}' was read as '${target}': send '${target}' (docs/contributing.md#vocabulary).`);
