@@ -164,10 +164,10 @@ for (const backend of backends()) {
         );
         const paged: any[] = [];
         for (let before: string | undefined; ;) {
-          const p = await s.ok(key, 'list_versions', { path: '/c/x.md', limit: 1, ...(before ? { before } : {}) });
+          const p = await s.ok(key, 'list_versions', { path: '/c/x.md', limit: 1, ...(before ? { cursor: before } : {}) });
           paged.push(...p.versions);
-          if (p.nextBefore === null) break;
-          before = p.nextBefore;
+          if (p.nextCursor === null) break;
+          before = p.nextCursor;
         }
         assert.deepEqual(
           paged.map((v: any) => [v.path, v.version, v.op]),
@@ -183,7 +183,7 @@ for (const backend of backends()) {
             ['/b/x.md', 1],
           ],
         );
-        await s.fail(key, 'list_versions', { path: '/c/x.md', before: 'bm90IGEgdG9rZW4' }, 'INVALID_INPUT');
+        await s.fail(key, 'list_versions', { path: '/c/x.md', cursor: 'bm90IGEgdG9rZW4' }, 'INVALID_INPUT');
       });
     });
 

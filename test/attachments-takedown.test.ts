@@ -26,7 +26,7 @@ for (const backend of backends()) {
       author = await s.register('Leaker');
       reader = await s.register('Reader');
       await s.ok(mod.apiKey, 'create_community', { name: 'leaks' });
-      await s.ok(author.apiKey, 'join_community', { name: 'leaks' });
+      await s.ok(author.apiKey, 'join_community', { community: 'leaks' });
     });
     after(() => s.close());
 
@@ -69,6 +69,23 @@ for (const backend of backends()) {
       const own = publicPath.replace(`/published/${author.slug}`, '');
       assert.match((await s.ok(author.apiKey, 'read', { path: own, version: 1 })).content, new RegExp(secret));
     }
+
+    it("an attachment of version 2 reads at the copy's own version 1, and read and stat say which version it copies", async () => {
+      await s.ok(author.apiKey, 'write', { path: '/twice.md', content: 'one\n' });
+      await s.ok(author.apiKey, 'write', { path: '/twice.md', content: 'two\n' });
+      const r = await s.ok(author.apiKey, 'create_post', { community: 'leaks', title: 'v2', body: 'b', attachments: [{ path: '/twice.md' }] });
+      const { publicPath, version } = r.post.attachments[0];
+      assert.deepEqual([version, publicPath], [2, `/published/${author.slug}/.attachments/${r.post.postId}/v2/twice.md`]);
+      const note = "An attachment: a copy of version 2 of its author's file (v2 in the path); this copy's own version is 1.";
+      const read = await s.ok(reader.apiKey, 'read', { path: publicPath });
+      assert.deepEqual([read.content, read.version, read.note], ['two\n', 1, note]);
+      const stat = await s.ok(reader.apiKey, 'stat', { path: publicPath });
+      assert.deepEqual([stat.version, stat.note], [1, note]);
+      // The author's own copy says the same; an ordinary file says nothing.
+      assert.equal((await s.ok(author.apiKey, 'read', { path: publicPath.replace(`/published/${author.slug}`, '') })).note, note);
+      assert.equal((await s.ok(author.apiKey, 'read', { path: '/twice.md' })).note, undefined);
+      assert.equal((await s.ok(author.apiKey, 'stat', { path: '/twice.md' })).note, undefined);
+    });
 
     it('moderate remove takes the attachment down on every path; restore brings it back', async () => {
       const p = await postWith('removedsecret');
@@ -132,7 +149,7 @@ for (const backend of backends()) {
       try {
         const [mod, author, reader] = [await s.register('Old Mod'), await s.register('Old Author'), await s.register('Old Reader')];
         await s.ok(mod.apiKey, 'create_community', { name: 'old' });
-        await s.ok(author.apiKey, 'join_community', { name: 'old' });
+        await s.ok(author.apiKey, 'join_community', { community: 'old' });
         await s.ok(author.apiKey, 'write', { path: '/a.txt', content: 'attached\n' });
         const post = async () =>
           (await s.ok(author.apiKey, 'create_post', { community: 'old', title: `p ${Math.random()}`, attachments: [{ path: '/a.txt' }] })).post;

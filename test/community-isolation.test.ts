@@ -96,7 +96,7 @@ for (const backend of isolationBackends()) {
       const [owner, author, reporter, bystander] = [await agent(), await agent(), await agent(), await agent()];
       const name = `rep-${backend}`;
       await s.ok(owner.key, 'create_community', { name });
-      for (const x of [author, bystander]) await s.ok(x.key, 'join_community', { name });
+      for (const x of [author, bystander]) await s.ok(x.key, 'join_community', { community: name });
       const p = (await s.ok(author.key, 'create_post', { community: name, title: `removable ${SECRET}`, body: SECRET })).post;
       await s.ok(reporter.key, 'report', { target: p.postId, reason: 'leaked_secret', details: `reporter words ${SECRET}` });
       for (const x of [author, bystander, reporter]) {
@@ -128,7 +128,7 @@ for (const backend of isolationBackends()) {
       const [a, b, host] = [await agent(), await agent(), await agent()];
       const name = `blk-${backend}`;
       await s.ok(host.key, 'create_community', { name });
-      for (const x of [a, b]) await s.ok(x.key, 'join_community', { name });
+      for (const x of [a, b]) await s.ok(x.key, 'join_community', { community: name });
       await s.ok(a.key, 'block', { slug: b.slug });
       const hp = (await s.ok(host.key, 'create_post', { community: name, title: 'host' })).post;
       const bp = (await s.ok(b.key, 'create_post', { community: name, title: `b ${SECRET}`, body: `@${a.slug} ${SECRET}` })).post;

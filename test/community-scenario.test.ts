@@ -27,9 +27,9 @@ for (const backend of backends()) {
       );
       const name = `scenario-${backend}`;
       await s.ok(owner!.key, 'create_community', { name, description: 'Where we show work.' });
-      await s.ok(owner!.key, 'set_moderator', { name, slug: mod!.slug, moderator: true });
-      for (const a of [alice!, bob!, carol!]) await s.ok(a.key, 'join_community', { name });
-      assert.equal((await s.ok(carol!.key, 'get_community', { name })).community.memberCount, 5);
+      await s.ok(owner!.key, 'set_moderator', { community: name, slug: mod!.slug, moderator: true });
+      for (const a of [alice!, bob!, carol!]) await s.ok(a.key, 'join_community', { community: name });
+      assert.equal((await s.ok(carol!.key, 'get_community', { community: name })).community.memberCount, 5);
 
       // Alice attaches version 2 of a file that is at version 3 by then.
       await s.ok(alice!.key, 'write', { path: '/work/report.md', content: 'draft\n' });

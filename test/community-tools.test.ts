@@ -37,7 +37,7 @@ for (const backend of backends()) {
     const community = async (owner: Agent, ...members: Agent[]) => {
       const name = `c${++c}-${backend.slice(0, 2)}`;
       await s.ok(owner.key, 'create_community', { name });
-      for (const m of members) await s.ok(m.key, 'join_community', { name });
+      for (const m of members) await s.ok(m.key, 'join_community', { community: name });
       return name;
     };
     const post = async (a: Agent, name: string, title = `Post ${Math.random()}`) =>
@@ -79,11 +79,11 @@ for (const backend of backends()) {
     it('get_community / list_communities: roles, sorts, joined, query, paging; NOT_FOUND; a bad cursor', async () => {
       const [a, b] = [await agent(), await agent()];
       const name = await community(a, b);
-      const seen = await s.ok(b.key, 'get_community', { name });
+      const seen = await s.ok(b.key, 'get_community', { community: name });
       assert.equal(seen.community.memberCount, 2);
       assert.equal(seen.community.yourRole, 'member');
       assert.equal(seen.community.trust, 'third_party');
-      assert.equal((await s.fail(b.key, 'get_community', { name: 'no-such-one' }, 'NOT_FOUND')).details.community, 'no-such-one');
+      assert.equal((await s.fail(b.key, 'get_community', { community: 'no-such-one' }, 'NOT_FOUND')).details.community, 'no-such-one');
       const joined = await s.ok(b.key, 'list_communities', { joined: true });
       assert.deepEqual(
         joined.items.map((x: any) => x.name),
@@ -107,47 +107,50 @@ for (const backend of backends()) {
     it('update_community: owner and moderators; FORBIDDEN for members; NOT_FOUND', async () => {
       const [a, b, m] = [await agent(), await agent(), await agent()];
       const name = await community(a, b);
-      const r = await s.ok(a.key, 'update_community', { name, description: 'New words.' });
+      const r = await s.ok(a.key, 'update_community', { community: name, description: 'New words.' });
       assert.equal(r.community.description, 'New words.');
-      assert.equal((await s.fail(b.key, 'update_community', { name, description: 'x' }, 'FORBIDDEN')).details.reason, 'not_moderator');
-      await s.ok(a.key, 'set_moderator', { name, slug: m.slug, moderator: true });
-      assert.deepEqual((await s.ok(m.key, 'update_community', { name, rules: ['One rule.'] })).community.rules, ['One rule.']);
-      await s.fail(a.key, 'update_community', { name: 'no-such-one' }, 'NOT_FOUND');
+      assert.equal((await s.fail(b.key, 'update_community', { community: name, description: 'x' }, 'FORBIDDEN')).details.reason, 'not_moderator');
+      await s.ok(a.key, 'set_moderator', { community: name, slug: m.slug, moderator: true });
+      assert.deepEqual((await s.ok(m.key, 'update_community', { community: name, rules: ['One rule.'] })).community.rules, ['One rule.']);
+      await s.fail(a.key, 'update_community', { community: 'no-such-one' }, 'NOT_FOUND');
     });
 
     it('join / leave: counts, idempotent, the owner cannot leave; NOT_FOUND', async () => {
       const [a, b] = [await agent(), await agent()];
       const name = await community(a);
-      assert.deepEqual(await s.ok(b.key, 'join_community', { name }), { success: true, community: name, member: true, joined: true });
-      assert.equal((await s.ok(b.key, 'join_community', { name })).joined, false);
-      assert.equal((await s.ok(a.key, 'get_community', { name })).community.memberCount, 2);
-      assert.equal((await s.ok(b.key, 'leave_community', { name })).left, true);
-      assert.equal((await s.ok(b.key, 'leave_community', { name })).left, false);
-      assert.equal((await s.ok(a.key, 'get_community', { name })).community.memberCount, 1);
-      assert.equal((await s.fail(a.key, 'leave_community', { name }, 'FORBIDDEN')).details.reason, 'owner');
-      await s.fail(b.key, 'join_community', { name: 'no-such-one' }, 'NOT_FOUND');
-      await s.fail(b.key, 'leave_community', { name: 'no-such-one' }, 'NOT_FOUND');
+      assert.deepEqual(await s.ok(b.key, 'join_community', { community: name }), { success: true, community: name, isMember: true, joined: true });
+      assert.equal((await s.ok(b.key, 'join_community', { community: name })).joined, false);
+      assert.equal((await s.ok(a.key, 'get_community', { community: name })).community.memberCount, 2);
+      assert.equal((await s.ok(b.key, 'leave_community', { community: name })).left, true);
+      assert.equal((await s.ok(b.key, 'leave_community', { community: name })).left, false);
+      assert.equal((await s.ok(a.key, 'get_community', { community: name })).community.memberCount, 1);
+      assert.equal((await s.fail(a.key, 'leave_community', { community: name }, 'FORBIDDEN')).details.reason, 'owner');
+      await s.fail(b.key, 'join_community', { community: 'no-such-one' }, 'NOT_FOUND');
+      await s.fail(b.key, 'leave_community', { community: 'no-such-one' }, 'NOT_FOUND');
     });
 
     it('set_moderator: adds (joining a non-member) and removes; owner only; SELF_ACTION; NOT_FOUND', async () => {
       const [a, b, x] = [await agent(), await agent(), await agent()];
       const name = await community(a);
-      const r = await s.ok(a.key, 'set_moderator', { name, slug: b.slug, moderator: true });
+      const r = await s.ok(a.key, 'set_moderator', { community: name, slug: b.slug, moderator: true });
       assert.equal(r.changed, true);
       assert.deepEqual(
         r.moderators.map((m: any) => m.slug),
         [a.slug, b.slug],
       );
-      assert.equal((await s.ok(b.key, 'get_community', { name })).community.yourRole, 'moderator');
-      assert.equal((await s.ok(a.key, 'set_moderator', { name, slug: b.slug, moderator: true })).changed, false);
-      assert.equal((await s.fail(b.key, 'set_moderator', { name, slug: x.slug, moderator: true }, 'FORBIDDEN')).details.reason, 'not_owner');
-      await s.fail(a.key, 'set_moderator', { name, slug: a.slug, moderator: false }, 'SELF_ACTION');
-      await s.fail(a.key, 'set_moderator', { name, slug: 'no-such-agent-zz', moderator: true }, 'NOT_FOUND');
+      assert.equal((await s.ok(b.key, 'get_community', { community: name })).community.yourRole, 'moderator');
+      assert.equal((await s.ok(a.key, 'set_moderator', { community: name, slug: b.slug, moderator: true })).changed, false);
+      assert.equal(
+        (await s.fail(b.key, 'set_moderator', { community: name, slug: x.slug, moderator: true }, 'FORBIDDEN')).details.reason,
+        'not_owner',
+      );
+      await s.fail(a.key, 'set_moderator', { community: name, slug: a.slug, moderator: false }, 'SELF_ACTION');
+      await s.fail(a.key, 'set_moderator', { community: name, slug: 'no-such-agent-zz', moderator: true }, 'NOT_FOUND');
       assert.deepEqual(
-        (await s.ok(a.key, 'set_moderator', { name, slug: b.slug, moderator: false })).moderators.map((m: any) => m.slug),
+        (await s.ok(a.key, 'set_moderator', { community: name, slug: b.slug, moderator: false })).moderators.map((m: any) => m.slug),
         [a.slug],
       );
-      assert.equal((await s.ok(b.key, 'get_community', { name })).community.yourRole, 'member');
+      assert.equal((await s.ok(b.key, 'get_community', { community: name })).community.yourRole, 'member');
     });
 
     it('create_post / get_post: members only, fields, counters, feed; DUPLICATE_CONTENT; COOLDOWN; NOT_FOUND', async () => {
@@ -190,7 +193,7 @@ for (const backend of backends()) {
       );
       const seen = (await s.ok(a.key, 'get_post', { postId: r.post.postId })).post;
       assert.equal(seen.trust, 'third_party');
-      assert.equal((await s.ok(a.key, 'get_community', { name })).community.postCount, 1);
+      assert.equal((await s.ok(a.key, 'get_community', { community: name })).community.postCount, 1);
       const feed = await s.ok(follower.key, 'get_feed', {});
       assert.ok(
         feed.items.some((i: any) => i.kind === 'posted' && i.object.id === r.post.postId),
@@ -406,7 +409,7 @@ for (const backend of backends()) {
     it('moderate: pin (at most 3), lock, remove/restore posts and comments, ban/unban; notified; FORBIDDEN; NOT_FOUND', async () => {
       const [a, b, m, x] = [await agent(), await agent(), await agent(), await agent()];
       const name = await community(a, b, x);
-      await s.ok(a.key, 'set_moderator', { name, slug: m.slug, moderator: true });
+      await s.ok(a.key, 'set_moderator', { community: name, slug: m.slug, moderator: true });
       const posts: any[] = [];
       for (let i = 0; i < 4; i++) posts.push(await post(b, name, `p${i}`));
       for (let i = 0; i < 3; i++)
@@ -438,14 +441,14 @@ for (const backend of backends()) {
       // ban with a duration: membership ends, posting, commenting and voting refused; unban lifts it.
       const ban = await s.ok(m.key, 'moderate', { community: name, action: 'ban', target: x.slug, durationHours: 24 });
       assert.equal(ban.changed, true);
-      const g = (await s.ok(x.key, 'get_community', { name })).community;
+      const g = (await s.ok(x.key, 'get_community', { community: name })).community;
       assert.equal(g.isMember, false);
       assert.ok(Date.parse(g.bannedUntil) > Date.now() + 23 * 3_600_000);
-      assert.equal((await s.fail(x.key, 'join_community', { name }, 'FORBIDDEN')).details.reason, 'banned');
+      assert.equal((await s.fail(x.key, 'join_community', { community: name }, 'FORBIDDEN')).details.reason, 'banned');
       assert.equal((await s.fail(x.key, 'comment', { postId: posts[1].postId, body: 'hi' }, 'FORBIDDEN')).details.reason, 'banned');
       assert.equal((await s.fail(x.key, 'vote', { target: posts[1].postId, direction: 'up' }, 'FORBIDDEN')).details.reason, 'banned');
       assert.equal((await s.ok(m.key, 'moderate', { community: name, action: 'unban', target: x.slug })).changed, true);
-      await s.ok(x.key, 'join_community', { name });
+      await s.ok(x.key, 'join_community', { community: name });
       assert.equal((await s.fail(m.key, 'moderate', { community: name, action: 'ban', target: a.slug }, 'FORBIDDEN')).details.reason, 'owner');
       await s.fail(m.key, 'moderate', { community: name, action: 'ban', target: m.slug }, 'SELF_ACTION');
       assert.equal(
@@ -566,7 +569,7 @@ for (const backend of backends()) {
       const [a, b, c] = [await agent('Limits A'), await agent('Limits B'), await agent('Limits C')];
       const name = `cool-${backend.slice(0, 2)}`;
       await s.ok(a.key, 'create_community', { name });
-      await s.ok(b.key, 'join_community', { name });
+      await s.ok(b.key, 'join_community', { community: name });
       const p1 = (await s.ok(a.key, 'create_post', { community: name, title: 'one' })).post;
       const p2 = (await s.ok(b.key, 'create_post', { community: name, title: 'two' })).post;
       const p3 = (await s.ok(b.key, 'create_post', { community: name, title: 'three' })).post;
@@ -584,9 +587,9 @@ for (const backend of backends()) {
       const name = `ban-${backend.slice(0, 2)}`;
       await s.ok(a.key, 'create_community', { name });
       await s.ok(a.key, 'moderate', { community: name, action: 'ban', target: b.slug });
-      assert.equal((await s.fail(a.key, 'set_moderator', { name, slug: b.slug, moderator: true }, 'FORBIDDEN')).details.reason, 'banned');
+      assert.equal((await s.fail(a.key, 'set_moderator', { community: name, slug: b.slug, moderator: true }, 'FORBIDDEN')).details.reason, 'banned');
       await s.ok(a.key, 'moderate', { community: name, action: 'unban', target: b.slug });
-      assert.equal((await s.ok(a.key, 'set_moderator', { name, slug: b.slug, moderator: true })).changed, true);
+      assert.equal((await s.ok(a.key, 'set_moderator', { community: name, slug: b.slug, moderator: true })).changed, true);
     });
   });
 }

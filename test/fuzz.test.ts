@@ -118,7 +118,7 @@ const BASES: Record<string, Array<Record<string, unknown>>> = {
   bash: [{ command: 'grep -rn line /f | head -3', cwd: '/f' }, { command: 'ls -la /; cat /f/a.txt | wc -l' }],
   get_key_info: [{}],
   create_key: [
-    { label: 'fz', scopes: ['files:read'], folder: '/f', expiresIn: 3600 },
+    { label: 'fz', scopes: ['files:read'], folder: '/f', expiresInSeconds: 3600 },
     { label: 'fz2', preset: 'read-only', expiresAt: '2030-01-01T00:00:00Z' },
   ],
   list_keys: [{}],
@@ -162,7 +162,7 @@ const deep = fc.tuple(fc.integer({ min: 50, max: 20_000 }), fc.boolean()).map(([
 });
 
 const nastyNumber = fc.constantFrom<unknown>(1e300, -1e20, 1.5, 2 ** 31, 2 ** 53, -1, 0, 'x', null, 1e15);
-/** Cursors and nextBefore tokens are base64url JSON the client hands back: forged ones. */
+/** Cursors and list_versions' nextCursor tokens are base64url JSON the client hands back: forged ones. */
 const forgedToken = fc
   .oneof(
     fc.record({

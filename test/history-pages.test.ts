@@ -105,11 +105,11 @@ for (const backend of backends()) {
       const out: string[] = [];
       let before: string | undefined;
       for (let pages = 0; pages < 500; pages++) {
-        const page = await s.ok(key, 'list_versions', { path, limit, ...(before ? { before } : {}) });
+        const page = await s.ok(key, 'list_versions', { path, limit, ...(before ? { cursor: before } : {}) });
         assert.ok(page.versions.length <= limit);
         out.push(...page.versions.map((v: any) => `${v.path}@${v.version}${v.deleted ? '†' : ''}`));
-        if (!page.nextBefore) return out;
-        before = page.nextBefore as string;
+        if (!page.nextCursor) return out;
+        before = page.nextCursor as string;
         if (legacy) {
           // A cursor as the previous release made it: without the path's bound.
           const { pathBelow: _dropped, ...old } = JSON.parse(Buffer.from(before, 'base64url').toString('utf8'));
@@ -197,7 +197,7 @@ for (const backend of backends()) {
         first.versions.map((v: any) => v.version),
         Array.from({ length: 20 }, (_, i) => N + 1 - i),
       );
-      const second = await s.ok(key, 'list_versions', { path: '/big.txt', limit: 20, before: first.nextBefore });
+      const second = await s.ok(key, 'list_versions', { path: '/big.txt', limit: 20, cursor: first.nextCursor });
       assert.deepEqual(
         second.versions.map((v: any) => v.version),
         Array.from({ length: 20 }, (_, i) => N - 19 - i),
@@ -216,7 +216,7 @@ for (const backend of backends()) {
       let big = Infinity;
       let small = Infinity;
       for (let i = 0; i < 7; i++) {
-        big = Math.min(big, await leastMs(() => s.ok(key, 'list_versions', { path: '/big.txt', limit: 20, before: first.nextBefore }), 1));
+        big = Math.min(big, await leastMs(() => s.ok(key, 'list_versions', { path: '/big.txt', limit: 20, cursor: first.nextCursor }), 1));
         small = Math.min(small, await leastMs(() => s.ok(key, 'list_versions', { path: '/small.txt', limit: 20 }), 1));
       }
       assert.ok(big < small * 3 + 15, `list_versions: ${big.toFixed(1)} ms on the big history, ${small.toFixed(1)} ms on the small one`);

@@ -235,7 +235,7 @@ for (const backend of backends()) {
     });
 
     describe('list_versions, read/stat of a version, diff', () => {
-      it('pages newest first with limit + nextBefore (no gaps, no repeats), and shows every op', async () => {
+      it('pages newest first with limit + nextCursor (no gaps, no repeats), and shows every op', async () => {
         const { key } = await fresh();
         await s.ok(key, 'write', { path: '/lv/f.txt', content: 'v1\n' }); // f1 create
         await s.ok(key, 'write', { path: '/lv/f.txt', content: 'v2\n' }); // f2 update
@@ -265,12 +265,12 @@ for (const backend of backends()) {
         let beforeToken: string | undefined;
         let pages = 0;
         for (;;) {
-          const page = await s.ok(key, 'list_versions', { path: '/lv/g.txt', limit: 3, ...(beforeToken ? { before: beforeToken } : {}) });
+          const page = await s.ok(key, 'list_versions', { path: '/lv/g.txt', limit: 3, ...(beforeToken ? { cursor: beforeToken } : {}) });
           pages++;
           assert.ok(page.versions.length <= 3);
           paged.push(...page.versions.map((v: any) => `${v.path}@${v.version}`));
-          if (!page.nextBefore) break;
-          beforeToken = page.nextBefore;
+          if (!page.nextCursor) break;
+          beforeToken = page.nextCursor;
         }
         assert.equal(pages, 3);
         assert.deepEqual(paged, keys);
@@ -281,7 +281,7 @@ for (const backend of backends()) {
           older.versions.map((v: any) => v.version),
           [3, 2, 1],
         );
-        assert.equal(older.nextBefore, null);
+        assert.equal(older.nextCursor, null);
         await s.fail(key, 'list_versions', { path: '/lv/f.txt', before: 'garbage' }, 'INVALID_INPUT');
         await s.fail(key, 'list_versions', { path: '/lv/f.txt', before: 99 }, 'VERSION_NOT_FOUND');
         await s.fail(key, 'list_versions', { path: '/lv/never.txt' }, 'NOT_FOUND');
@@ -422,7 +422,7 @@ for (const backend of backends()) {
           first.changesets.map((c: any) => c.seq),
           [8, 7, 6],
         );
-        const second = await s.ok(key, 'list_changes', { limit: 3, before: first.nextBefore });
+        const second = await s.ok(key, 'list_changes', { limit: 3, cursor: first.nextCursor });
         assert.deepEqual(
           second.changesets.map((c: any) => c.seq),
           [5, 4, 3],
@@ -444,7 +444,7 @@ for (const backend of backends()) {
           ['/lc/a', '/lc/a/f0.txt'],
         );
         assert.equal(oldest.partial, true);
-        assert.equal(filtered.nextBefore, null);
+        assert.equal(filtered.nextCursor, null);
         const lc = await s.ok(key, 'list_changes', { path: '/lc' });
         assert.equal(lc.changesets.length, 7);
         await s.fail(key, 'list_changes', { since: 1, before: 5 }, 'INVALID_INPUT');

@@ -215,7 +215,7 @@ for (const backend of backends()) {
     it('a folder and an expiry are applied; folder is normalized', async () => {
       const a = await agent(s);
       const t0 = Date.now();
-      const r = await mint(s, a.key, { label: 'scoped', preset: 'files', folder: '/proj//x/./', expiresIn: 3600 });
+      const r = await mint(s, a.key, { label: 'scoped', preset: 'files', folder: '/proj//x/./', expiresInSeconds: 3600 });
       assert.equal(r.folder, '/proj/x');
       assert.match(r.expiresAt, ISO_MS);
       const exp = Date.parse(r.expiresAt);
@@ -294,8 +294,8 @@ for (const backend of backends()) {
 
     it("subset rule, expiry: no later than the caller; no expiry inherits the caller's expiry and folder", async () => {
       const a = await agent(s);
-      const hour = await mint(s, a.key, { label: '1h', scopes: ['files', 'agents'], folder: '/e', expiresIn: 3600 });
-      const err = await fail(s, hour.apiKey, 'create_key', { label: 'day', scopes: ['files:read'], expiresIn: 86400 }, 'INSUFFICIENT_SCOPE');
+      const hour = await mint(s, a.key, { label: '1h', scopes: ['files', 'agents'], folder: '/e', expiresInSeconds: 3600 });
+      const err = await fail(s, hour.apiKey, 'create_key', { label: 'day', scopes: ['files:read'], expiresInSeconds: 86400 }, 'INSUFFICIENT_SCOPE');
       assert.deepEqual(err.details.granted, { expiresAt: hour.expiresAt });
       assert.match(err.details.required.expiresAt, ISO_MS);
       assert.ok(Date.parse(err.details.required.expiresAt) > Date.parse(hour.expiresAt));
@@ -312,7 +312,7 @@ for (const backend of backends()) {
       // Exactly the caller's expiry, or sooner, is fine.
       assert.equal((await mint(s, hour.apiKey, { label: 'same', scopes: [], expiresAt: hour.expiresAt })).expiresAt, hour.expiresAt);
       const t0 = Date.now();
-      const short = await mint(s, hour.apiKey, { label: 'short', scopes: [], expiresIn: 60 });
+      const short = await mint(s, hour.apiKey, { label: 'short', scopes: [], expiresInSeconds: 60 });
       const exp = Date.parse(short.expiresAt);
       assert.ok(exp >= t0 + 60_000 && exp <= Date.now() + 60_000, short.expiresAt);
     });
@@ -334,9 +334,14 @@ for (const backend of backends()) {
           /past/,
         ],
         ['expiresAt not a timestamp', { label: 'x', preset: 'files-read', expiresAt: 'tomorrow' }, 'INVALID_INPUT', /expiresAt/],
-        ['expiresIn and expiresAt', { label: 'x', preset: 'files-read', expiresIn: 3600, expiresAt: future }, 'INVALID_INPUT', /expiresIn|expiresAt/],
-        ['expiresIn below 60 s', { label: 'x', preset: 'files-read', expiresIn: 59 }, 'INVALID_INPUT', /expiresIn/],
-        ['expiresIn not an integer', { label: 'x', preset: 'files-read', expiresIn: 60.5 }, 'INVALID_INPUT', /expiresIn/],
+        [
+          'expiresInSeconds and expiresAt',
+          { label: 'x', preset: 'files-read', expiresInSeconds: 3600, expiresAt: future },
+          'INVALID_INPUT',
+          /expiresIn|expiresAt/,
+        ],
+        ['expiresInSeconds below 60 s', { label: 'x', preset: 'files-read', expiresInSeconds: 59 }, 'INVALID_INPUT', /expiresIn/],
+        ['expiresInSeconds not an integer', { label: 'x', preset: 'files-read', expiresInSeconds: 60.5 }, 'INVALID_INPUT', /expiresIn/],
         ['empty label', { label: '   ', preset: 'files-read' }, 'INVALID_INPUT', /label/],
         ['missing label', { preset: 'files-read' }, 'INVALID_INPUT', /label/],
         ['label over 64', { label: 'l'.repeat(65), preset: 'files-read' }, 'INVALID_INPUT', /label/],
@@ -481,7 +486,7 @@ for (const backend of backends()) {
     it('a folder-restricted or expiring key with every scope cannot manage keys outside its own lineage', async () => {
       const a = await agent(s);
       const sib = await mint(s, a.key, { label: 'sibling', preset: 'files' });
-      for (const spec of [{ folder: '/r' }, { expiresIn: 3600 }]) {
+      for (const spec of [{ folder: '/r' }, { expiresInSeconds: 3600 }]) {
         const R = await mint(s, a.key, { label: 'restricted full', preset: 'full', ...spec });
         const child = await mint(s, R.apiKey, { label: 'child', preset: 'files-read' });
         assert.deepEqual(ids((await ok(s, R.apiKey, 'list_keys')).keys), [R.keyId, child.keyId].sort(), JSON.stringify(spec));
@@ -502,7 +507,7 @@ for (const backend of backends()) {
 
     it('rotate_key with gracePeriodSeconds 0: a new key with the same grants; the old one is refused at once', async () => {
       const a = await agent(s);
-      const old = await mint(s, a.key, { label: 'rotating', scopes: ['files', 'agents:read'], folder: '/rot', expiresIn: 7200 });
+      const old = await mint(s, a.key, { label: 'rotating', scopes: ['files', 'agents:read'], folder: '/rot', expiresInSeconds: 7200 });
       await ok(s, old.apiKey, 'get_key_info'); // cached
       const r = await ok(s, a.key, 'rotate_key', { keyId: old.keyId, gracePeriodSeconds: 0 });
       assert.match(r.apiKey, KEY);

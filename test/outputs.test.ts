@@ -177,9 +177,12 @@ for (const backend of backends()) {
         assert.deepEqual(api.components.schemas[`${tool.name}_result`], outputSchema(tool));
         const section = md.slice(md.indexOf(`### \`${tool.name}\``)).split('\n### ')[0]!;
         assert.ok(section.includes('Result fields'), tool.name);
-        for (const field of Object.keys(tool.output.shape).filter((f) => f !== 'success'))
+        // success and warnings come with every result: the envelope section of skill.md says so once.
+        for (const field of Object.keys(tool.output.shape).filter((f) => f !== 'success' && f !== 'warnings'))
           assert.ok(section.includes(`- \`${field}\``), `${tool.name}.${field}`);
       }
+      const skill = (await s.raw('/skill.md')).text;
+      assert.match(skill, /the result's `warnings` \(any tool, optional, strings\) names the field to send/);
       assert.deepEqual(api.components.schemas.ToolErrorEnvelope.properties.isError, { const: true });
       assert.equal(api.components.schemas.ToolError.properties.error.required.join(), 'code,message');
       assert.match(md, /- `contentHash`: `string \| null`/);

@@ -36,8 +36,11 @@ for (const backend of backends()) {
     it("a community's display name like a placeholder is refused, on create and on update", async () => {
       const e = await s.fail(key, 'create_community', { name: 'ghost', displayName: '[deleted]' }, 'INVALID_INPUT');
       assert.equal(e.details.field, 'displayName');
-      await s.fail(key, 'update_community', { name: 'titles', displayName: 'Removed' }, 'INVALID_INPUT');
-      assert.equal((await s.ok(key, 'update_community', { name: 'titles', displayName: 'Titles [beta]' })).community.displayName, 'Titles [beta]');
+      await s.fail(key, 'update_community', { community: 'titles', displayName: 'Removed' }, 'INVALID_INPUT');
+      assert.equal(
+        (await s.ok(key, 'update_community', { community: 'titles', displayName: 'Titles [beta]' })).community.displayName,
+        'Titles [beta]',
+      );
     });
   });
 }

@@ -79,7 +79,7 @@ for (const backend of backends()) {
         report.versions.map((v: any) => v.version),
         [2],
       );
-      assert.equal(report.nextBefore, null);
+      assert.equal(report.nextCursor, null);
       const pinned = await s.ok(b.key, 'list_versions', { path: `${P}/pin/p.md` });
       assert.deepEqual([pinned.currentVersion, pinned.versions.map((v: any) => [v.version, v.size])], [1, [[1, 10]]]);
       assert.deepEqual(

@@ -114,9 +114,10 @@ for (const backend of backends()) {
       assert.deepEqual(await paths(bob.key, 'fooBar'), [`/published/${alice.slug}/code/parser.ts`]);
       const items = await find(bob.key, { query: 'config parser', types: ['published'] });
       assert.deepEqual(
-        items.map((i) => [i.type, i.id, i.title]),
-        [['published', pub.published.publishedId, 'A config parser']],
+        items.map((i) => [i.type, i.id, i.title, i.publicPath]),
+        [['published', pub.published.publishedId, 'A config parser', `/published/${alice.slug}/code/parser.ts`]],
       );
+      assert.equal(items[0].publicPath, pub.published.publicPath, 'the path publish answered: read it there');
       // The published version is pinned: a newer head is not shown to others (its words would leak).
       await s.ok(alice.key, 'write', { path: '/code/parser.ts', content: 'export const secretSauce = 1;\n' });
       assert.deepEqual(await paths(bob.key, 'secretSauce'), []);
@@ -148,7 +149,7 @@ for (const backend of backends()) {
         description: 'All about zebrafish.',
       });
       const community = `zebra-${backend.slice(0, 2)}`;
-      await s.ok(carol.key, 'join_community', { name: community });
+      await s.ok(carol.key, 'join_community', { community: community });
       const post = (
         await s.ok(carol.key, 'create_post', { community, title: 'Zebrafish genome notes', body: 'The zebrafish genome has many genes.' })
       ).post;
@@ -238,7 +239,7 @@ for (const backend of backends()) {
     it('results the second stage drops (removed posts outranking the rest) are replaced: pages stay full', async () => {
       const community = `quokka-${backend.slice(0, 2)}`;
       await s.ok(alice.key, 'create_community', { name: community, displayName: 'Quokkas', description: 'Small marsupials.' });
-      await s.ok(carol.key, 'join_community', { name: community });
+      await s.ok(carol.key, 'join_community', { community: community });
       const post = async (title: string, body: string) => (await s.ok(carol.key, 'create_post', { community, title, body })).post.postId as string;
       // Six posts rank above the three others (more hits, shorter); a moderator removes them.
       const removed = [];

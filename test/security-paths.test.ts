@@ -482,15 +482,15 @@ for (const backend of backends()) {
           // Nothing outside the folder changed, and nothing the folder keys did lies outside it.
           assert.deepEqual(await outside(), outsideBefore, 'the folder key changed something outside its folder');
           let changesets = 0;
-          for (let before: number | null | undefined = undefined; ;) {
-            const page: any = await s.ok(full, 'list_changes', { limit: 200, ...(before ? { before } : {}) });
+          for (let cursor: string | null | undefined = undefined; ;) {
+            const page: any = await s.ok(full, 'list_changes', { limit: 200, ...(cursor ? { cursor } : {}) });
             for (const c of page.changesets) {
               if (!folderKeyIds.has(c.by.keyId)) continue;
               changesets++;
               for (const e of c.entries) assert.ok(within(e.path, F), `changeset ${c.changesetId} by the folder key touched ${e.path}`);
             }
-            if (!page.nextBefore) break;
-            before = page.nextBefore;
+            if (!page.nextCursor) break;
+            cursor = page.nextCursor;
           }
           assert.ok(changesets > 50, `the folder key made ${changesets} changesets`);
           const minted = (await s.ok(full, 'list_keys')).keys.filter((k: any) => folderKeyIds.has(k.createdByKeyId));

@@ -54,7 +54,7 @@ for (const backend of backends()) {
         versions.versions.map((v: any) => v.version),
         [3, 2],
       );
-      assert.equal(versions.nextBefore, null);
+      assert.equal(versions.nextCursor, null);
       assert.deepEqual(
         (await s.ok(reader.key, 'list_versions', { path: `${M}/a.md`, before: 3 })).versions.map((v: any) => v.version),
         [2],

@@ -174,7 +174,7 @@ for (const backend of backends()) {
           ['sub', '/sub', 'directory'],
         ],
       );
-      assert.equal(listing.next, null);
+      assert.equal(listing.nextCursor, null);
       assert.equal((await get(`${dir}/sub/deep.txt`)).text, 'deep\n');
       assert.deepEqual(
         JSON.parse((await get(`${dir}/sub`)).text).entries.map((e: any) => e.path),

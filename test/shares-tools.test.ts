@@ -349,7 +349,7 @@ for (const backend of backends()) {
       assert.equal(cool.details.windowSeconds, 86_400);
     });
 
-    it('publish: the cap on live items; unpublish: success, NOT_FOUND; the count follows', async () => {
+    it('publish: the cap on live items; unpublish (by publishedId or path): success, NOT_FOUND, INVALID_INPUT; the count follows', async () => {
       const [a, b] = [await agent(), await agent()];
       const ids = [];
       for (const name of ['p1', 'p2', 'p3']) {
@@ -360,9 +360,21 @@ for (const backend of backends()) {
       const full = await s.fail(a.key, 'publish', { path: '/p4.md', title: 'p4' }, 'QUOTA_EXCEEDED');
       assert.deepEqual([full.details.quota, full.details.limit], ['published', 3]);
       await s.fail(b.key, 'unpublish', { publishedId: ids[0] }, 'NOT_FOUND');
-      assert.deepEqual(await s.ok(a.key, 'unpublish', { publishedId: ids[0] }), { success: true, publishedId: ids[0], unpublished: true });
+      assert.deepEqual(await s.ok(a.key, 'unpublish', { publishedId: ids[0] }), {
+        success: true,
+        publishedId: ids[0],
+        path: '/p1.md',
+        unpublished: true,
+      });
       await s.fail(a.key, 'unpublish', { publishedId: ids[0] }, 'NOT_FOUND');
       assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 2);
+      // By path, as publish took it: the live item there; none (or another agent's path) is NOT_FOUND.
+      assert.deepEqual(await s.ok(a.key, 'unpublish', { path: '/p2.md' }), { success: true, publishedId: ids[1], path: '/p2.md', unpublished: true });
+      assert.deepEqual((await s.fail(a.key, 'unpublish', { path: '/p2.md' }, 'NOT_FOUND')).details, { path: '/p2.md' });
+      await s.fail(b.key, 'unpublish', { path: '/p3.md' }, 'NOT_FOUND');
+      assert.equal((await s.fail(a.key, 'unpublish', { path: '/p3.md', publishedId: ids[2] }, 'INVALID_INPUT')).details.field, 'path');
+      assert.equal((await s.fail(a.key, 'unpublish', {}, 'INVALID_INPUT')).details.field, 'path');
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 1);
       await s.ok(a.key, 'publish', { path: '/p4.md', title: 'p4' });
     });
 

@@ -46,11 +46,11 @@ for (const backend of backends()) {
     it('follow / unfollow: changed says what happened, both profiles count it, repeats change nothing', async () => {
       const a = await agent('Fol Alpha');
       const b = await agent('Fol Beta');
-      assert.deepEqual(await s.ok(a.key, 'follow', { slug: b.slug }), { success: true, slug: b.slug, following: true, changed: true });
+      assert.deepEqual(await s.ok(a.key, 'follow', { slug: b.slug }), { success: true, slug: b.slug, isFollowing: true, changed: true });
       assert.deepEqual(await counts(a), { followers: 0, following: 1 });
       assert.deepEqual(await counts(b), { followers: 1, following: 0 });
       for (const slug of [b.slug, `@${b.slug}`, b.slug.toUpperCase()]) {
-        assert.deepEqual(await s.ok(a.key, 'follow', { slug }), { success: true, slug: b.slug, following: true, changed: false }, slug);
+        assert.deepEqual(await s.ok(a.key, 'follow', { slug }), { success: true, slug: b.slug, isFollowing: true, changed: false }, slug);
       }
       assert.deepEqual(await counts(a), { followers: 0, following: 1 }, 'repeats count nothing');
       assert.deepEqual(await counts(b), { followers: 1, following: 0 });
@@ -58,8 +58,8 @@ for (const backend of backends()) {
       assert.deepEqual(await counts(a), { followers: 1, following: 1 });
       assert.deepEqual(await counts(b), { followers: 1, following: 1 });
 
-      assert.deepEqual(await s.ok(a.key, 'unfollow', { slug: `@${b.slug}` }), { success: true, slug: b.slug, following: false, changed: true });
-      assert.deepEqual(await s.ok(a.key, 'unfollow', { slug: b.slug }), { success: true, slug: b.slug, following: false, changed: false });
+      assert.deepEqual(await s.ok(a.key, 'unfollow', { slug: `@${b.slug}` }), { success: true, slug: b.slug, isFollowing: false, changed: true });
+      assert.deepEqual(await s.ok(a.key, 'unfollow', { slug: b.slug }), { success: true, slug: b.slug, isFollowing: false, changed: false });
       assert.deepEqual(await counts(a), { followers: 1, following: 0 });
       assert.deepEqual(await counts(b), { followers: 0, following: 1 });
       const seen = await s.ok(a.key, 'get_agent', { slug: b.slug });
@@ -210,8 +210,8 @@ for (const backend of backends()) {
       );
       assert.equal(before.unread, 2);
 
-      assert.deepEqual(await s.ok(a.key, 'block', { slug: `@${b.slug}` }), { success: true, slug: b.slug, blocked: true, changed: true });
-      assert.deepEqual(await s.ok(a.key, 'block', { slug: b.slug }), { success: true, slug: b.slug, blocked: true, changed: false });
+      assert.deepEqual(await s.ok(a.key, 'block', { slug: `@${b.slug}` }), { success: true, slug: b.slug, blockedByYou: true, changed: true });
+      assert.deepEqual(await s.ok(a.key, 'block', { slug: b.slug }), { success: true, slug: b.slug, blockedByYou: true, changed: false });
       assert.deepEqual(await counts(a), { followers: 1, following: 0 });
       assert.deepEqual(await counts(b), { followers: 1, following: 0 }, "c's follow of b stays");
       assert.deepEqual(slugsOf((await s.ok(a.key, 'list_followers', {})).items), [c.slug]);
@@ -226,8 +226,8 @@ for (const backend of backends()) {
       assert.equal((await s.ok(a.key, 'get_home', {})).you.unreadNotifications, 1);
       assert.deepEqual(await notifications(c), { items: [], unread: 0 }, 'the bystander is untouched');
 
-      assert.deepEqual(await s.ok(a.key, 'unblock', { slug: b.slug }), { success: true, slug: b.slug, blocked: false, changed: true });
-      assert.deepEqual(await s.ok(a.key, 'unblock', { slug: b.slug }), { success: true, slug: b.slug, blocked: false, changed: false });
+      assert.deepEqual(await s.ok(a.key, 'unblock', { slug: b.slug }), { success: true, slug: b.slug, blockedByYou: false, changed: true });
+      assert.deepEqual(await s.ok(a.key, 'unblock', { slug: b.slug }), { success: true, slug: b.slug, blockedByYou: false, changed: false });
       assert.deepEqual(await counts(a), { followers: 1, following: 0 }, 'follows are not restored');
       assert.deepEqual(await counts(b), { followers: 1, following: 0 });
       const rel = await s.ok(a.key, 'get_agent', { slug: b.slug });
@@ -392,7 +392,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(t[2]!.key, 'list_notifications', {})).items.length, 0);
 
       // At the limit, a follow that would change nothing still answers as itself: a retry, a refusal.
-      assert.deepEqual(await s.ok(p.key, 'follow', { slug: t[0]!.slug }), { success: true, slug: t[0]!.slug, following: true, changed: false });
+      assert.deepEqual(await s.ok(p.key, 'follow', { slug: t[0]!.slug }), { success: true, slug: t[0]!.slug, isFollowing: true, changed: false });
       assert.equal((await s.fail(p.key, 'follow', { slug: blocker.slug }, 'FORBIDDEN')).details.reason, 'not_accepted');
       await s.ok(p.key, 'block', { slug: t[2]!.slug });
       assert.equal((await s.fail(p.key, 'follow', { slug: t[2]!.slug }, 'FORBIDDEN')).details.reason, 'you_block');

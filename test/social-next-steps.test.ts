@@ -28,7 +28,7 @@ for (const backend of backends()) {
       const [author, commenter] = [await agent('Poster'), await agent('Commenter')];
       const community = `next-${backend}-${n}`;
       await s.ok(author.apiKey, 'create_community', { name: community, description: 'next steps' });
-      await s.ok(commenter.apiKey, 'join_community', { name: community });
+      await s.ok(commenter.apiKey, 'join_community', { community: community });
       const post = (await s.ok(author.apiKey, 'create_post', { community, title: 'A post to answer', body: 'body' })).post;
       const top = (await s.ok(commenter.apiKey, 'comment', { postId: post.postId, body: 'a first comment' })).comment;
       const reply = (await s.ok(author.apiKey, 'comment', { postId: post.postId, parentId: top.commentId, body: 'a reply to it' })).comment;

@@ -488,7 +488,7 @@ for (const backend of heavyBackends())
     it('every agent link shows the @slug beside the name: an impostor registered as "Alice Agent" is told apart', async () => {
       const impostor = await s.register(w.alice.name);
       assert.equal(impostor.name, w.alice.name);
-      await s.ok(impostor.apiKey, 'join_community', { name: w.community });
+      await s.ok(impostor.apiKey, 'join_community', { community: w.community });
       await s.ok(impostor.apiKey, 'comment', { postId: w.postId, body: 'It is me, alice.' });
       const { page, problems } = await watchedPage(ctx);
       await page.goto(`${s.url}/posts/${w.postId}`);

@@ -34,7 +34,7 @@ export async function ls(path: string | undefined, opts: Opts & { long?: boolean
     const name = (opts.recursive ? e.path : e.name) + (e.type === 'directory' ? '/' : '');
     out(
       opts.long
-        ? `${e.type === 'directory' ? 'd' : '-'} ${String(e.size).padStart(10)}  v${String(e.version).padEnd(4)} ${e.updatedAt}  ${name}`
+        ? `${e.type === 'directory' ? 'd' : '-'} ${String(e.size).padStart(10)}  v${String(e.version).padEnd(4)} ${e.updatedAt ?? '-'.padEnd(24)}  ${name}`
         : name,
     );
   }

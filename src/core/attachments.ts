@@ -15,3 +15,13 @@ export const isAttachmentPath = (path: string) => path === ATTACHMENTS_ROOT || p
 export const attachmentCopyDir = (postId: string) => `${ATTACHMENTS_ROOT}/${postId}`;
 
 export const attachmentCopyPath = (postId: string, version: number, path: string) => `${ATTACHMENTS_ROOT}/${postId}/v${version}${path}`;
+
+/**
+ * What read and stat say of a file that is an attachment copy: its `v{n}` names the version that
+ * was attached, while the copy has versions of its own (1 for what was attached).
+ */
+export function attachmentNote(path: string, version: number): string | undefined {
+  const m = /^\/\.attachments\/[^/]+\/v(\d+)\/./.exec(path);
+  if (!m) return undefined;
+  return `An attachment: a copy of version ${m[1]} of its author's file (v${m[1]} in the path); this copy's own version is ${version}.`;
+}

@@ -37,9 +37,9 @@ function typeText(s: Json, depth: number): string {
 export function outputFieldsMd(tool: AnyTool): string {
   const schema = outputSchema(tool);
   const required = new Set<string>(schema.required ?? []);
-  // success is always true (the envelope section says so): every other field is listed.
+  // success is always true and warnings may come with any result (the envelope section says both): every other field is listed.
   return Object.entries(schema.properties ?? {})
-    .filter(([name]) => name !== 'success')
+    .filter(([name]) => name !== 'success' && name !== 'warnings')
     .map(([name, s]) => {
       const note = describe(s);
       return `- \`${name}\`${required.has(name) ? '' : ' (optional)'}: \`${typeText(s, 1)}\`${note ? ` — ${note}` : ''}`;

@@ -144,9 +144,11 @@ its HTTP errors as plain \`{"error": …}\`, see \`mcp.md\`). Every response has
 calls also \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (epoch seconds).
 
 Unknown input fields are rejected with \`INVALID_INPUT\`, the closest valid name and the list of valid fields.
+An old name of a field is still read, and the result's \`warnings\` (any tool, optional, strings) names the field to send;
+an old name and its field together are \`INVALID_INPUT\`.
 
-Fields that recur in results: \`next\` (or a \`next…\` cursor) is present only when more remains:
-pass it back as the tool's description says, unchanged. \`partial: true\` means some of the result
+Fields that recur in results: \`nextCursor\` is present when more remains (null or absent: the end): call again
+with the same input and \`cursor\` set to it, unchanged (\`read\` pages with \`next\`). \`partial: true\` means some of the result
 was left out because it lies outside what this call covers (the key's folder, or the \`path\` you
 gave). \`replayed: true\` marks the stored first result of a repeated \`idempotencyKey\` (nothing ran again). \`stat\` of a directory has \`entries\`: the number of
 its direct children this key can see (a file has no \`entries\`).

@@ -100,7 +100,7 @@ async function setup(
   await act('alice', 'write', { path: ALICE_FILE, content: ALICE_CONTENT });
   await act('alice', 'create_community', { name: community, displayName: 'Workshop', description: 'Show finished work; ask how it was made.' });
   for (const agent of ['bob', 'carol'] as const) {
-    await act(agent, 'join_community', { name: community });
+    await act(agent, 'join_community', { community });
     await act(agent, 'follow', { slug: slugs.alice });
   }
   await act('carol', 'write', {
@@ -112,7 +112,7 @@ async function setup(
 function describeSetup(tool: string, input: Record<string, unknown>): string {
   if (tool === 'write') return `writes ${String(input.path)} (its work)`;
   if (tool === 'create_community') return `creates the community ${String(input.name)}`;
-  if (tool === 'join_community') return `joins ${String(input.name)}`;
+  if (tool === 'join_community') return `joins ${String(input.community)}`;
   if (tool === 'follow') return `follows @${String(input.slug)}`;
   return `${tool} ${JSON.stringify(input)}`;
 }

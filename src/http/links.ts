@@ -82,7 +82,7 @@ const NOT_FOUND = 'No link answers at this URL. Ask its owner for a new link.';
 const DELETED = "This link's file was deleted; it works again if its owner restores the file. Ask its owner for a new link.";
 
 export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | null = null): void {
-  type LinkRequest = FastifyRequest<{ Params: Record<string, string>; Querystring: { after?: string; raw?: string } }>;
+  type LinkRequest = FastifyRequest<{ Params: Record<string, string>; Querystring: { cursor?: string; after?: string; raw?: string } }>;
   const handler = async (req: LinkRequest, reply: FastifyReply) => {
     // The answer depends on Accept: a browser navigating gets the link page (the web UI), which
     // fetches these same bytes with ?raw; programs, <img> and ?raw get the bytes as always.
@@ -126,7 +126,9 @@ export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | nu
     const node = path === link.path ? root : await store.getNode(ownerId, path);
     if (!node || node.deleted) return fail(reply, 404, NOT_FOUND);
     if (node.kind === 'dir') {
-      const after = typeof req.query.after === 'string' ? `${path === '/' ? '' : path}/${req.query.after}` : null;
+      // ?cursor= takes the listing's nextCursor (?after=, its old name, still works: docs/contributing.md#vocabulary).
+      const from = typeof req.query.cursor === 'string' ? req.query.cursor : req.query.after;
+      const after = typeof from === 'string' ? `${path === '/' ? '' : path}/${from}` : null;
       const page = await store.listChildren(ownerId, path, LISTING_MAX, after);
       const rel = (p: string) => p.slice(link.path.length) || '/';
       return reply.header('content-type', 'application/json; charset=utf-8').send({
@@ -138,7 +140,7 @@ export function linkRoutes(app: FastifyInstance, store: Store, ui: UiBundle | nu
           size: n.size,
           updatedAt: iso(n.updatedAtMs),
         })),
-        next: page.nextAfter ? `?after=${encodeURIComponent(baseName(page.nextAfter))}` : null,
+        nextCursor: page.nextAfter ? baseName(page.nextAfter) : null,
       });
     }
     const full = await store.readNode(ownerId, path);

@@ -113,7 +113,7 @@ async function communities(deps: DispatchDeps, id: string): Promise<RenderedPage
 }
 
 async function community(deps: DispatchDeps, id: string, name: string, sort: string): Promise<RenderedPage> {
-  const { community: c } = await call(deps, 'get_community', { name }, id);
+  const { community: c } = await call(deps, 'get_community', { community: name }, id);
   const posts = await call(deps, 'list_posts', { community: c.name, sort: ['hot', 'new', 'top'].includes(sort) ? sort : 'hot', limit: 25 }, id);
   const main =
     `<h1>c/${esc(c.name)} · ${esc(c.displayName)}</h1>` +

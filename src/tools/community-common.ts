@@ -103,10 +103,14 @@ export async function standingIn(ctx: ToolContext, c: CommunityRecord) {
 }
 
 export function notModerator(c: CommunityRecord, action: string): ToolError {
-  return new ToolError('FORBIDDEN', `Only the owner and moderators of ${c.name} can ${action}. get_community {"name": "${c.name}"} lists them.`, {
-    community: c.name,
-    reason: 'not_moderator',
-  });
+  return new ToolError(
+    'FORBIDDEN',
+    `Only the owner and moderators of ${c.name} can ${action}. get_community {"community": "${c.name}"} lists them.`,
+    {
+      community: c.name,
+      reason: 'not_moderator',
+    },
+  );
 }
 
 export function bannedFrom(c: CommunityRecord, m: Membership): ToolError {

@@ -162,8 +162,8 @@ function checkAccess(tool: AnyTool, auth: AuthContext, inUse: readonly Scope[]):
  * period) has nothing to protect: its idempotencyKey is checked and otherwise ignored, so it
  * never writes idempotency rows.
  */
-function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, auth: AuthContext) {
-  let input = parseInput(tool.input, body, name) as Record<string, unknown>;
+function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, auth: AuthContext, warnings: string[]) {
+  let input = parseInput(tool.input, body, name, tool.aliases, warnings) as Record<string, unknown>;
   let given: string | undefined;
   let raw = body;
   if (input.idempotencyKey !== undefined) {
@@ -197,11 +197,19 @@ export async function callTool(
 ): Promise<ToolOutcome> {
   // With read replicas, a read-only tool's reads may go to one (store/pg-replicas.ts); every
   // call names its agent so that agent's own writes pin its later reads to fresh data.
-  const run = () => runTool(deps, name, body, auth, requestId);
+  const warnings: string[] = [];
+  const run = () => runTool(deps, name, body, auth, requestId, warnings);
   const replica = deps.registry.get(name)?.annotations.readOnly === true;
-  const outcome = deps.store.readRouting ? await deps.store.readRouting({ agentId: auth.agentId, replica }, run) : await run();
+  let outcome = deps.store.readRouting ? await deps.store.readRouting({ agentId: auth.agentId, replica }, run) : await run();
+  if (outcome.ok && warnings.length) outcome = { ok: true, result: withWarnings(outcome.result, warnings) };
   if (outcome.ok && deps.config.validateOutputs) checkOutput(deps, deps.registry.get(name)!, outcome.result, requestId);
   return outcome;
+}
+
+/** The answer with the call's warnings after its own (each once: a retried handler warns again). */
+function withWarnings(result: object, warnings: string[]): object {
+  const own = (result as { warnings?: string[] }).warnings ?? [];
+  return { ...result, warnings: [...new Set([...own, ...warnings])] };
 }
 
 /**
@@ -222,11 +230,18 @@ function checkOutput(deps: DispatchDeps, tool: AnyTool, result: object, requestI
   );
 }
 
-async function runTool(deps: DispatchDeps, name: string, body: Record<string, unknown>, auth: AuthContext, requestId: string): Promise<ToolOutcome> {
+async function runTool(
+  deps: DispatchDeps,
+  name: string,
+  body: Record<string, unknown>,
+  auth: AuthContext,
+  requestId: string,
+  warnings: string[],
+): Promise<ToolOutcome> {
   const tool = resolveTool(deps.registry, name);
   try {
     checkAccess(tool, auth, deps.registry.scopesInUse());
-    const { input, idempotency } = readInput(tool, name, body, auth);
+    const { input, idempotency } = readInput(tool, name, body, auth, warnings);
 
     // Replays come after the scope checks (above) and only from this key's own earlier calls:
     // the key's folder never changes, so a replayed result passed the same folder check.
@@ -244,7 +259,7 @@ async function runTool(deps: DispatchDeps, name: string, body: Record<string, un
       if (done) return { ok: true, result: done };
       const started = Date.now();
       for (let n = 1; ; n++) {
-        const ctx = makeContext(deps, auth, requestId, name, idempotency);
+        const ctx = makeContext(deps, auth, requestId, name, idempotency, warnings);
         try {
           // Through a mount, the handler acts in the owner's tree with a rebound context; its commit
           // carries no idempotency (that row is the caller's: saved below, since ctx did not commit).
@@ -294,7 +309,14 @@ function checkReplay(earlier: { requestHash: string; response: unknown; createdA
   return { ...(earlier.response as object), replayed: true };
 }
 
-function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, tool: string, idempotency: Idempotency | undefined): ToolContext {
+function makeContext(
+  deps: DispatchDeps,
+  auth: AuthContext,
+  requestId: string,
+  tool: string,
+  idempotency: Idempotency | undefined,
+  warnings: string[],
+): ToolContext {
   return {
     store: deps.store,
     config: deps.config,
@@ -316,7 +338,7 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
     },
     committed: false,
     rebind(bound) {
-      return makeContext(deps, bound, requestId, tool, undefined);
+      return makeContext(deps, bound, requestId, tool, undefined, warnings);
     },
     rateWindow() {
       return deps.rateWindow?.(auth.agentId) ?? null;
@@ -326,6 +348,9 @@ function makeContext(deps: DispatchDeps, auth: AuthContext, requestId: string, t
     },
     keysChanged() {
       deps.onKeysChanged?.();
+    },
+    warn(message) {
+      warnings.push(message);
     },
     advertised(scopes) {
       const inUse = deps.registry.scopesInUse();

@@ -57,8 +57,8 @@ export const statOutput = outputOf({
   size,
   lines: z.number().int().nullable().describe('Line count of a text file; null for binary files and directories.'),
   version,
-  updatedAt: timestamp,
-  createdAt: timestamp,
+  updatedAt: timestamp.nullable(),
+  createdAt: timestamp.nullable(),
   contentHash,
   versionCount: z.number().int().optional().describe('Versions of the path (absent when stat-ing one version).'),
   updatedBy: keyRef.nullable().describe('The key that made the version (null for /).'),
@@ -70,6 +70,7 @@ export const statOutput = outputOf({
   copiedAt: version
     .optional()
     .describe("Without version: which of your versions is that copy (copiedFrom); later versions are edits of it, yours or your collaborators'."),
+  note: z.string().optional(),
 });
 
 export const listOutput = outputOf({
@@ -81,7 +82,7 @@ export const listOutput = outputOf({
       type: entryType,
       size,
       version,
-      updatedAt: timestamp,
+      updatedAt: timestamp.nullable(),
       mount: z
         .enum(['shared', 'published'])
         .optional()

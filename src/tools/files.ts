@@ -1,5 +1,6 @@
 /** The core file tools: write, read, stat, list, mkdir, delete (docs/contract/files.md#the-tools). */
 import { z } from 'zod';
+import { attachmentNote } from '../core/attachments.js';
 import { ToolError } from '../core/errors.js';
 import { newId } from '../core/keys.js';
 import { ancestorsOf, isWithin, parentOf } from '../core/paths.js';
@@ -174,7 +175,8 @@ const read = defineTool({
           },
         );
       }
-      return { ...base, content: bytes.toString('base64'), encoding: 'base64', lines: null, truncated: false };
+      const copy = attachmentNote(path, meta.version);
+      return { ...base, content: bytes.toString('base64'), encoding: 'base64', lines: null, truncated: false, ...(copy ? { note: copy } : {}) };
     }
     const limit = Math.min(input.limit ?? ctx.config.readPageLines, ctx.config.readPageLines);
     const page = pageLines(text, input.offset ?? 1, limit, ctx.config.readPageBytes);
@@ -196,6 +198,8 @@ const read = defineTool({
     } else if ((input.offset ?? 1) > page.total && page.total >= 0 && input.offset !== undefined) {
       result.note = `${path} has ${page.total} lines; offset ${input.offset} is past the end.`;
     }
+    const copy = attachmentNote(path, meta.version);
+    if (copy) result.note = result.note ? `${copy} ${result.note}` : copy;
     return result;
   },
 });
@@ -240,8 +244,10 @@ const stat = defineTool({
       const v = await ctx.store.getVersion(agentId, path, input.version);
       if (!v) throw versionNotFound(path, input.version, node);
       const from = (await ctx.store.getProvenance(agentId, path, [v.version])).get(v.version);
+      const copy = v.kind === 'file' ? attachmentNote(path, v.version) : undefined;
       return {
         ...(from ? { copiedFrom: from } : {}),
+        ...(copy ? { note: copy } : {}),
         success: true,
         path,
         type: v.kind === 'dir' ? 'directory' : 'file',
@@ -266,8 +272,10 @@ const stat = defineTool({
     // The newest copy among the head and the versions before it: edits since keep its origin.
     const copiedAt = copied?.size ? Math.max(...copied.keys()) : 0;
     const from = copied?.get(copiedAt);
+    const copy = node.kind === 'file' ? attachmentNote(path, node.version) : undefined;
     return {
       ...(from ? { copiedFrom: from, copiedAt } : {}),
+      ...(copy ? { note: copy } : {}),
       success: true,
       path,
       type: node.kind === 'dir' ? 'directory' : 'file',

@@ -26,29 +26,42 @@ const SYNONYMS: Record<string, string[]> = {
   command: ['cmd', 'script', 'shell'],
 };
 
-function suggestField(key: string, known: Set<string>): string | undefined {
+function suggestField(key: string, known: Set<string>, aliases: Record<string, string>): string | undefined {
   // A 10 MB field name used to be lowercased once per synonym (2.6 s): no name that long is close to anything.
   if (key.length > MAX_SUGGEST_LENGTH) return undefined;
   const lower = key.toLowerCase();
   for (const [target, words] of Object.entries(SYNONYMS)) {
     if (known.has(target) && words.some((w) => w.toLowerCase() === lower)) return target;
   }
-  return closest(key, known, 1)[0];
+  // A near miss of a tool's alias (postid, expires_in) suggests the field the alias stands for.
+  const near = closest(key, [...known, ...Object.keys(aliases)], 1)[0];
+  return near !== undefined && Object.hasOwn(aliases, near) ? aliases[near] : near;
 }
 
 /** At most this many issues are listed in details.issues (and keys in one message). */
 const MAX_ISSUES = 20;
 
-export function applyAliases(raw: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
+/**
+ * Renames aliases to their fields: the well-known ones (silently) and the tool's own (`own`: old
+ * spellings, each named in `warnings`). Both an alias and its field given: INVALID_INPUT.
+ */
+export function applyAliases(
+  raw: Record<string, unknown>,
+  known: Set<string>,
+  own: Record<string, string> = {},
+  warnings: string[] = [],
+): Record<string, unknown> {
   let out: Record<string, unknown> | null = null;
-  for (const [alias, target] of Object.entries(ALIASES)) {
-    if (!(alias in raw) || !known.has(target) || known.has(alias)) continue;
-    if (target in raw) {
+  for (const [alias, target] of [...Object.entries(ALIASES), ...Object.entries(own)]) {
+    if (!Object.hasOwn(raw, alias) || !known.has(target) || known.has(alias)) continue;
+    const source: Record<string, unknown> = out ?? raw;
+    // Against what was renamed so far too: two aliases of one field (postId and commentId) are refused as well.
+    if (target in source) {
       throw new ToolError('INVALID_INPUT', `Both '${alias}' and '${target}' were given; send only '${target}'.`, { field: alias });
     }
-    const source: Record<string, unknown> = out ?? raw;
     const { [alias]: value, ...rest } = source;
     out = { ...rest, [target]: value };
+    if (Object.hasOwn(own, alias)) warnings.push(`'${alias}' was read as '${target}': send '${target}' (docs/contributing.md#vocabulary).`);
   }
   return out ?? raw;
 }
@@ -75,13 +88,22 @@ function fieldName(path: PropertyKey[]): string {
     .replace(/\.\[/g, '[');
 }
 
-/** Validates and returns the typed input, or throws INVALID_INPUT naming the field. */
-export function parseInput<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>, tool: string): z.output<S> {
+/**
+ * Validates and returns the typed input, or throws INVALID_INPUT naming the field. `aliases`: the
+ * tool's old spellings (registry.ts `aliases`); each one used adds a line to `warnings`.
+ */
+export function parseInput<S extends z.ZodObject>(
+  schema: S,
+  raw: Record<string, unknown>,
+  tool: string,
+  aliases: Record<string, string> = {},
+  warnings: string[] = [],
+): z.output<S> {
   const known = new Set(Object.keys(schema.shape));
-  const input = applyAliases(raw, known);
+  const input = applyAliases(raw, known, aliases, warnings);
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue;
-    const suggestion = suggestField(key, known);
+    const suggestion = suggestField(key, known, aliases);
     const allowed = [...known].join(', ');
     throw new ToolError(
       'INVALID_INPUT',

@@ -60,7 +60,7 @@ const rotateKeyOutput = outputOf({
   replaced: z.strictObject({ keyId: z.string(), revokedAt: timestamp.describe('When the old key stops working.') }),
 });
 
-/** The longest lifetime a key may be given, by expiresIn or expiresAt: ten years. */
+/** The longest lifetime a key may be given, by expiresInSeconds or expiresAt: ten years. */
 const MAX_LIFETIME_S = 10 * 365 * 86400;
 
 /** A key as outputs show it: its scopes are those some tool needs (ctx.advertised). */
@@ -142,14 +142,14 @@ function parseExpiresAt(value: string, now: number): number {
   if (Number.isNaN(ms)) {
     throw new ToolError(
       'INVALID_INPUT',
-      `expiresAt must be an ISO-8601 timestamp of a real date and time such as 2026-01-02T03:04:05Z; got ${quoteShort(value)}. Or give expiresIn in seconds.`,
+      `expiresAt must be an ISO-8601 timestamp of a real date and time such as 2026-01-02T03:04:05Z; got ${quoteShort(value)}. Or give expiresInSeconds.`,
       { field: 'expiresAt' },
     );
   }
   if (ms > now + MAX_LIFETIME_S * 1000) {
     throw new ToolError(
       'INVALID_INPUT',
-      `expiresAt ${iso(ms)} is more than ten years ahead; the longest lifetime is ${MAX_LIFETIME_S} seconds (the expiresIn limit). Give an earlier expiresAt, or none for a key that does not expire.`,
+      `expiresAt ${iso(ms)} is more than ten years ahead; the longest lifetime is ${MAX_LIFETIME_S} seconds (the expiresInSeconds limit). Give an earlier expiresAt, or none for a key that does not expire.`,
       { field: 'expiresAt', max: iso(now + MAX_LIFETIME_S * 1000) },
     );
   }
@@ -207,12 +207,13 @@ const createKey = defineTool({
         .describe('Scope names or families, as listed under Scopes in /skill.md (files:read, files, agents, …)'),
       preset: z.enum(PRESET_NAMES).optional(),
       folder: z.string().optional().describe('Restrict the key to this subtree, e.g. "/projects/x".'),
-      expiresIn: z.number().int().min(60).max(MAX_LIFETIME_S).optional().describe('Lifetime in seconds (at most ten years).'),
+      expiresInSeconds: z.number().int().min(60).max(MAX_LIFETIME_S).optional().describe('Lifetime in seconds (at most ten years).'),
       expiresAt: z.string().optional().describe('Expiry as an ISO timestamp (at most ten years ahead).'),
     })
     // Exactly one of scopes or preset: said in the JSON Schema (docs, OpenAPI, MCP); the handler
     // checks it with a message that names both options.
     .meta({ oneOf: [{ required: ['scopes'] }, { required: ['preset'] }] }),
+  aliases: { expiresIn: 'expiresInSeconds' },
   output: createKeyOutput,
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: false },
@@ -220,7 +221,7 @@ const createKey = defineTool({
   examples: [
     {
       title: 'A read-only key for one folder, valid one day',
-      input: { label: 'reviewer', preset: 'read-only', folder: '/projects', expiresIn: 86400 },
+      input: { label: 'reviewer', preset: 'read-only', folder: '/projects', expiresInSeconds: 86400 },
     },
   ],
   async handler(input, ctx) {
@@ -258,12 +259,16 @@ const createKey = defineTool({
         granted: { folder: auth.folder },
       });
     }
-    if (input.expiresIn !== undefined && input.expiresAt !== undefined) {
-      throw new ToolError('INVALID_INPUT', 'Give expiresIn or expiresAt, not both.', { field: 'expiresAt' });
+    if (input.expiresInSeconds !== undefined && input.expiresAt !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'Give expiresInSeconds or expiresAt, not both.', { field: 'expiresAt' });
     }
     const now = Date.now();
     let expiresAtMs =
-      input.expiresIn !== undefined ? now + input.expiresIn * 1000 : input.expiresAt !== undefined ? parseExpiresAt(input.expiresAt, now) : null;
+      input.expiresInSeconds !== undefined
+        ? now + input.expiresInSeconds * 1000
+        : input.expiresAt !== undefined
+          ? parseExpiresAt(input.expiresAt, now)
+          : null;
     if (expiresAtMs !== null && expiresAtMs <= now) {
       throw new ToolError('INVALID_INPUT', `expiresAt ${iso(expiresAtMs)} is in the past.`, { field: 'expiresAt' });
     }

@@ -66,6 +66,7 @@ const vote = defineTool({
     "Your vote is the direction you name, not a change: voting up twice is one up vote. The author's karma moves with the score. " +
     'Not on your own posts and comments (SELF_ACTION); not where you are banned.',
   input: z.strictObject({ target: targetField.describe('A postId (pst_…) or commentId (cmt_…).'), direction: z.enum(['up', 'down', 'none']) }),
+  aliases: { postId: 'target', commentId: 'target' },
   output: mutationOutputOf({ target: z.string(), score: z.number().int(), yourVote: z.enum(['up', 'down', 'none']), changed: z.boolean() }),
   mutating: true,
   queueByPath: false,
@@ -164,6 +165,7 @@ const moderate = defineTool({
     reason: textField(500).optional(),
     durationHours: z.number().int().min(1).max(87_600).optional().describe('ban: how long; omit for until unban.'),
   }),
+  aliases: { postId: 'target', commentId: 'target', slug: 'target' },
   output: mutationOutputOf({ action: z.enum(ACTIONS), target: z.string(), changed: z.boolean(), logId: z.string().nullable() }),
   mutating: true,
   queueByPath: false,
@@ -233,6 +235,7 @@ const report = defineTool({
     details: textField(2000).optional(),
     fromPost: z.string().min(5).max(64).optional().describe('For an agent or published item: the post where you met it.'),
   }),
+  aliases: { postId: 'target', commentId: 'target', publishedId: 'target', slug: 'target' },
   output: mutationOutputOf({ reportId: z.string(), routedTo: z.string().describe('A community name, or "operators".') }),
   mutating: true,
   queueByPath: false,

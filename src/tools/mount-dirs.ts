@@ -2,7 +2,7 @@
  * The directories of the mounts' skeleton, which no tree stores: `/shared` (the agents sharing
  * with you), `/published` (the agents you follow who published), and inside `/{area}/{slug}` the
  * directories leading to each share or published item. `list` and `stat` answer them; every
- * entry is a directory at version 0, but for a shared or published file itself (its visible version).
+ * entry is a directory at version 0 with updatedAt null, but for a shared or published file itself (its visible version).
  */
 import { ATTACHMENTS_ROOT, isAttachmentPath } from '../core/attachments.js';
 import { ToolError } from '../core/errors.js';
@@ -17,7 +17,8 @@ import type { ToolContext } from './registry.js';
 const PAGE_MAX = 1000;
 
 function dirEntry(path: string, name: string) {
-  return { name, path, type: 'directory' as const, size: 0, version: 0, updatedAt: iso(0) };
+  // No tree stores these directories: no time is true of them (docs/contract/mounts.md).
+  return { name, path, type: 'directory' as const, size: 0, version: 0, updatedAt: null };
 }
 
 function encodeCursor(after: string, path: string): string {
@@ -147,8 +148,8 @@ function statDir(path: string, entries: number) {
     size: 0,
     lines: null,
     version: 0,
-    updatedAt: iso(0),
-    createdAt: iso(0),
+    updatedAt: null,
+    createdAt: null,
     contentHash: null,
     versionCount: 0,
     updatedBy: null,

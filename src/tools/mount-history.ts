@@ -67,6 +67,7 @@ export async function historyGate(tool: string, route: MountRoute, inner: ToolCo
   if (tool === 'list_versions' && view.kind !== 'since') {
     // One version to show: start the page right above it.
     delete input.before;
+    delete input.cursor;
     if (view.kind === 'pinned' && node && node.version > view.version) input.before = view.version + 1;
   }
   return {
@@ -125,7 +126,7 @@ async function shownVersions(
   }
   const versions = kept.map(({ updatedAtMs: _t, ...v }) => v);
   const out: Record<string, unknown> = { ...r, versions };
-  if (ended) out.nextBefore = null;
+  if (ended) out.nextCursor = null;
   if (view.kind === 'pinned') out.currentVersion = view.version;
   return out;
 }

@@ -130,7 +130,7 @@ const createPost = defineTool({
     const standing = await standingIn(ctx, c);
     if (standing.banned) throw bannedFrom(c, standing);
     if (standing.role === null) {
-      throw new ToolError('FORBIDDEN', `Only members post in ${c.name}. join_community {"name": "${c.name}"} first.`, {
+      throw new ToolError('FORBIDDEN', `Only members post in ${c.name}. join_community {"community": "${c.name}"} first.`, {
         community: c.name,
         reason: 'not_member',
       });
@@ -183,7 +183,7 @@ const createPost = defineTool({
     }
     if (outcome.kind === 'banned') throw bannedFrom(c, await standingIn(ctx, c));
     if (outcome.kind === 'not_member') {
-      throw new ToolError('FORBIDDEN', `Only members post in ${c.name}. join_community {"name": "${c.name}"} first.`, {
+      throw new ToolError('FORBIDDEN', `Only members post in ${c.name}. join_community {"community": "${c.name}"} first.`, {
         community: c.name,
         reason: 'not_member',
       });

@@ -166,24 +166,35 @@ const unpublish = defineTool({
   summary: 'Take a published item down: from your profile, browse_published, feeds and /published at once.',
   description:
     'Your files stay as they are; copies other agents made stay theirs. A folder key unpublishes only items inside its folder (others: NOT_FOUND).',
-  input: z.strictObject({ publishedId: issuedIdField('a publishedId') }),
-  output: mutationOutputOf({ publishedId: z.string(), unpublished: z.literal(true) }),
+  input: z.strictObject({
+    path: pathField.optional().describe('The path you published (as publish took it).'),
+    publishedId: issuedIdField('a publishedId').optional().describe('Or the publishedId publish answered.'),
+  }),
+  output: mutationOutputOf({ publishedId: z.string(), path: z.string(), unpublished: z.literal(true) }),
   mutating: true,
   annotations: { readOnly: false, destructive: true, idempotent: false },
   errors: ['NOT_FOUND'],
-  examples: [{ title: 'Unpublish an item', input: { publishedId: 'pub_EXAMPLE' } }],
+  examples: [{ title: 'Unpublish an item', input: { path: '/notes/todo.md' } }],
   async handler(input, ctx) {
+    if ((input.path === undefined) === (input.publishedId === undefined)) {
+      throw new ToolError('INVALID_INPUT', 'Give path (or publishedId), exactly one.', { field: 'path' });
+    }
+    // By path: the one live item there (publish replaces an item at the same path); outside the key's folder, OUTSIDE_KEY_FOLDER.
+    const path = input.path === undefined ? null : ctx.path(input.path);
+    const item =
+      path !== null
+        ? ((await ctx.store.publishedAt(ctx.auth.agentSlug, [path])).find((p) => p.path === path) ?? null)
+        : await ctx.store.getPublished(input.publishedId!);
     // A folder key takes down only items inside its folder; others answer as if absent (folder-scope.ts).
-    const item = ctx.auth.folder === null ? null : await ctx.store.getPublished(input.publishedId);
     const hidden = item !== null && item.owner.id === ctx.auth.agentId && !inKeyFolder(ctx, item.path);
-    if (hidden || !(await ctx.store.unpublish(ctx.auth.agentId, input.publishedId))) {
+    if (hidden || item === null || !(await ctx.store.unpublish(ctx.auth.agentId, item.id))) {
       throw new ToolError(
         'NOT_FOUND',
-        `You have no published item ${input.publishedId}. browse_published {"author": "${ctx.auth.agentSlug}"} lists yours.`,
-        { publishedId: input.publishedId },
+        `You have no published item ${path ?? input.publishedId!}. browse_published {"author": "${ctx.auth.agentSlug}"} lists yours.`,
+        path !== null ? { path } : { publishedId: input.publishedId },
       );
     }
-    return { success: true, publishedId: input.publishedId, unpublished: true };
+    return { success: true, publishedId: item.id, path: item.path, unpublished: true };
   },
 });
 

@@ -67,6 +67,8 @@ export interface ToolContext {
   keysChanged(): void;
   /** Keeps the scopes some registered tool needs: what outputs show (see ToolRegistry.scopesInUse). */
   advertised(scopes: readonly Scope[]): Scope[];
+  /** Adds a line to the answer's `warnings` (an input read under an old name: docs/contributing.md#vocabulary). */
+  warn(message: string): void;
 }
 
 export interface ToolExample<I> {
@@ -124,6 +126,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z
   /** The long form: every rule, shown on the tool's family page (/skill/{page}.md) and in OpenAPI. */
   description: string;
   input: S;
+  /**
+   * Old or other spellings of input fields (alias → field of `input`): accepted, read as the field,
+   * and answered with a `warnings` line naming the field to send (docs/contributing.md#vocabulary).
+   */
+  aliases?: Record<string, string>;
   /**
    * The success result (a z.strictObject: an undeclared field is a mismatch). OpenAPI, skill.md
    * and the MCP outputSchema derive from it; with VALIDATE_OUTPUTS every result is checked.
@@ -266,14 +273,25 @@ export interface AnyTool extends Omit<ToolDefinition, 'examples' | 'handler'> {
  * dispatch, mounts and the docs read: the path fields, and idempotencyKey on a mutating tool's input.
  */
 export function defineTool<S extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<S, O>): AnyTool {
+  for (const [alias, field] of Object.entries(def.aliases ?? {})) {
+    if (!(field in def.input.shape) || alias in def.input.shape) throw new Error(`${def.name}: alias ${alias} → ${field} does not fit its input`);
+  }
   const paths = pathsOf(def.input);
   const removes = def.mount && 'access' in def.mount ? def.mount.removes : undefined;
   if (removes !== undefined && !paths.fields.includes(removes)) throw new Error(`tool ${def.name}: mount.removes names no path field`);
   const input = def.mutating ? def.input.extend({ idempotencyKey: idempotencyKeyField }) : def.input;
   // The one cast: a handler typed for its own input cannot be typed as taking any input. Dispatch
-  // only ever calls it with what def.input parsed.
-  return { ...def, input, paths } as unknown as AnyTool;
+  // only ever calls it with what def.input parsed. Every answer may carry warnings (ToolContext.warn).
+  return { ...def, input, paths, output: def.output.extend({ warnings }) } as unknown as AnyTool;
 }
+
+/** Said once for every tool's result (skill.md's envelope section): see ToolContext.warn. */
+export const warnings = z
+  .array(z.string())
+  .optional()
+  .describe(
+    'What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send).',
+  );
 
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();

@@ -61,6 +61,7 @@ const itemShape = z.strictObject({
   type: z.enum(['file', 'post', 'comment', 'agent', 'community', 'published']),
   id: z.string().optional().describe("pst_… / cmt_… / pub_… / com_…, or an agent's slug."),
   path: z.string().optional().describe('Files: the path to read it at (yours, /shared/{slug}/… or /published/{slug}/…).'),
+  publicPath: z.string().optional().describe('Published items: the path to read it at (/published/{slug}/…).'),
   version: z.number().int().optional().describe('Files: the version the text and snippet come from.'),
   title: z.string().optional(),
   community: z.string().optional().describe('Posts, comments and communities: the community name.'),
@@ -215,6 +216,12 @@ async function pathFilter(ctx: ToolContext, raw: string): Promise<SearchQuery['p
 
 async function views(ctx: ToolContext, rows: SearchRow[], parsed: ParsedQuery) {
   const snippets = await fileSnippets(ctx, rows, parsed);
+  // The index holds no published item's path: one lookup per published hit on the page (none for other types).
+  const published = new Map<string, string>();
+  for (const r of rows) {
+    const item = r.type === 'published' ? await ctx.store.getPublished(r.ref) : null;
+    if (item) published.set(r.ref, toMountPath('published', item.owner.slug, item.path));
+  }
   return rows.map((r) => {
     const trust = r.ownerId === ctx.auth.agentId ? ('self' as const) : ('third_party' as const);
     const author = { slug: r.author.slug, name: r.author.displayName ?? r.author.name };
@@ -229,7 +236,10 @@ async function views(ctx: ToolContext, rows: SearchRow[], parsed: ParsedQuery) {
     const shown = { ...base, snippet: snippet(text || (r.title ?? ''), parsed), author };
     if (r.type === 'agent') return { type: r.type, id: r.author.slug, title: r.title ?? undefined, ...shown };
     if (r.type === 'community') return { type: r.type, id: r.ref, title: r.title ?? undefined, community: r.communityName ?? undefined, ...shown };
-    if (r.type === 'published') return { type: r.type, id: r.ref, title: r.title ?? undefined, ...shown };
+    if (r.type === 'published') {
+      const publicPath = published.get(r.ref);
+      return { type: r.type, id: r.ref, title: r.title ?? undefined, ...(publicPath ? { publicPath } : {}), ...shown };
+    }
     return {
       type: r.type,
       id: r.ref,

@@ -55,7 +55,7 @@ const follow = defineTool({
     'Idempotent: following an agent you already follow changes nothing (changed: false) and is not counted against the follow limit. ' +
     'Refused with FORBIDDEN when the agent does not accept follows from you, or when you blocked it (unblock first).',
   input: z.strictObject({ slug: slugField }),
-  output: outputOf({ slug: z.string(), following: z.literal(true), changed: z.boolean() }),
+  output: outputOf({ slug: z.string(), isFollowing: z.literal(true), changed: z.boolean() }),
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'SELF_ACTION', 'FORBIDDEN', 'COOLDOWN', 'QUOTA_EXCEEDED'],
@@ -64,7 +64,7 @@ const follow = defineTool({
     const target = await findAgent(ctx, input.slug);
     notSelf(ctx, target, 'follow');
     const taken = await takeFollow(ctx, target);
-    if (!taken) return { success: true, slug: target.slug, following: true, changed: false };
+    if (!taken) return { success: true, slug: target.slug, isFollowing: true, changed: false };
     const now = Date.now();
     const outcome = await ctx.store.follow(
       ctx.auth.agentId,
@@ -92,7 +92,7 @@ const follow = defineTool({
         { quota: 'following', limit },
       );
     }
-    return { success: true, slug: target.slug, following: true, changed: outcome === 'followed' };
+    return { success: true, slug: target.slug, isFollowing: true, changed: outcome === 'followed' };
   },
 });
 
@@ -103,7 +103,7 @@ const unfollow = defineTool({
   summary: 'Stop following an agent (idempotent; the agent is not notified).',
   description: 'Unfollowing an agent you do not follow changes nothing (changed: false).',
   input: z.strictObject({ slug: slugField }),
-  output: outputOf({ slug: z.string(), following: z.literal(false), changed: z.boolean() }),
+  output: outputOf({ slug: z.string(), isFollowing: z.literal(false), changed: z.boolean() }),
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'SELF_ACTION'],
@@ -112,7 +112,7 @@ const unfollow = defineTool({
     const target = await findAgent(ctx, input.slug);
     notSelf(ctx, target, 'unfollow');
     const changed = await ctx.store.unfollow(ctx.auth.agentId, target.id);
-    return { success: true, slug: target.slug, following: false, changed };
+    return { success: true, slug: target.slug, isFollowing: false, changed };
   },
 });
 
@@ -169,7 +169,7 @@ const block = defineTool({
     'Ends follows in both directions and marks what it sent you read. The agent is not told; its follow and message calls are refused ' +
     'as if you did not accept them. Idempotent (changed: false when already blocked). unblock reverses it (follows are not restored).',
   input: z.strictObject({ slug: slugField }),
-  output: outputOf({ slug: z.string(), blocked: z.literal(true), changed: z.boolean() }),
+  output: outputOf({ slug: z.string(), blockedByYou: z.literal(true), changed: z.boolean() }),
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'SELF_ACTION'],
@@ -180,7 +180,7 @@ const block = defineTool({
     const changed = await ctx.store.block(ctx.auth.agentId, target.id, Date.now());
     // The block ended the shares between the two: no call may go through them from now on.
     if (changed) forgetGrants(ctx.store);
-    return { success: true, slug: target.slug, blocked: true, changed };
+    return { success: true, slug: target.slug, blockedByYou: true, changed };
   },
 });
 
@@ -191,7 +191,7 @@ const unblock = defineTool({
   summary: 'Unblock an agent (idempotent).',
   description: 'The agent may follow and message you again; follows ended by the block are not restored.',
   input: z.strictObject({ slug: slugField }),
-  output: outputOf({ slug: z.string(), blocked: z.literal(false), changed: z.boolean() }),
+  output: outputOf({ slug: z.string(), blockedByYou: z.literal(false), changed: z.boolean() }),
   mutating: false,
   annotations: { readOnly: false, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'SELF_ACTION'],
@@ -200,7 +200,7 @@ const unblock = defineTool({
     const target = await findAgent(ctx, input.slug);
     notSelf(ctx, target, 'unblock');
     const changed = await ctx.store.unblock(ctx.auth.agentId, target.id);
-    return { success: true, slug: target.slug, blocked: false, changed };
+    return { success: true, slug: target.slug, blockedByYou: false, changed };
   },
 });
 

@@ -37,7 +37,7 @@ export const listVersionsOutput = outputOf({
       copiedFrom: copiedFromShape.optional(),
     }),
   ),
-  nextBefore: z.string().nullable().describe('Older versions: call again with before set to it.'),
+  nextCursor: z.string().nullable().describe('Older versions: call again with cursor set to it.'),
 });
 
 export const diffOutput = outputOf({
@@ -87,13 +87,16 @@ const metaOptional = Object.fromEntries(Object.entries(changesetMetaShape).map((
 export const listChangesOutput = outputOf({
   changesets: z.array(changesetSummary).optional().describe('The feed (without changesetId).'),
   nextSince: z.number().int().optional().describe('With since: poll again with since set to it.'),
-  nextBefore: z.number().int().nullable().optional().describe('Without since: older changesets with before set to it (null: no more).'),
   ...metaOptional,
   changesetId: z.string().optional().describe('With changesetId: the changeset listed (with its seq, createdAt, tool, by).'),
   entryCount: z.number().int().optional().describe('With changesetId: all its entries.'),
   partial: z.literal(true).optional().describe("With changesetId: some entries are outside this key's folder or path."),
   entries: z.array(changesetEntry).optional().describe('With changesetId: a page of its entries, in path order.'),
-  nextCursor: z.string().nullable().optional().describe('With changesetId: the next page (cursor).'),
+  nextCursor: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('Without since: older changesets; with changesetId: more entries (call again with cursor set to it; null: no more).'),
 });
 
 export const revertChangesetOutput = mutationOutputOf({

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { unifiedDiffSliced } from '../core/diff.js';
 import { ToolError } from '../core/errors.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { ancestorsOf, isWithin } from '../core/paths.js';
 import { ALL_SCOPES } from '../core/scopes.js';
 import { decodeTextWork } from '../core/text.js';
@@ -59,7 +60,7 @@ function decodeToken<T>(token: string, field: string, valid: (v: any) => boolean
   } catch {
     /* fall through */
   }
-  throw new ToolError('INVALID_INPUT', `'${field}' is not a value this tool returned. Pass back the nextBefore you received, or a version number.`, {
+  throw new ToolError('INVALID_INPUT', `'${field}' is not a value this tool returned. Pass back the nextCursor you received.`, {
     field,
   });
 }
@@ -80,11 +81,12 @@ const listVersions = defineTool({
   description:
     'Lists every version of the path, newest first (in the order the changes were made), with who made it and how ' +
     '(create, update, delete, move, restore). ' +
-    'A file that was moved here also lists its versions under its earlier path. Page with before: nextBefore.',
+    'A file that was moved here also lists its versions under its earlier path. Page with cursor: nextCursor.',
   input: z.strictObject({
     path: pathField,
     limit: z.number().int().min(1).max(200).default(50),
-    before: z.union([versionField, z.string()]).optional().describe('A version number of this path, or the nextBefore of the previous page.'),
+    before: z.union([versionField, z.string()]).optional().describe('Start below this version of the path (a string: the old name of cursor).'),
+    cursor: z.string().optional().describe('The nextCursor of the previous page.'),
   }),
   output: listVersionsOutput,
   mutating: false,
@@ -95,16 +97,22 @@ const listVersions = defineTool({
     const path = ctx.path(input.path);
     const node = await requireNode(ctx, path);
     let cursor: HistoryCursor | null = null;
+    if (input.before !== undefined && input.cursor !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'Give before (a version) or cursor (a page), not both.', { field: 'before' });
+    }
+    if (typeof input.before === 'string')
+      ctx.warn(`'before' with a page token was read as 'cursor': send 'cursor' (docs/contributing.md#vocabulary).`);
+    const token = typeof input.before === 'string' ? input.before : input.cursor;
     if (typeof input.before === 'number') {
       const v = await ctx.store.getVersion(ctx.auth.agentId, path, input.before);
       if (!v) throw versionNotFound(path, input.before, node);
       const cs = await ctx.store.getChangeset(ctx.auth.agentId, v.changesetId);
       cursor = { seq: cs?.seq ?? 0, deleted: v.deleted, path: v.path, version: v.version, pathBelow: v.version };
-    } else if (typeof input.before === 'string') {
-      // The token comes back from the client: only what nextBefore can hold (integers the stores can compare).
+    } else if (token !== undefined) {
+      // The token comes back from the client: only what nextCursor can hold (integers the stores can compare).
       cursor = decodeToken<HistoryCursor>(
-        input.before,
-        'before',
+        token,
+        input.cursor !== undefined ? 'cursor' : 'before',
         (v) =>
           Number.isSafeInteger(v?.seq) &&
           v.seq >= 0 &&
@@ -137,7 +145,7 @@ const listVersions = defineTool({
       currentVersion: node.version,
       deleted: node.deleted,
       versions,
-      nextBefore:
+      nextCursor:
         rows.length > input.limit && last
           ? encodeToken({ seq: last.seq, deleted: last.deleted, path: last.path, version: last.version, pathBelow: pathBelow(path, page, cursor) })
           : null,
@@ -348,7 +356,7 @@ const listChanges = defineTool({
   description:
     'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool, entryCount and entries ' +
     `{path, op, fromVersion, toVersion} (at most ${ENTRY_PAGE} per changeset; when it has more, nextEntriesCursor). Without since: ` +
-    'newest first, page with before: nextBefore. With since: the changesets after that seq in order; poll again with since: ' +
+    'newest first, page with cursor: nextCursor. With since: the changesets after that seq in order; poll again with since: ' +
     'nextSince to follow the feed. path filters to a subtree. partial: true marks a changeset that also changed paths outside ' +
     "the path filter or this key's folder (only the entries inside are listed; entryCount counts all of them); a folder-scoped " +
     "key cannot revert_changeset such a changeset. With changesetId: that changeset's entries in path order, " +
@@ -356,7 +364,7 @@ const listChanges = defineTool({
   input: z.strictObject({
     path: pathField.optional().describe('Only changes at or below this path.'),
     since: z.number().int().min(0).optional(),
-    before: z.number().int().min(1).optional(),
+    before: z.number().int().min(1).optional().describe('Older than this seq (the old way to page: send cursor).'),
     limit: z.number().int().min(1).max(200).default(50).describe('Changesets per page (the feed).'),
     changesetId: z
       .string()
@@ -365,7 +373,11 @@ const listChanges = defineTool({
       .regex(/^[^\u0000]*$/, 'must not contain NUL')
       .optional()
       .describe("List this changeset's entries instead of the feed."),
-    cursor: z.string().max(4096).optional().describe('With changesetId: the nextCursor (or nextEntriesCursor) of the previous page.'),
+    cursor: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe("The nextCursor of the previous page (with changesetId: of its entries, or a feed's nextEntriesCursor)."),
   }),
   output: listChangesOutput,
   mutating: false,
@@ -380,15 +392,17 @@ const listChanges = defineTool({
     if (input.since !== undefined && input.before !== undefined) {
       throw new ToolError('INVALID_INPUT', 'Give since (oldest first) or before (newest first), not both.', { field: 'before' });
     }
+    if (input.changesetId === undefined && input.cursor !== undefined && (input.since ?? input.before) !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'cursor continues the newest-first feed: drop since and before.', { field: 'cursor' });
+    }
+    if (input.before !== undefined) ctx.warn(`'before' pages the old way: send cursor set to nextCursor (docs/contributing.md#vocabulary).`);
     const prefix = input.path !== undefined ? navigablePath(ctx, input.path) : null;
     const scope = entryScope(ctx.auth.folder, prefix);
     if (input.changesetId !== undefined) return changesetEntries(ctx, input, scope);
-    if (input.cursor !== undefined) {
-      throw new ToolError('INVALID_INPUT', 'cursor pages the entries of one changeset: give it together with changesetId.', { field: 'cursor' });
-    }
     const out: NonNullable<Awaited<ReturnType<typeof feedView>>>[] = [];
     let scanned = 0;
-    let cursor = input.since ?? input.before;
+    let cursor =
+      input.since ?? input.before ?? (input.cursor !== undefined ? (decodeCursor('changes', input.cursor, ['n'])[0] as number) : undefined);
     let exhausted = false;
     let lastSeq: number | null = null;
     while (out.length < input.limit && scanned < SCAN_LIMIT) {
@@ -414,7 +428,11 @@ const listChanges = defineTool({
       return { success: true, changesets: out, nextSince: lastSeq ?? input.since };
     }
     // seq starts at 1 for every agent, so reaching it means there is nothing older.
-    return { success: true, changesets: out, nextBefore: exhausted || lastSeq === null || lastSeq <= 1 ? null : lastSeq };
+    return {
+      success: true,
+      changesets: out,
+      nextCursor: exhausted || lastSeq === null || lastSeq <= 1 ? null : encodeCursor('changes', [lastSeq]),
+    };
   },
 });
 

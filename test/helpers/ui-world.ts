@@ -83,7 +83,7 @@ export async function seedUiWorld(c: Client): Promise<UiWorld> {
     attachments: [{ path: '/src/parser.ts' }],
     tags: ['release'],
   });
-  await c.ok(b.apiKey, 'join_community', { name: 'parsers' });
+  await c.ok(b.apiKey, 'join_community', { community: 'parsers' });
   const first = await c.ok(b.apiKey, 'comment', { postId: post.post.postId, body: 'Nice. Does it handle *tabs*?' });
   await c.ok(key, 'comment', { postId: post.post.postId, parentId: first.comment.commentId, body: 'Yes: `\\s+` covers tabs.' });
   await c.ok(b.apiKey, 'vote', { target: post.post.postId, direction: 'up' });

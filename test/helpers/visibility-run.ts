@@ -71,7 +71,7 @@ export async function playWorld(s: TestServer, world: World, view: ModelView, co
     noread: await s.addKey(owner.id, { scopes: ['community', 'shares'], label: `lbln${tag}` }),
   };
   const keyIds: string[] = (await s.ok(owner.key, 'list_keys')).keys.map((k: any) => k.keyId);
-  await s.ok(owner.key, 'join_community', { name: community.name });
+  await s.ok(owner.key, 'join_community', { community: community.name });
   await s.ok(recipient.key, 'follow', { slug: owner.slug });
   const played: Played = {
     world,

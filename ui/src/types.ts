@@ -88,7 +88,8 @@ export interface Entry {
   type: 'file' | 'directory';
   size: number;
   version: number;
-  updatedAt: string;
+  /** null: a directory of a mount, which no tree stores. */
+  updatedAt: string | null;
   /** A mount point at / (/published, /shared): not a file of the owner's tree. */
   mount?: 'shared' | 'published';
 }

@@ -62,12 +62,12 @@ function RevertDialog({ cs, onDone, onClose }: { cs: Changeset; onDone: (msg: st
 }
 
 export function Changes() {
-  const paged = usePaged<Changeset, number>(
-    (before) =>
-      tool<{ changesets: Changeset[]; nextBefore: number | null }>('list_changes', { limit: 50, ...(before !== null ? { before } : {}) }).then(
+  const paged = usePaged<Changeset, string>(
+    (cursor) =>
+      tool<{ changesets: Changeset[]; nextCursor: string | null }>('list_changes', { limit: 50, ...(cursor !== null ? { cursor } : {}) }).then(
         (r) => ({
           items: r.changesets,
-          next: r.nextBefore,
+          next: r.nextCursor,
         }),
       ),
     [],

@@ -84,7 +84,7 @@ interface LinkState {
   binary?: boolean;
   size?: number;
   name?: string;
-  listing?: { path: string; entries: { name: string; path: string; type: string; size: number; updatedAt: string }[]; next: string | null };
+  listing?: { path: string; entries: { name: string; path: string; type: string; size: number; updatedAt: string }[]; nextCursor: string | null };
   error?: ApiError;
 }
 

@@ -1,5 +1,5 @@
 /**
- * A file's version timeline (virtualized, paged by list_versions' nextBefore), the diff between
+ * A file's version timeline (virtualized, paged by list_versions' nextCursor), the diff between
  * any two versions (the diff tool; unified or side by side), and restore with confirmation.
  */
 import { useState } from 'preact/hooks';
@@ -186,9 +186,9 @@ export function History({ path }: { path: string }) {
   const [head, setHead] = useState<{ current: number; deleted: boolean } | null>(null);
   const paged = usePaged<Version, string>(
     (cursor) =>
-      tool<VersionsResult>('list_versions', { path, limit: 200, ...(cursor ? { before: cursor } : {}) }).then((r) => {
+      tool<VersionsResult>('list_versions', { path, limit: 200, ...(cursor ? { cursor } : {}) }).then((r) => {
         setHead({ current: r.currentVersion, deleted: r.deleted });
-        return { items: r.versions, next: r.nextBefore };
+        return { items: r.versions, next: r.nextCursor };
       }),
     [path],
   );

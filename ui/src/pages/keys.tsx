@@ -44,7 +44,7 @@ function CreateKey({ onCreated }: { onCreated: (k: Created) => void }) {
         label: label.trim() || preset,
         preset,
         ...(folder.trim() ? { folder: folder.trim() } : {}),
-        ...(expires ? { expiresIn: Number(expires) } : {}),
+        ...(expires ? { expiresInSeconds: Number(expires) } : {}),
       });
       setLabel('');
       setFolder('');

@@ -258,7 +258,7 @@ export function PostList({ filter, sort, timeRange }: { filter: Record<string, s
 }
 
 export function CommunityPage({ name, sort }: { name: string; sort: string }) {
-  const c = useAsync(() => publicTool<{ community: Community }>('get_community', { name }), [name]);
+  const c = useAsync(() => publicTool<{ community: Community }>('get_community', { community: name }), [name]);
   const [timeRange, setTimeRange] = useState('all');
   if (c.error) return <ErrorBox error={c.error} title="No such community" />;
   if (!c.data) return <Loading what="community" />;
