@@ -22,7 +22,7 @@ describe('just-bash adapter: Shell', () => {
     const fs = new InMemoryFs({ '/a.md': 'a\n' });
     const shell = shellOn(fs);
     const set = await shell.run('shopt -s nullglob; readonly R=1; export Y=2; f() { echo f; }; cd /tmp 2>/dev/null; echo set', '/', fs);
-    assert.deepEqual(set, { stdout: 'set\n', stderr: '', exitCode: 0 });
+    assert.deepEqual(set, { stdout: 'set\n', stderr: '', exitCode: 0, atDeadline: false, outputLimit: false });
     assert.ok(shell.reusable);
     const next = await shell.run('shopt nullglob; echo "${R-unset} ${Y-unset}"; type f 2>&1 >/dev/null | wc -l; R=3; echo $R', '/', fs);
     assert.match(next.stdout, /^nullglob\s+off\nunset unset\n1\n3\n$/);
@@ -43,7 +43,7 @@ describe('just-bash adapter: Shell', () => {
   it('reports a run just-bash rejects the way bash would: on stderr, exit 1, the script output kept out', async () => {
     const fs = new BrokenWrites({});
     const r = await shellOn(fs).run('echo before; echo x > /f', '/', fs);
-    assert.deepEqual(r, { stdout: '', stderr: 'bash: the store is on fire\n', exitCode: 1 });
+    assert.deepEqual(r, { stdout: '', stderr: 'bash: the store is on fire\n', exitCode: 1, atDeadline: false, outputLimit: false });
   });
 
   it("shapes the shell's messages for an agent: a limit names this server's setting, never just-bash's option", async () => {
@@ -54,10 +54,32 @@ describe('just-bash adapter: Shell', () => {
     assert.doesNotMatch(r.stderr, /executionLimits/);
   });
 
+  it('tells a run stopped at its deadline, or at the output limit, from any other exit', async () => {
+    const fs = new InMemoryFs({});
+    const env = { HOME: '/' };
+    const slow = new Shell({
+      fs,
+      commands: BASH_COMMANDS,
+      customCommands: [],
+      env,
+      limits: { maxExecutionTimeMs: 300, maxCommandCount: 1e9, maxLoopIterations: 1e9 },
+    });
+    const late = await slow.run('while :; do :; done', '/', fs);
+    assert.equal(late.exitCode, 124);
+    assert.deepEqual([late.atDeadline, late.outputLimit], [true, false]);
+    const loud = new Shell({ fs, commands: BASH_COMMANDS, customCommands: [], env, limits: { maxOutputSize: 1000 } });
+    const long = await loud.run('seq 1 100000', '/', fs);
+    assert.equal(long.exitCode, 126);
+    assert.deepEqual([long.atDeadline, long.outputLimit], [false, true]);
+    // Exit 124 of a command's own, without the deadline's message, is no deadline.
+    const own = await loud.run('(exit 124)', '/', fs);
+    assert.deepEqual([own.exitCode, own.atDeadline], [124, false]);
+  });
+
   it('offers only the commands it is given, and knows the engine’s full set', async () => {
     const fs = new InMemoryFs({});
     const r = await shellOn(fs).run('python3 -c 1', '/', fs);
-    assert.deepEqual(r, { stdout: '', stderr: 'bash: python3: command not found\n', exitCode: 127 });
+    assert.deepEqual(r, { stdout: '', stderr: 'bash: python3: command not found\n', exitCode: 127, atDeadline: false, outputLimit: false });
     const engine = engineCommandNames();
     for (const name of ['cat', 'grep', 'sqlite3', 'tar']) assert.ok(engine.includes(name), name);
   });

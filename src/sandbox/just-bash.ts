@@ -83,6 +83,21 @@ export interface ShellResult {
   stdout: string;
   stderr: string;
   exitCode: number;
+  /** just-bash ended the run at its deadline (exit 124, "… exceeded … deadline"). */
+  atDeadline: boolean;
+  /** just-bash stopped the run at maxOutputSize (exit 126). */
+  outputLimit: boolean;
+}
+
+/** The result of one run, with just-bash's own signs of its limits read from its messages. */
+function result(stdout: string, stderr: string, exitCode: number): ShellResult {
+  return {
+    stdout,
+    stderr,
+    exitCode,
+    atDeadline: exitCode === 124 && /deadline|time limit|timed out/i.test(stderr),
+    outputLimit: exitCode === 126 && /output size/i.test(stderr),
+  };
 }
 
 /**
@@ -133,10 +148,10 @@ export class Shell {
     inner.fs = fs;
     try {
       const r = await this.bash.exec(command, { cwd });
-      return { stdout: r.stdout, stderr: gnuShellErrors(r.stderr), exitCode: r.exitCode };
+      return result(r.stdout, gnuShellErrors(r.stderr), r.exitCode);
     } catch (err) {
       const msg = String((err as Error).message ?? err).replace(/^Error: /, '');
-      return { stdout: '', stderr: gnuShellErrors(`bash: ${msg}\n`), exitCode: 1 };
+      return result('', gnuShellErrors(`bash: ${msg}\n`), 1);
     }
   }
 }

@@ -84,9 +84,8 @@ async function run(job: BashJob): Promise<BashOutcome> {
     const sh = shellFor(job, fs);
     const started = Date.now();
     // Messages shaped, a rejected run reported as bash would (exit 1): just-bash.ts.
-    const { stdout, stderr, exitCode } = await sh.run(job.command, job.cwd, fs);
-    // just-bash ends a command at its deadline with exit 124 ("… exceeded … deadline").
-    const timedOut = exitCode === 124 && (Date.now() - started >= job.timeoutMs - 50 || /deadline|time limit|timed out/i.test(stderr));
+    const { stdout, stderr, exitCode, atDeadline, outputLimit } = await sh.run(job.command, job.cwd, fs);
+    const timedOut = exitCode === 124 && (Date.now() - started >= job.timeoutMs - 50 || atDeadline);
     const o = cut(stdout, job.maxOutputBytes);
     const e = cut(stderr, job.maxOutputBytes);
     // A command stopped at its deadline writes nothing: its changes may be half done. (Its
@@ -99,7 +98,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
       stdout: o.text,
       stderr: e.text,
       exitCode,
-      truncated: o.cut || e.cut || (exitCode === 126 && /output size/i.test(stderr)),
+      truncated: o.cut || e.cut || outputLimit,
       timedOut,
       changes,
       mounted,
