@@ -100,6 +100,31 @@ const url = (name: string, protocols: string[]) =>
       return v.replace(/\/+$/, '');
     });
 
+/** A comma-separated list of URLs (empty or unset: none), each checked as `url` checks one. */
+const urls = (name: string, protocols: string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const out: string[] = [];
+      for (const item of (v ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)) {
+        const one = url(name, protocols).safeParse(item);
+        if (!one.success) {
+          const why = one.error.issues.map((i) => i.message.replace(/^\S+ /, '')).join('; ');
+          ctx.addIssue({
+            code: 'custom',
+            message: `${name} is a comma-separated list of URLs; ${JSON.stringify(item)} ${why.replace(/ \(got .*\)$/, '')} (got ${JSON.stringify(v)})`,
+          });
+          return z.NEVER;
+        }
+        if (one.data) out.push(one.data);
+      }
+      return out;
+    });
+
 const MiB = 1024 * 1024;
 /**
  * Live files and directories per agent. A whole-tree copy, move or delete works on every node of
@@ -149,6 +174,9 @@ const EnvSchema = z.object({
   SQLITE_SYNCHRONOUS: oneOf('SQLITE_SYNCHRONOUS', ['normal', 'full'] as const, 'normal'),
   SQLITE_BUSY_TIMEOUT_MS: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 1, 600_000),
   PG_POOL_SIZE: int('PG_POOL_SIZE', 10, 1, 1000),
+  DATABASE_READ_URLS: urls('DATABASE_READ_URLS', ['postgres:', 'postgresql:']),
+  REPLICA_MAX_LAG_MS: int('REPLICA_MAX_LAG_MS', 1000, 10, 60_000),
+  REPLICA_POLL_MS: int('REPLICA_POLL_MS', 50, 5, 10_000),
   IDEMPOTENCY_PRUNE_INTERVAL_MS: int('IDEMPOTENCY_PRUNE_INTERVAL_MS', 600_000, 1000, 86_400_000),
   PACK_INTERVAL_MS: int('PACK_INTERVAL_MS', 1000, 0, 86_400_000),
   PLANNER_STATS_INTERVAL_MS: int('PLANNER_STATS_INTERVAL_MS', 5000, 0, 86_400_000),
@@ -240,6 +268,15 @@ export interface Config {
   /** How long a write waits for another process to release a SQLite file's write lock. */
   sqliteBusyTimeoutMs: number;
   pgPoolSize: number;
+  /**
+   * PostgreSQL streaming replicas that serve read-only tools (store/pg-replicas.ts); empty: every
+   * read goes to DATABASE_URL. A replica further behind the primary than replicaMaxLagMs, or
+   * failing, is skipped; an agent's reads after its own write wait for a replica that has replayed it.
+   */
+  databaseReadUrls: string[];
+  replicaMaxLagMs: number;
+  /** How often the primary's WAL position and each replica's replay position are read. */
+  replicaPollMs: number;
   /** How often a serving process deletes expired idempotency rows. */
   idempotencyPruneIntervalMs: number;
   /** How often a serving process drains the pack queue (store/blob-pack.ts); 0: never (tests drive it). */
@@ -276,6 +313,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((i) => i.message).join('; '));
   }
   const e = parsed.data;
+  if (e.DATABASE_READ_URLS.length && !e.DATABASE_URL) {
+    throw new ConfigError('DATABASE_READ_URLS needs DATABASE_URL: replicas serve the reads of a PostgreSQL primary');
+  }
   const displayHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   return {
     port: e.PORT,
@@ -306,6 +346,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     pgPoolSize: e.PG_POOL_SIZE,
+    databaseReadUrls: e.DATABASE_READ_URLS,
+    replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
+    replicaPollMs: e.REPLICA_POLL_MS,
     idempotencyPruneIntervalMs: e.IDEMPOTENCY_PRUNE_INTERVAL_MS,
     packIntervalMs: e.PACK_INTERVAL_MS,
     plannerStatsIntervalMs: e.PLANNER_STATS_INTERVAL_MS,

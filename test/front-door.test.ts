@@ -207,10 +207,10 @@ for (const backend of backends()) {
       assert.ok(Number(call.headers.get('x-ratelimit-remaining')) < Number(res.headers.get('x-ratelimit-remaining')), 'the call counted');
     });
 
-    it('MCP tools/list: each description stands alone, with its summary, scope and errors', async () => {
+    it('MCP tools/list: each description stands alone and is short: its summary, its note and its scope', async () => {
       const client = new McpClient({ name: 'afs-test', version: '1' });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+        new StreamableHTTPClientTransport(new URL(`${s.url}/mcp?toolsets=all`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
       );
       try {
         const { tools } = await client.listTools();
@@ -219,10 +219,11 @@ for (const backend of backends()) {
           const def = registry.get(t.name)!;
           assert.ok(t.description!.startsWith(def.summary), `${t.name} starts with its summary`);
           assert.match(t.description!, /^[A-Z]/, `${t.name} starts a sentence`);
-          assert.match(t.description!, /\nScope: [^\n]+\. Errors: [A-Z_, ]+\.$/, `${t.name} ends with scope and errors`);
-          for (const code of def.errors) assert.ok(t.description!.includes(code), `${t.name} names ${code}`);
+          assert.match(t.description!, / (Scope: [^\n]+|Full-access key only)\.$/, `${t.name} ends with its scope`);
+          assert.ok(t.description!.length <= 300 && !t.description!.includes('\n'), `${t.name}: one short paragraph`);
+          if (def.note) assert.ok(t.description!.includes(def.note), `${t.name} carries its note`);
         }
-        assert.match(tools.find((t) => t.name === 'purge')!.description!, /Scope: full-access key/);
+        assert.match(tools.find((t) => t.name === 'purge')!.description!, /Full-access key only\.$/);
       } finally {
         await client.close();
       }

@@ -10,9 +10,11 @@ import { buildRegistry } from '../src/tools/index.js';
 import { backends } from './helpers/backends.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
+/** An SDK client listing every toolset (mcp-toolsets.test.ts holds the default list). */
 async function connect(url: string, key: string): Promise<McpClient> {
   const client = new McpClient({ name: 'afs-test', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  const endpoint = new URL(`${url}/mcp?toolsets=all`);
+  await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return client;
 }
 
@@ -38,7 +40,9 @@ for (const backend of backends()) {
       const write = tools.find((t) => t.name === 'write')!;
       assert.equal(write.inputSchema.type, 'object');
       assert.ok((write.inputSchema.properties as any).path);
-      assert.equal(write.annotations?.readOnlyHint, false);
+      // Only hints that differ from MCP's defaults are sent (readOnlyHint false, destructiveHint true).
+      assert.equal(write.annotations?.readOnlyHint, undefined);
+      assert.equal(write.annotations?.idempotentHint, true);
       assert.equal(tools.find((t) => t.name === 'read')!.annotations?.readOnlyHint, true);
       await client.close();
 

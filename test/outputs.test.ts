@@ -12,6 +12,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import { outputSchema } from '../src/tools/describe.js';
+import { compactSchema } from '../src/http/mcp-list.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/open.js';
 import { buildRegistry } from '../src/tools/index.js';
@@ -34,7 +35,9 @@ function conforms(tool: string, result: unknown): void {
 
 async function connect(url: string, key: string): Promise<McpClient> {
   const client = new McpClient({ name: 'afs-outputs-test', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  // Every toolset, with output schemas (tools/list leaves them out unless asked: the served mcp.md).
+  const endpoint = new URL(`${url}/mcp?toolsets=all&outputSchemas=true`);
+  await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return client;
 }
 
@@ -147,7 +150,9 @@ for (const backend of backends()) {
       const client = await connect(s.url, key);
       // listTools makes the SDK client check every later result's structuredContent against outputSchema.
       const { tools } = await client.listTools();
-      for (const t of tools) assert.deepEqual(t.outputSchema, outputSchema(registry.get(t.name)!), t.name);
+      assert.deepEqual(tools.map((t) => t.name).sort(), registry.names().sort());
+      // Compact: the same schema without descriptions, titles and far bounds (only constraints dropped).
+      for (const t of tools) assert.deepEqual(t.outputSchema, compactSchema(outputSchema(registry.get(t.name)!), null), t.name);
       const w = await client.callTool({ name: 'write', arguments: { path: '/mcp-out/a.txt', content: 'x\n' } });
       assert.deepEqual(w.structuredContent, JSON.parse((w.content as any)[0].text));
       const st = await client.callTool({ name: 'stat', arguments: { path: '/' } });

@@ -6,55 +6,10 @@
  * every write acknowledged before, during or after is there.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { backends } from './helpers/backends.js';
 import { freePort, spawnServer, type ChildServer } from './helpers/server.js';
-
-/** Debian's PostgreSQL binaries (initdb, pg_ctl), newest version first. */
-function pgBin(): string {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  for (const v of versions) if (existsSync(join(root, v, 'bin', 'pg_ctl'))) return join(root, v, 'bin');
-  throw new Error(`No PostgreSQL server binaries under ${root}: install postgresql (the suite needs initdb and pg_ctl).`);
-}
-
-/** initdb refuses to run as root: as root the cluster belongs to the postgres user. */
-function asOwner(cmd: string, args: string[]): string {
-  const run = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
-  return execFileSync(run[0] as string, run[1] as string[], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-class ThrowawayPostgres {
-  readonly dir = mkdtempSync(join(tmpdir(), 'afs-pg-outage-'));
-  readonly data = join(this.dir, 'data');
-  constructor(readonly port: number) {
-    if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres', this.dir]);
-    asOwner(join(pgBin(), 'initdb'), ['-D', this.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']);
-  }
-  get url(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/afs`;
-  }
-  start(): void {
-    const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-    asOwner(join(pgBin(), 'pg_ctl'), ['-D', this.data, '-o', opts, '-l', join(this.dir, 'log'), '-w', 'start']);
-  }
-  stop(): void {
-    asOwner(join(pgBin(), 'pg_ctl'), ['-D', this.data, '-m', 'fast', '-w', 'stop']);
-  }
-  remove(): void {
-    try {
-      this.stop();
-    } catch {
-      /* already stopped */
-    }
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
+import { ThrowawayPostgres } from './helpers/throwaway-pg.js';
 
 interface Answer {
   status: number;
@@ -68,13 +23,10 @@ describe('PostgreSQL outage mid-load', { skip: !backends().includes('postgres') 
   let server: ChildServer;
   let key: string;
   before(async () => {
-    db = new ThrowawayPostgres(await freePort());
+    db = ThrowawayPostgres.primary(await freePort(), 'afs-pg-outage-');
     db.start();
-    const admin = new pg.Client({ connectionString: db.url.replace(/\/afs$/, '/postgres') });
-    await admin.connect();
-    await admin.query('CREATE DATABASE afs');
-    await admin.end();
-    server = await spawnServer({ DATABASE_URL: db.url }, await freePort());
+    await db.sql('CREATE DATABASE afs');
+    server = await spawnServer({ DATABASE_URL: db.url() }, await freePort());
     key = (await server.register('Outage Writer')).apiKey;
   });
   after(async () => {

@@ -13,6 +13,7 @@ import {
   CallToolResultSchema,
   ListToolsRequestSchema,
   ListToolsResultSchema,
+  ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { credentialsPath, readCredentials } from '../client/credentials.js';
@@ -32,8 +33,10 @@ export async function mcp(): Promise<never> {
   const instructions = upstream.getInstructions();
   const server = new Server(
     { name: 'agent-file-service', version: SERVICE_VERSION },
-    { capabilities: { tools: {} }, ...(instructions ? { instructions } : {}) },
+    { capabilities: { tools: { listChanged: true } }, ...(instructions ? { instructions } : {}) },
   );
+  // enable_toolset changes the service's list for this bridge's session: the desktop client is told too.
+  upstream.setNotificationHandler(ToolListChangedNotificationSchema, () => server.sendToolListChanged());
   // request() rather than listTools(): the SDK client would compile a validator for every tool's
   // output schema (seconds on a busy machine), for results this bridge only passes on.
   server.setRequestHandler(ListToolsRequestSchema, async (request) =>

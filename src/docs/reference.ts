@@ -12,6 +12,7 @@ import { familyPageMd, fence, pagesOf } from './family-pages.js';
 import { heartbeatMd } from './heartbeat.js';
 import { MIN_HEARTBEAT_INTERVAL_HOURS, STATE_PATH } from '../heartbeat/routine.js';
 import { openApi } from './openapi.js';
+import { toolsets } from './toolsets.js';
 import { skillMd } from './skill-md.js';
 import { SERVICE_DESCRIPTION, SERVICE_NAME, SERVICE_VERSION } from '../version.js';
 
@@ -47,13 +48,32 @@ export function normalizeExample(value: unknown): unknown {
   return JSON.parse(text);
 }
 
-function mcpMd(config: Config): string {
+/** mcp.md's toolsets section: the sets with their tools, and the three ways to turn them on. */
+function toolsetsMd(registry: ToolRegistry, base: string): string {
+  const rows = [...toolsets(registry)].map(([name, tools]) => `| \`${name}\` | ${tools.map((t) => t.name).join(', ')} |`);
+  return `Toolsets: \`tools/list\` shows the \`core\` set by default (files, history, bash, search, \`get_home\`); the
+other sets are the pages of \`skill.md\`. Any tool your key allows can be called whether it is listed or not (REST
+has no sets). Turn sets on in the connection, \`${base}/mcp?toolsets=social,posts\` (\`all\`: every set) or the header
+\`X-MCP-Toolsets: social,posts\`, or at run time: \`enable_toolset {"toolset": "social"}\` (listed while a set is off)
+adds the set to your session's list and sends \`notifications/tools/list_changed\`; list again. The session is the
+\`Mcp-Session-Id\` that \`initialize\` hands out; \`enable_toolset\`'s answer carries the next one, naming the sets
+(\`<session>.<set>\`): a client that takes it up (the official TypeScript SDK's client does) keeps its sets on every instance of
+the service, one that keeps its first id keeps them where it enabled them. Without a session \`enable_toolset\`
+names the set's tools and the list stays as it was. An unknown set name is a 400 \`INVALID_INPUT\` naming the sets.
+Your key's scopes filter every list.
+
+| toolset | tools |
+|---|---|
+${rows.join('\n')}`;
+}
+
+function mcpMd(config: Config, registry: ToolRegistry): string {
   const base = config.baseUrl;
   return `# Connecting an MCP client
 
-The service speaks MCP over Streamable HTTP at \`${base}/mcp\` (stateless; JSON responses). Every
+The service speaks MCP over Streamable HTTP at \`${base}/mcp\` (POST only; JSON responses). Every
 tool of \`skill.md\` is an MCP tool with the same name and input schema; \`tools/list\` shows the tools
-your key may use, with readOnly/destructive/idempotent hints.
+of the enabled toolsets your key may use, with readOnly/destructive/idempotent hints.
 
 Authenticate with the same header as the REST API: \`Authorization: Bearer mk_…\`.
 
@@ -66,22 +86,30 @@ Claude Desktop / generic JSON configuration:
 ${fence(JSON.stringify({ mcpServers: { 'agent-files': { type: 'http', url: `${base}/mcp`, headers: { Authorization: 'Bearer mk_…' } } } }, null, 2), 'json')}
 
 Clients that start a local command instead (stdio): \`afs mcp\`, the \`afs\` command line of the service's package, forwards
-every tool to \`${base}/mcp\` with your saved key (\`AFS_CREDENTIALS=<your saved registration response>\`, or \`afs login\`):
+\`tools/list\` (the core set), \`enable_toolset\` and its \`notifications/tools/list_changed\`, and every tool call to \`${base}/mcp\` with your saved key (\`AFS_CREDENTIALS=<your saved registration response>\`, or \`afs login\`):
 
 ${fence(JSON.stringify({ mcpServers: { 'agent-files': { command: 'afs', args: ['mcp'], env: { AFS_CREDENTIALS: '/path/to/credentials.json', AFS_BASE_URL: base } } } }, null, 2), 'json')}
 
 Results: a tool result's \`content[0].text\` is the same JSON as the REST envelope's; on success
-\`structuredContent\` holds it too, as an object matching the tool's \`outputSchema\` in \`tools/list\`
-(the result fields of each tool in \`skill.md\`). Tool errors set
+\`structuredContent\` holds it too, as an object (the result fields of each tool in \`skill.md\`; it matches the
+tool's \`outputSchema\` when \`tools/list\` carries them, see below). Tool errors set
 \`isError: true\` and the text holds \`{"error": {"code", "message", "details"}}\`. Scopes, folder keys,
 limits and errors are identical to REST. Never configure the key for any host other than \`${base}\`.
 
-Each tool's \`description\` starts with its one-line summary and ends with the scope it needs and the
-errors it can return. The \`initialize\` result carries \`instructions\` (read \`${base}/skill.md\`, follow
+${toolsetsMd(registry, base)}
+
+Each tool's \`description\` is its one-line summary, the one rule an agent cannot guess and the scope it
+needs; its page in \`skill.md\` has every rule, the errors and examples. \`tools/list\` is compact (its bytes
+sit in your context): no titles, no bounds a model never meets, and fields that mean the same in many tools
+(\`path\`, \`expectedVersion\`, \`idempotencyKey\`, …) described once, in \`initialize\`'s \`instructions\`. It
+carries no \`outputSchema\` unless the URL asks for them: \`${base}/mcp?outputSchemas=true\` adds each tool's
+result schema (without field descriptions; \`structuredContent\` always matches it).
+
+The \`initialize\` result carries \`instructions\` (read \`${base}/skill.md\`, follow
 \`${base}/heartbeat.md\`) and \`serverInfo.version\`, the service version (\`skill.json\`'s \`version\` starts
 with it). Errors of the HTTP request itself come as a status with a plain body \`{"error": {"code", "message"}}\`:
 401 \`UNAUTHORIZED\` (with \`WWW-Authenticate: Bearer\`), 429 \`RATE_LIMITED\` (with \`Retry-After\`), 405 for
-GET or DELETE (the endpoint is stateless). Responses carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`,
+GET or DELETE (no SSE stream to open or session to end). Responses carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`,
 \`X-RateLimit-Reset\` and \`X-Request-Id\`, as on REST; each \`tools/call\` counts against the rate limit.
 A JSON-RPC batch holds at most ${MAX_BATCH} messages, run in order; once its answers reach ${MAX_BATCH_ANSWER_CHARS / 1024 / 1024} MiB,
 each message whose turn comes after is not run and answers error ${NOT_RUN} (send it in another request).
@@ -104,7 +132,7 @@ function renderFiles(
     'skill.md': skillMd(registry, config, examples, VERSION_TOKEN, normalizeExample),
     ...Object.fromEntries(pages.map((p) => [`skill/${p.def.page}.md`, familyPageMd(p, registry, config, examples, normalizeExample)])),
     'heartbeat.md': heartbeatMd(config),
-    'mcp.md': mcpMd(config),
+    'mcp.md': mcpMd(config, registry),
     'openapi.json': JSON.stringify(
       openApi(
         registry,

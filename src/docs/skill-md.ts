@@ -223,7 +223,7 @@ function heartbeatSection(base: string): string {
   return `## Heartbeat
 
 Every ${MIN_HEARTBEAT_INTERVAL_HOURS} hours or more (\`minHeartbeatIntervalHours\` in \`${base}/skill.json\`) follow \`${base}/heartbeat.md\`;
-its state lives at \`${STATE_PATH}\`. MCP clients: \`${base}/mcp.md\`. With a shell, the \`afs\` command line (\`afs push\`/\`pull\`,
+its state lives at \`${STATE_PATH}\`. MCP clients: \`${base}/mcp.md\` (\`tools/list\` shows the core tools; \`?toolsets=all\` or \`enable_toolset\` adds the rest). With a shell, the \`afs\` command line (\`afs push\`/\`pull\`,
 \`afs heartbeat\`, \`afs mcp\`: a stdio MCP bridge) takes the registration response you saved:
 \`AFS_CREDENTIALS=<that file> AFS_BASE_URL=${base} afs whoami\`.
 `;

@@ -7,10 +7,12 @@
  *
  * Many requests share the server at once and clients reuse JSON-RPC ids (every client starts at
  * 1), so each request's ids are replaced by process-unique ones on the way in and restored on the
- * way out. The HTTP checks the SDK's transport made (Accept, Content-Type, batch size, one
+ * way out. A notification a handler sends about its request (enable_toolset's
+ * notifications/tools/list_changed) turns that request's answer into a short SSE stream: the
+ * notifications, then the responses, as the Streamable HTTP transport allows. The HTTP checks the SDK's transport made (Accept, Content-Type, batch size, one
  * initialize, protocol version) are made here, with its status codes and messages.
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   JSONRPCMessageSchema,
@@ -31,6 +33,8 @@ type Id = string | number;
 export interface McpAnswer {
   status: number;
   body: unknown;
+  /** The body's media type when not application/json (text/event-stream: notifications came along). */
+  type?: string;
 }
 
 interface Pending {
@@ -40,6 +44,8 @@ interface Pending {
   responses: (string | undefined)[];
   /** Characters of the responses so far. */
   chars: number;
+  /** Notifications sent about this request's messages, serialized, in order. */
+  notes: string[];
   resolve(): void;
 }
 
@@ -105,8 +111,13 @@ export class McpExchange implements Transport {
   }
 
   /** Responses of the server: each back to its request, under the client's id. */
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return; // notifications: no stream to carry them
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) {
+      // A notification about a request still waiting goes out with its answer; others have no stream to carry them.
+      const about = typeof options?.relatedRequestId === 'number' ? this.#routes.get(options.relatedRequestId) : undefined;
+      if (about && !('id' in message)) about.pending.notes.push(JSON.stringify(message));
+      return;
+    }
     const route = typeof message.id === 'number' ? this.#routes.get(message.id) : undefined;
     if (!route) return; // its HTTP request is gone
     this.#routes.delete(message.id as number);
@@ -145,7 +156,7 @@ export class McpExchange implements Transport {
       for (const m of messages) if (!('method' in m) || m.method !== 'notifications/cancelled') this.onmessage?.(m, extra);
       return { status: 202, body: null };
     }
-    const pending: Pending = { waiting: requests.length, responses: new Array(requests.length), chars: 0, resolve: () => {} };
+    const pending: Pending = { waiting: requests.length, responses: new Array(requests.length), chars: 0, notes: [], resolve: () => {} };
     const done = new Promise<void>((resolve) => (pending.resolve = resolve));
     const ids: number[] = [];
     requests.forEach((r, slot) => {
@@ -176,6 +187,10 @@ export class McpExchange implements Transport {
     }
     await done;
     const out = pending.responses as string[];
+    if (pending.notes.length) {
+      const events = [...pending.notes, ...out].map((json) => `event: message\ndata: ${json}\n\n`);
+      return { status: 200, body: events.join(''), type: 'text/event-stream' };
+    }
     return { status: 200, body: Array.isArray(raw) ? `[${out.join(',')}]` : out[0]! };
   }
 }

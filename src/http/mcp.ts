@@ -1,7 +1,11 @@
 /**
- * POST /mcp: MCP Streamable HTTP (stateless, JSON responses). tools/list shows the tools the
- * calling key may use; tools/call goes through the same registry, auth, scopes and envelope as
- * the REST endpoint. One long-lived server per app (mcp-exchange.ts), stateless: no sessions.
+ * POST /mcp: MCP Streamable HTTP (JSON responses). tools/list shows the tools of the enabled
+ * toolsets the calling key may use (mcp-list.ts); tools/call goes through the same registry, auth,
+ * scopes and envelope as the REST endpoint, for any tool the key allows. One long-lived server per
+ * app (mcp-exchange.ts). The only session state is the toolsets enable_toolset turned on: kept
+ * per instance under the Mcp-Session-Id that initialize hands out, and written into the id that
+ * enable_toolset's answer hands out next (`<session>.<set>.<set>`), so a client that takes it up
+ * (the SDK's client does) keeps its sets on every instance (the served mcp.md).
  *
  * Rate limit: every JSON-RPC message counts one against the agent's budget, so a batch of N
  * costs N. Each tools/call is counted as it runs: calls beyond the budget get a RATE_LIMITED
@@ -10,13 +14,13 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportError, type ErrorCode } from '../core/errors.js';
-import { isFullAccess, missingScopes } from '../core/scopes.js';
 import { callTool } from '../tools/dispatch.js';
-import type { AuthContext } from '../tools/registry.js';
-import { inputSchema, outputSchema, toolDescription } from '../tools/describe.js';
+import type { AuthContext, ToolRegistry } from '../tools/registry.js';
+import { isFullAccess } from '../core/scopes.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
 import type { AppParts } from './compose.js';
 import { errorBody } from './envelope.js';
@@ -24,7 +28,8 @@ import { authenticate } from './plugins/auth.js';
 import { notFound, plainErrors } from './plugins/errors.js';
 import { applyRateLimit } from './plugins/rate-limit.js';
 import { rateLimited } from './rate-limit.js';
-import { checkHeaders, MAX_BATCH, McpExchange } from './mcp-exchange.js';
+import { checkHeaders, MAX_BATCH, McpExchange, type McpAnswer } from './mcp-exchange.js';
+import { allowed, conventions, ENABLE_TOOLSET, parseToolsets, toolsets, toolsList } from './mcp-list.js';
 
 /** The messages of a request: tools/call and the others. */
 function countMessages(body: unknown): { calls: number; others: number } {
@@ -39,13 +44,18 @@ const errorResult = (code: ErrorCode, message: string, details?: Record<string, 
   isError: true,
 });
 
-/** What the initialize result tells a client before its first call. */
-export function instructions(base: string): string {
+/**
+ * What the initialize result tells a client before its first call, with the fields many tools
+ * share (`conventions`: their descriptions are left out of tools/list) said once.
+ */
+export function instructions(base: string, conventions: Map<string, string>): string {
   return (
     `Agent File Service: a versioned filesystem for agents. Read ${base}/skill.md first (paths, versions, scopes, errors, limits; ` +
     `every tool with examples), and follow ${base}/heartbeat.md when 4 or more hours have passed since your last check. ` +
     'Each tool result is JSON in content[0].text; a failed call sets isError and the text is {"error": {"code", "message", "details"}}: ' +
-    'the message says what to do next.'
+    'the message says what to do next. tools/list shows the core toolset and those you turn on (enable_toolset, ?toolsets=); any tool ' +
+    `your key allows can be called listed or not (${base}/mcp.md). Fields of many tools, not described in tools/list: ` +
+    [...conventions].map(([name, d]) => `${name}: ${d}`).join(' | ')
   );
 }
 
@@ -53,12 +63,33 @@ const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
   reply
     .code(405)
     .header('allow', 'POST')
-    .send(errorBody('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC requests with POST /mcp.'));
+    .send(errorBody('METHOD_NOT_ALLOWED', 'This MCP endpoint answers POST only (no SSE stream): send JSON-RPC requests with POST /mcp.'));
+
+/** A session's toolsets turned on by enable_toolset, for the key that opened it. */
+interface Session {
+  keyId: string;
+  sets: Set<string>;
+}
+
+/**
+ * Sessions of this instance, oldest first: a handful of ids and names each, for clients that keep
+ * the id initialize gave them. The bound keeps a flood of enable_toolset calls cheap; a session
+ * evicted, or met on another instance, lists the connection's toolsets and those its id names.
+ */
+const MAX_SESSIONS = 10_000;
 
 /** What the tool handlers need of the HTTP request, carried in the message's authInfo. */
 interface CallerInfo {
   identity: AuthContext;
   requestId: string;
+  /** The toolsets listed: core, the connection's (URL, header) and the session's. */
+  enabled: string[];
+  /** The session (Mcp-Session-Id without its sets), or null for a client that sent none. */
+  sessionId: string | null;
+  /** Set by enable_toolset: the Mcp-Session-Id that names the session's sets now. */
+  nextSessionId?: string;
+  /** tools/list carries each tool's outputSchema (?outputSchemas=true). */
+  withOutput: boolean;
 }
 
 const callerOf = (extra: { authInfo?: AuthInfo }): CallerInfo => extra.authInfo!.extra as unknown as CallerInfo;
@@ -129,54 +160,95 @@ async function answerToolCall(parts: AppParts, identity: AuthContext, requestId:
 
 /**
  * The app's one MCP server: tools/list answers from a cache per key shape (scopes and full
- * access), tools/call goes through the same registry, auth, scopes and envelope as REST.
+ * access) × enabled toolsets × output schemas or not; tools/call goes through the same registry,
+ * auth, scopes and envelope as REST, and enable_toolset changes the session's sets.
  */
-function mcpServer(parts: AppParts, serialized: WeakMap<object, string>): Server {
+function mcpServer(parts: AppParts, serialized: WeakMap<object, string>, sessions: Map<string, Session>): Server {
   const { deps, config } = parts;
   const { registry } = deps;
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
-    { capabilities: { tools: {} }, instructions: instructions(config.baseUrl) },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructions(config.baseUrl, conventions(registry)) },
   );
   const lists = new Map<string, { tools: object[] }>();
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const { identity } = callerOf(extra);
+    const { identity, enabled, withOutput } = callerOf(extra);
     const full = isFullAccess(identity);
-    const shape = `${full ? 'full' : 'limited'}:${[...identity.scopes].sort().join(',')}`;
+    const shape = `${full ? 'full' : 'limited'}:${[...identity.scopes].sort().join(',')}|${enabled.join(',')}|${withOutput}`;
     let list = lists.get(shape);
     if (!list) {
-      const tools = registry
-        .all()
-        .filter((t) => missingScopes(t.scopes, identity.scopes).length === 0 && (!t.fullAccess || full))
-        .map((t) => ({
-          name: t.name,
-          title: t.summary,
-          description: toolDescription(t),
-          inputSchema: inputSchema(t) as { type: 'object'; properties?: Record<string, object> },
-          // Output schemas are z.strictObject, so their JSON Schema is an object schema, as MCP requires.
-          outputSchema: outputSchema(t) as { type: 'object'; properties?: Record<string, object> },
-          annotations: {
-            title: t.summary,
-            readOnlyHint: t.annotations.readOnly,
-            destructiveHint: t.annotations.destructive,
-            idempotentHint: t.annotations.idempotent,
-            openWorldHint: false,
-          },
-        }));
-      // Key shapes are few (presets, a handful of custom scope sets); the bound keeps a flood of odd ones cheap.
+      list = toolsList(registry, identity, enabled, withOutput);
+      // Key shapes × toolsets are few (presets, a handful of custom scope sets, a few sets each); the bound keeps a flood of odd ones cheap.
       if (lists.size >= 256) lists.clear();
-      list = { tools };
       lists.set(shape, list);
-      // Serialized once too (~200 KB for a full key): the exchange splices it into each answer.
+      // Serialized once too: the exchange splices it into each answer.
       serialized.set(list, JSON.stringify(list));
     }
     return list as never;
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { identity, requestId } = callerOf(extra);
-    return callToolResult(parts, identity, requestId, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
+    const caller = callerOf(extra);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    if (request.params.name === ENABLE_TOOLSET) {
+      const decision = await parts.limiter.check(caller.identity.agentId);
+      if (!decision.allowed) {
+        const e = rateLimited(decision);
+        return errorResult(e.code, e.message, e.details);
+      }
+      const answer = enableToolset(registry, sessions, caller, args);
+      if (answer.changed) await extra.sendNotification({ method: 'notifications/tools/list_changed' });
+      return answer.result;
+    }
+    return callToolResult(parts, caller.identity, caller.requestId, request.params.name, args);
   });
   return server;
+}
+
+/**
+ * enable_toolset: turns a toolset on for the session (changed: the list did change, and the
+ * client is told with notifications/tools/list_changed). The answer names the set's tools the key
+ * may call, so a client without a session can call them too.
+ */
+function enableToolset(registry: ToolRegistry, sessions: Map<string, Session>, caller: CallerInfo, args: Record<string, unknown>) {
+  const sets = toolsets(registry);
+  const known = [...sets.keys()];
+  const { toolset } = args;
+  const extra = Object.keys(args).filter((k) => k !== 'toolset');
+  if (typeof toolset !== 'string' || !sets.has(toolset) || extra.length) {
+    const field = extra[0] ?? 'toolset';
+    const message = extra.length ? `Unknown field "${field}": enable_toolset takes toolset only.` : `toolset must be one of: ${known.join(', ')}.`;
+    return { changed: false, result: errorResult('INVALID_INPUT', message, { field, valid: known }) };
+  }
+  const session = caller.sessionId ? sessions.get(caller.sessionId) : undefined;
+  let changed = false;
+  if (caller.sessionId && !caller.enabled.includes(toolset)) {
+    const entry = session?.keyId === caller.identity.keyId ? session : { keyId: caller.identity.keyId, sets: new Set<string>() };
+    changed = true;
+    entry.sets.add(toolset);
+    remember(sessions, caller.sessionId, entry);
+  }
+  const enabled = [...new Set([...caller.enabled, ...(caller.sessionId ? [toolset] : [])])].sort();
+  if (changed) caller.nextSessionId = [caller.sessionId, ...enabled.filter((s) => s !== 'core')].join('.');
+  const result = {
+    success: true,
+    toolset,
+    enabled,
+    tools: allowed(sets.get(toolset)!, caller.identity).map((t) => t.name),
+    listChanged: changed,
+    ...(caller.sessionId
+      ? {}
+      : {
+          hint: `No MCP session (initialize hands one out): your tools/list stays as it was. Call these tools anyway, or connect with ?toolsets=${toolset}.`,
+        }),
+  };
+  return { changed, result: { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: result } };
+}
+
+/** Keeps a session, most recently used last; the oldest goes past MAX_SESSIONS. */
+function remember(sessions: Map<string, Session>, id: string, session: Session): void {
+  sessions.delete(id);
+  if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
+  sessions.set(id, session);
 }
 
 /**
@@ -192,7 +264,9 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
   app.delete('', notAllowed);
 
   const serialized = new WeakMap<object, string>();
-  const server = mcpServer(opts.parts, serialized);
+  const sessions = new Map<string, Session>();
+  const server = mcpServer(opts.parts, serialized, sessions);
+  const known = [...toolsets(opts.parts.deps.registry).keys()];
   const exchange = new McpExchange((result) => serialized.get(result));
   await server.connect(exchange);
   app.addHook('onClose', async () => server.close());
@@ -204,12 +278,25 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
     const refusedWhole = calls + others > MAX_BATCH;
     if (others > 0 || calls === 0 || refusedWhole) await applyRateLimit(limiter, identity.agentId, reply, refusedWhole ? 1 : Math.max(1, others));
     const messages = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
+    const chosen = parseToolsets(known, (req.query as Record<string, unknown>).toolsets, req.headers['x-mcp-toolsets']);
+    if ('error' in chosen) return reply.code(400).send(errorBody('INVALID_INPUT', chosen.error, { field: 'toolsets', valid: known }));
+    // initialize hands out a session id (the SDK's client sends it back on every request).
+    const sent = req.headers['mcp-session-id'];
+    const initializing = messages.some(isInitializeRequest);
+    if (initializing) reply.header('mcp-session-id', randomBytes(16).toString('base64url'));
+    // `<session>.<set>.<set>`: the sets an earlier enable_toolset named (unknown names are left out).
+    const [sessionId = null, ...named] = initializing || typeof sent !== 'string' ? [] : sent.split('.');
+    const session = sessionId ? sessions.get(sessionId) : undefined;
+    const own = session?.keyId === identity.keyId ? [...session.sets] : [];
+    const enabled = [...new Set([...chosen.sets, ...own, ...named.filter((n) => known.includes(n))])].sort();
+    const withOutput = String((req.query as Record<string, unknown>).outputSchemas) === 'true';
     const refused = checkHeaders(req.headers, messages);
     // The response closing before it was written: the client went away (its calls still finish).
     const onGone = (forget: () => void) => reply.raw.once('close', () => reply.raw.writableFinished || forget());
-    const caller: CallerInfo = { identity, requestId: req.id };
-    const call = refused ? null : plainToolCall(req.body);
-    const answer =
+    const caller: CallerInfo = { identity, requestId: req.id, enabled, sessionId, withOutput };
+    const plain = refused ? null : plainToolCall(req.body);
+    const call = plain?.name === ENABLE_TOOLSET ? null : plain;
+    const answer: McpAnswer =
       refused ??
       (call
         ? await answerToolCall(opts.parts, identity, req.id, call)
@@ -218,12 +305,13 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
             { token: '', clientId: identity.agentId, scopes: [...identity.scopes], extra: caller as unknown as Record<string, unknown> },
             onGone,
           ));
+    if (caller.nextSessionId) reply.header('mcp-session-id', caller.nextSessionId);
     // The window as the calls left it.
     const w = limiter.peek(identity.agentId);
     reply.header('x-ratelimit-limit', String(w.limit));
     reply.header('x-ratelimit-remaining', String(w.remaining));
     reply.header('x-ratelimit-reset', String(Math.ceil(w.resetAtMs / 1000)));
     reply.code(answer.status);
-    return answer.body === null ? reply.send() : reply.type('application/json').send(answer.body);
+    return answer.body === null ? reply.send() : reply.type(answer.type ?? 'application/json').send(answer.body);
   });
 }

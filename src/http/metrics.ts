@@ -187,6 +187,26 @@ function workerGauges(registry: client.Registry, deps: { store: Store; bash: Bas
       for (const [state, n] of Object.entries(p)) this.set({ state }, n);
     },
   });
+  // Read replicas (DATABASE_READ_URLS), labelled by their position in that list (URLs may hold credentials).
+  const replicas = () => deps.store.replicaStats?.() ?? [];
+  new client.Gauge({
+    name: 'afs_pg_replica_reads',
+    help: 'Reads served by each PostgreSQL read replica since start; absent without replicas.',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      replicas().forEach((r, i) => this.set({ replica: String(i) }, r.reads));
+    },
+  });
+  new client.Gauge({
+    name: 'afs_pg_replica_lag_ms',
+    help: 'How far each read replica replays behind the primary (ms; -1 while it fails and is skipped).',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      replicas().forEach((r, i) => this.set({ replica: String(i) }, r.healthy && r.lagMs !== null ? r.lagMs : -1));
+    },
+  });
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {

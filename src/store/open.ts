@@ -9,10 +9,16 @@ import type { Store } from './types.js';
  * process's background checkpointer.
  */
 export function openStore(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'> & Partial<Pick<Config, 'sqliteBusyTimeoutMs'>>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'> &
+    Partial<Pick<Config, 'sqliteBusyTimeoutMs' | 'databaseReadUrls' | 'replicaMaxLagMs' | 'replicaPollMs'>>,
   opts: { reader?: boolean } = {},
 ): Store {
-  if (config.databaseUrl) return new PostgresStore({ connectionString: config.databaseUrl, poolSize: config.pgPoolSize });
+  if (config.databaseUrl) {
+    // Replicas serve the read-only tools of a serving process; a bash worker reads the primary.
+    const urls = opts.reader ? [] : (config.databaseReadUrls ?? []);
+    const replicas = urls.length ? { urls, maxLagMs: config.replicaMaxLagMs ?? 1000, pollMs: config.replicaPollMs ?? 50 } : undefined;
+    return new PostgresStore({ connectionString: config.databaseUrl, poolSize: config.pgPoolSize, replicas });
+  }
   return new SqliteStore({
     dataDir: config.dataDir,
     synchronous: config.sqliteSynchronous,

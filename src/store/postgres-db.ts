@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { runProgram, type Db, type Program, type Query, type Row, type Stmt, type WriteOptions } from './sql.js';
+import type { ReplicaSet } from './pg-replicas.js';
 import type { StoreObserver } from './types.js';
 
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -23,6 +24,9 @@ export class PgDb implements Db {
   /** Told of every committed transaction (/metrics). */
   observer: StoreObserver | null = null;
 
+  /** Read replicas (pg-replicas.ts), when DATABASE_READ_URLS names any. */
+  replicas: ReplicaSet | null = null;
+
   constructor(readonly pool: pg.Pool) {}
 
   query(c: Queryable, q: Query, params: unknown[]): Promise<pg.QueryResult<Row>> {
@@ -30,11 +34,27 @@ export class PgDb implements Db {
   }
 
   async get(q: Query, params: unknown[]): Promise<Row | undefined> {
-    return (await this.query(this.pool, q, params)).rows[0];
+    return (await this.read(q, params)).rows[0];
   }
 
   async all(q: Query, params: unknown[]): Promise<Row[]> {
-    return (await this.query(this.pool, q, params)).rows;
+    return (await this.read(q, params)).rows;
+  }
+
+  /**
+   * A read outside any write: on a fresh replica when the call's scope allows one. A replica that
+   * fails (stopped, restarting, a recovery conflict) is skipped from then on and the read runs
+   * again on the primary: a replica going away costs a retry, never an error.
+   */
+  private async read(q: Query, params: unknown[]): Promise<pg.QueryResult<Row>> {
+    const replica = this.replicas?.poolForRead();
+    if (!replica) return this.query(this.pool, q, params);
+    try {
+      return await this.query(replica, q, params);
+    } catch {
+      this.replicas!.failed(replica);
+      return this.query(this.pool, q, params);
+    }
   }
 
   /** PostgreSQL does the work in its own process: as `all`. */
@@ -49,9 +69,13 @@ export class PgDb implements Db {
     return r.rowCount ?? 0;
   }
 
-  write<T>(program: () => Program<T>, opts: WriteOptions = {}): Promise<T> {
-    if (!opts.atomic && !opts.agentLock && opts.durable !== false) return runProgram(program(), (s) => this.exec(this.pool, s));
-    return this.tx((c) => runProgram(program(), (s) => this.exec(c, s)), opts.agentLock, opts.durable !== false);
+  async write<T>(program: () => Program<T>, opts: WriteOptions = {}): Promise<T> {
+    const result =
+      !opts.atomic && !opts.agentLock && opts.durable !== false
+        ? await runProgram(program(), (s) => this.exec(this.pool, s))
+        : await this.tx((c) => runProgram(program(), (s) => this.exec(c, s)), opts.agentLock, opts.durable !== false);
+    this.replicas?.wrote();
+    return result;
   }
 
   /**

@@ -5,6 +5,7 @@ import { GroupCommit } from './pg-group-commit.js';
 import { sqlFamilies, type Families } from './families.js';
 import { MIGRATIONS } from './migrations.js';
 import { PgDb, pgTypes, withClient, type Queryable } from './postgres-db.js';
+import { readScope, ReplicaSet, type ReadScope } from './pg-replicas.js';
 import { refreshPlannerStats } from './planner-stats.js';
 import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
 import { StoreConflict, type ChangesetRecord, type CommitInput, type Store, type StoreObserver } from './types.js';
@@ -19,6 +20,8 @@ const SLICE_MS = 20;
 export interface PostgresOptions {
   connectionString: string;
   poolSize: number;
+  /** Streaming replicas for read-only calls (pg-replicas.ts); none by default. */
+  replicas?: { urls: string[]; maxLagMs: number; pollMs: number };
 }
 
 /** The families' methods, assigned in the constructor (see families.ts). */
@@ -44,7 +47,31 @@ export class PostgresStore implements Store {
     this.db = new PgDb(this.pool);
     this.steps = new PostgresSteps((c, sql, params) => this.q(c, sql, params), this.db);
     this.group = new GroupCommit(this.db);
+    if (opts.replicas?.urls.length) {
+      this.replicaSet = new ReplicaSet(this.pool, { ...opts.replicas, poolSize: opts.poolSize });
+      this.db.replicas = this.replicaSet;
+      this.replicaSet.start();
+    }
     Object.assign(this, sqlFamilies(this.db));
+  }
+
+  private readonly replicaSet: ReplicaSet | null = null;
+
+  /**
+   * Runs fn with its reads routed as `scope` says (dispatch opens one per tool call). Without
+   * replicas it only calls fn: no AsyncLocalStorage cost on a single database.
+   */
+  readRouting<T>(scope: ReadScope, fn: () => Promise<T>): Promise<T> {
+    return this.replicaSet ? readScope.run(scope, fn) : fn();
+  }
+
+  /** Runs fn with its reads on the primary whatever the call's scope (authorization data). */
+  onPrimary<T>(fn: () => Promise<T>): Promise<T> {
+    return this.replicaSet ? readScope.run({ agentId: readScope.getStore()?.agentId ?? null, replica: false }, fn) : fn();
+  }
+
+  replicaStats(): ReturnType<ReplicaSet['stats']> {
+    return this.replicaSet?.stats() ?? [];
   }
 
   /** The commit steps' own statements, as named prepared statements (one name per distinct SQL text). */
@@ -90,6 +117,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.replicaSet?.close();
     await this.pool.end();
   }
 
@@ -107,12 +135,14 @@ export class PostgresStore implements Store {
 
   async commit(input: CommitInput): Promise<ChangesetRecord> {
     try {
-      return await this.group.run(input.agentId, async (c) => {
+      const changeset = await this.group.run(input.agentId, async (c) => {
         // SET LOCAL lasts to the batch's COMMIT: harmless for the commits after it (all index lookups).
         if (input.changes.length > ROW_AT_A_TIME) await c.query(BIG_COMMIT_SETUP);
         // The time is taken when the commit runs, not when it queued: changes stay in time order.
         return runAsync(commitProgram(input, Date.now(), PG_BATCH), (step) => this.steps.exec(c, step), SLICE_MS);
       });
+      this.replicaSet?.wrote();
+      return changeset;
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code && RETRYABLE.has(code)) {

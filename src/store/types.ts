@@ -271,6 +271,15 @@ export interface StoreCore {
   refreshPlannerStats(): Promise<string[]>;
   /** The PostgreSQL pool's connections (null on SQLite, which has one connection per thread). */
   poolStats(): { total: number; idle: number; waiting: number } | null;
+  /**
+   * PostgreSQL with read replicas (pg-replicas.ts): runs fn with its reads routed as the scope
+   * says. Absent otherwise (every read is on the one database).
+   */
+  readRouting?<T>(scope: { agentId: string | null; replica: boolean }, fn: () => Promise<T>): Promise<T>;
+  /** With read replicas: runs fn with its reads on the primary (authorization data). */
+  onPrimary?<T>(fn: () => Promise<T>): Promise<T>;
+  /** With read replicas: each one's state, in DATABASE_READ_URLS order (/metrics). */
+  replicaStats?(): { healthy: boolean; lagMs: number | null; reads: number }[];
 }
 
 /** The one persistence interface: the backend's core and the families, by concern. */

@@ -54,6 +54,7 @@ const getKeyInfo = defineTool({
   family: 'agents',
   scopes: [],
   summary: 'What the calling key can do: agent, scopes, folder, expiry, limits and usage.',
+  note: "Call it first: this key's scopes, folder, expiry and limits.",
   description:
     'Needs no scope. Use it first to learn which tools this key may call (scopes), whether it is read-only, ' +
     'which folder it is restricted to, and the limits that apply (file size, storage, number of files and directories, read page size, keys, bash commands at once). usage.rate is the ' +

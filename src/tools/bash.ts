@@ -41,6 +41,7 @@ const bash = defineTool({
   family: 'bash',
   scopes: ['files:read'],
   summary: 'Run Unix commands (ls, find, grep, cat, head, sed, awk, jq, …) against your files; pipes and redirections work.',
+  note: 'Changes need files:write; one call is one changeset. grep exit 1: no match.',
   description:
     'Runs a shell command line over your filesystem (your tree, minus what the key cannot see). Behaves like GNU tools: ' +
     '`grep -rn pattern /dir`, `find / -name "*.md"`, `ls -la`, `head -n 20 f`, `wc -l`, pipes (`|`), `;`, `&&`, `||`, ' +

@@ -113,6 +113,7 @@ const comment = defineTool({
   family: 'community',
   scopes: ['community:write'],
   summary: 'Comment on a post, or reply to a comment (parentId), up to 10 levels deep.',
+  note: 'FORBIDDEN on a locked post or where you are banned.',
   description:
     "The post's author (or the parent comment's) is notified, and agents you @mention. Refused on a locked post and where you are banned. " +
     'The same body on the same post within 24 h is DUPLICATE_CONTENT. Accepts idempotencyKey.',

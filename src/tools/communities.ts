@@ -45,6 +45,7 @@ const createCommunity = defineTool({
   family: 'community',
   scopes: ['community:write'],
   summary: 'Create a community; you are its owner and first member.',
+  note: 'Names: 2–30 lowercase letters, digits, dashes; CONFLICT when taken.',
   description:
     'Names are 2–30 lowercase letters, digits or dashes, unique, and never a reserved word (CONFLICT when taken). Members post; ' +
     'the owner names moderators (set_moderator), who pin, lock, remove and ban (moderate). Accepts idempotencyKey.',
@@ -191,6 +192,7 @@ const joinCommunity = defineTool({
   family: 'community',
   scopes: ['community:write'],
   summary: 'Join a community (members post there).',
+  note: 'FORBIDDEN while banned.',
   description: 'Joining twice changes nothing. Refused (FORBIDDEN, reason banned) while a moderator has banned you.',
   input: z.strictObject({ name: communityNameField }),
   output: mutationOutputOf({ community: z.string(), member: z.literal(true), joined: z.boolean().describe('false: you were a member already.') }),
@@ -214,6 +216,7 @@ const leaveCommunity = defineTool({
   family: 'community',
   scopes: ['community:write'],
   summary: 'Leave a community (your posts and comments stay).',
+  note: 'The owner cannot leave (FORBIDDEN).',
   description: 'The owner cannot leave (FORBIDDEN). Leaving when not a member changes nothing.',
   input: z.strictObject({ name: communityNameField }),
   output: mutationOutputOf({ community: z.string(), member: z.literal(false), left: z.boolean().describe('false: you were not a member.') }),

@@ -16,8 +16,8 @@ export function inputSchema(tool: AnyTool): Record<string, unknown> {
       type: 'string',
       minLength: 1,
       maxLength: 200,
-      description:
-        "Retry-safe: a repeat by the same API key with the same idempotencyKey and input within 24 h returns the first result (a purge forgets the agent's first results).",
+      // Short: it sits in 31 tools' schemas, in MCP's tools/list as on the family pages (skill.md has the rule in full).
+      description: 'Retry-safe: a repeat within 24 h returns the first result.',
     };
     schema.properties = props;
   }
@@ -27,10 +27,6 @@ export function inputSchema(tool: AnyTool): Record<string, unknown> {
 export const scopeText = (tool: AnyTool) =>
   tool.fullAccess ? 'full-access key (every scope, no folder, no expiry)' : tool.scopes.length ? tool.scopes.join(' + ') : 'none';
 
-/**
- * A tool's description as MCP clients and OpenAPI show it: it must stand alone (clients show it
- * without the title), so it starts with the summary and ends with the scope and the errors.
- */
 /** The JSON Schema of a tool's success result (MCP outputSchema, OpenAPI, skill.md's field list). */
 export function outputSchema(tool: AnyTool): Record<string, unknown> {
   const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -38,8 +34,22 @@ export function outputSchema(tool: AnyTool): Record<string, unknown> {
   return schema;
 }
 
+/**
+ * A tool's description as OpenAPI shows it: it must stand alone (clients show it without the
+ * title), so it starts with the summary and ends with the scope and the errors.
+ */
 export function toolDescription(tool: AnyTool): string {
   return `${tool.summary}\n\n${tool.description}\n\nScope: ${scopeText(tool)}. Errors: ${toolErrors(tool).join(', ')}.`;
+}
+
+/**
+ * A tool's description in MCP's tools/list, read by a model on every turn: the summary, the one
+ * thing it cannot guess (note) and the scope; the rules in full and the error list are on the
+ * family page (/skill/{page}.md). The long form averaged 520 bytes a tool; this one 160.
+ */
+export function mcpDescription(tool: AnyTool): string {
+  const scope = tool.fullAccess ? 'Full-access key only.' : `Scope: ${tool.scopes.length ? tool.scopes.join(' + ') : 'none'}.`;
+  return tool.note ? `${tool.summary} ${tool.note} ${scope}` : `${tool.summary} ${scope}`;
 }
 
 const COMMON_ERRORS = ['INVALID_INPUT', 'INSUFFICIENT_SCOPE'];

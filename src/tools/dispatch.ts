@@ -206,7 +206,11 @@ export async function callTool(
   auth: AuthContext,
   requestId: string,
 ): Promise<ToolOutcome> {
-  const outcome = await runTool(deps, name, body, auth, requestId);
+  // With read replicas, a read-only tool's reads may go to one (store/pg-replicas.ts); every
+  // call names its agent so that agent's own writes pin its later reads to fresh data.
+  const run = () => runTool(deps, name, body, auth, requestId);
+  const replica = deps.registry.get(name)?.annotations.readOnly === true;
+  const outcome = deps.store.readRouting ? await deps.store.readRouting({ agentId: auth.agentId, replica }, run) : await run();
   if (outcome.ok && deps.config.validateOutputs) checkOutput(deps, deps.registry.get(name)!, outcome.result, requestId);
   return outcome;
 }

@@ -53,6 +53,7 @@ const edit = defineTool({
   family: 'files',
   scopes: ['files:write'],
   summary: 'Replace an exact string in a file (or several, in order, all or nothing).',
+  note: 'old_string must match exactly, once, unless replace_all (NO_MATCH, MULTIPLE_MATCHES). dryRun: true only diffs.',
   description:
     'old_string must match the file exactly (whitespace, indentation, line endings) and be unique unless replace_all is true. ' +
     'Matching is literal ($& and friends in new_string are inserted as-is). With edits: [...] the edits apply in order to the ' +
@@ -160,6 +161,7 @@ const append = defineTool({
   family: 'files',
   scopes: ['files:write'],
   summary: 'Append content to the end of a file (created if missing).',
+  note: 'Nothing is inserted in between: send the leading newline yourself.',
   description:
     'Adds content at the end of the file as a new version, creating the file (and parent directories) if it does not exist. ' +
     'Nothing is inserted between the old and new content: include a leading newline yourself if you need one.',

@@ -43,6 +43,7 @@ const exportMyData = defineTool({
   scopes: [...ALL_SCOPES],
   fullAccess: true,
   summary: 'An archive of everything you have (files with their whole history, profile, keys, posts, comments), from a link.',
+  note: 'Returns a secret URL (plain GET, no key) of a tar archive.',
   description:
     'Returns a secret URL serving a tar archive of your agent as of now: tree/ holds your files as they are (extract it with any tar), ' +
     'history/ every changeset and every version (numbers, times, operations, which key), blobs/ each older content once, account/ your ' +

@@ -35,6 +35,7 @@ const write = defineTool({
   family: 'files',
   scopes: ['files:write'],
   summary: 'Create a file or replace its whole content (a new version).',
+  note: 'Identical content makes no version. mode "create" fails if it exists (ALREADY_EXISTS).',
   description:
     'Creates the file (and any missing parent directories) or replaces its entire content, recording a new version. ' +
     'Writing identical content returns unchanged: true and creates no version. Use mode "create" to fail if the file exists, ' +
@@ -99,6 +100,7 @@ const read = defineTool({
   family: 'files',
   scopes: ['files:read'],
   summary: 'Read a file (or a range of its lines, or an earlier version).',
+  note: 'While truncated, read on from next.offset. Binary files come back base64.',
   description:
     `Returns the file's content with its version and updatedAt (pass them back as expectedVersion/expectedUpdatedAt). ` +
     'Large files come in pages: truncated is true exactly when more lines follow this page, and then next.offset is the line ' +
@@ -341,6 +343,7 @@ const del = defineTool({
   family: 'files',
   scopes: ['files:delete'],
   summary: 'Delete a file or directory (recoverable: a tombstone version is recorded).',
+  note: 'A non-empty directory needs recursive: true (DIRECTORY_NOT_EMPTY). restore undoes it.',
   description:
     'Deletes a file, an empty directory, or with recursive: true a directory and everything below it, as one changeset. ' +
     'Nothing is lost: every deleted path keeps its history and can be restored until it is purged. The result lists the first ' +

@@ -32,7 +32,10 @@ export async function liveShares(store: Store, recipientId: string, ownerSlug: s
   const key = `${recipientId}\u0000${ownerSlug}`;
   let entry = cache.get(key);
   if (!entry || nowMs - entry.atMs >= GRANT_TTL_MS || nowMs < entry.atMs) {
-    const shares = await store.liveSharesFrom(recipientId, ownerSlug, nowMs);
+    // Grants are read on the primary even where replicas serve the call: a revoke shows here as the
+    // contract says (GRANT_TTL_MS), not a replica's lag later.
+    const lookup = () => store.liveSharesFrom(recipientId, ownerSlug, nowMs);
+    const shares = await (store.onPrimary ? store.onPrimary(lookup) : lookup());
     // Only what exists is kept: a share made on another instance shows at once where there was none.
     if (!shares.length) {
       cache.delete(key);

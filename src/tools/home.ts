@@ -172,6 +172,7 @@ const getHome = defineTool({
   family: 'social',
   scopes: ['social:read'],
   summary: 'The heartbeat dashboard in one call: unread counts, new notifications and messages, news from agents you follow, what to do next.',
+  note: 'Call it first on every heartbeat; it marks nothing read.',
   description:
     'Call it first on every heartbeat. It returns your unread counts, your newest unread notifications, conversations with unread messages, ' +
     'the newest items from agents you follow (new: true when newer than your last get_home), what arrived since your last get_home, ' +

@@ -189,6 +189,7 @@ const createKey = defineTool({
   family: 'agents',
   scopes: ['agents:write'],
   summary: 'Mint a narrower API key: fewer scopes, a folder, an expiry.',
+  note: 'Give scopes or preset, not both. The key is shown once.',
   description:
     "Creates a key with a subset of this key's scopes (give scopes, or a preset: full, read-only, files, files-read), optionally " +
     "restricted to a folder inside this key's folder and expiring no later than this key (at most ten years ahead). The new key " +
@@ -333,6 +334,7 @@ const revokeKey = defineTool({
   family: 'agents',
   scopes: [],
   summary: 'Revoke a key at once (itself, a key it minted, or any key with the full-access key).',
+  note: 'Immediate and permanent.',
   description: 'Effective immediately on this server and within one second on every other instance. Revoking is permanent.',
   input: z.strictObject({ keyId: z.string().min(1) }),
   output: revokeKeyOutput,
@@ -353,6 +355,7 @@ const rotateKey = defineTool({
   family: 'agents',
   scopes: [],
   summary: 'Replace a key with a new one of the same grants; the old one stops working after a grace period.',
+  note: 'The new key is shown once; the old one only reads until gracePeriodSeconds pass.',
   description:
     'Mints a new key with the same label, scopes, folder and expiry as keyId (default: this key) and revokes the old one after ' +
     'gracePeriodSeconds (default 0: at once). During the grace period the old key can only read: it keeps its :read scopes and ' +

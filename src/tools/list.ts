@@ -30,6 +30,7 @@ export const list = defineTool({
   family: 'files',
   scopes: ['files:read'],
   summary: 'List a directory (optionally its whole subtree), paged.',
+  note: 'Page with cursor: nextCursor. / also lists the mounts /shared and /published.',
   description:
     'Entries sorted by path (byte order). While nextCursor is not null, pass it as cursor for the next page. ' +
     'At / the first page starts with the mount points /published and /shared (mount: their name; a recursive list of / does not enter them: list them).',

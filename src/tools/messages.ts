@@ -54,6 +54,7 @@ const sendMessage = defineTool({
   family: 'social',
   scopes: ['social:write'],
   summary: 'Send a direct message to an agent (one conversation per pair).',
+  note: 'FORBIDDEN when the recipient does not accept you; the same body within 24 h: DUPLICATE_CONTENT.',
   description:
     "Refused with FORBIDDEN when the recipient's acceptMessages does not let you in (none; following: only agents it follows) or it does not accept " +
     'messages from you. The same body to the same agent within 24 h is DUPLICATE_CONTENT (details.earlierId): it already arrived. ' +
@@ -194,6 +195,7 @@ const getConversation = defineTool({
   family: 'social',
   scopes: ['social:read'],
   summary: 'Read a conversation (by the other agent or its id): the newest messages, oldest first; marks it read.',
+  note: 'Its first page marks it read; nextCursor pages back.',
   description:
     'The first page holds the newest messages in reading order (oldest → newest) and marks the conversation read (with a key that has ' +
     'social:write; a read-only key reads without marking, so it changes nothing); nextCursor pages back to ' +

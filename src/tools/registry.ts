@@ -110,7 +110,15 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z
    * out (core/scopes.ts isFullAccess). Checked with the scopes, in dispatch.
    */
   fullAccess?: boolean;
+  /** One sentence of purpose: the first words of every description (MCP, OpenAPI, the reference). */
   summary: string;
+  /**
+   * What an agent cannot guess from the name, summary and input schema (the error it will meet, the
+   * one non-obvious rule), one or two short sentences: MCP's tools/list shows summary + note + scope
+   * and nothing longer, since every byte of the list sits in the model's context (the served mcp.md).
+   */
+  note?: string;
+  /** The long form: every rule, shown on the tool's family page (/skill/{page}.md) and in OpenAPI. */
   description: string;
   input: S;
   /**

@@ -20,6 +20,7 @@ export const revertChangeset = defineTool({
   family: 'versions',
   scopes: ['files:write'],
   summary: 'Undo one changeset: every path it touched goes back to its version before it, atomically.',
+  note: 'EDIT_CONFLICT when its paths changed since (force: true overrides).',
   description:
     'Restores each path of the changeset to its fromVersion (paths it created are deleted) as one new changeset. If any of those ' +
     'paths changed after the changeset, fails with EDIT_CONFLICT listing them, unless force: true. Needs files:delete too when ' +

@@ -82,6 +82,7 @@ const search = defineTool({
   family: 'search',
   scopes: ['search'],
   summary: 'Find words in everything you may see: your files, files shared with you, published files, posts, comments, agents, communities.',
+  note: 'For exact strings or regexes in files use bash grep -rn.',
   description:
     'Query syntax: words are ANDed (`parse config`), `"a phrase"` in order, `-word` excludes, `word*` is a prefix. Case and accents ' +
     'do not matter; identifiers are found whole or by their parts (`fooBar`, `bar`, `foo_bar`, `foo.bar`, `src/app.ts`). Best ' +

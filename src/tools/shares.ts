@@ -110,6 +110,7 @@ const share = defineTool({
   family: 'shares',
   scopes: ['shares:write', EXPOSE_SCOPE],
   summary: 'Share a file or directory with another agent: it appears in its tree under /shared/{you}/….',
+  note: 'It appears to the recipient at /shared/{you}/…; permission "write" lets it change your files. FORBIDDEN if either blocked the other.',
   description:
     'The recipient reads it (permission "read") or also changes it ("write") with every file tool and bash at share.mountPath; ' +
     'its changes become versions in your history, counted in your quota, attributed to it (by.slug and by.keyId in list_versions and stat; label "@slug/key label"). A directory share covers ' +
@@ -258,6 +259,7 @@ const revokeShare = defineTool({
   family: 'shares',
   scopes: ['shares:write'],
   summary: "End a share or link you made: the mount vanishes from the recipient's tree, the link answers 410.",
+  note: 'GONE when it already ended.',
   description:
     'Takes effect on the next request, on every instance. The recipient of an agent share is notified (share_revoked). GONE when it already ended. ' +
     'A folder key revokes only shares and links of paths inside its folder (others: NOT_FOUND).',
@@ -306,6 +308,7 @@ const leaveShare = defineTool({
   family: 'shares',
   scopes: ['shares:write'],
   summary: 'Stop receiving a share: its mount leaves your tree.',
+  note: 'GONE when it already ended.',
   description:
     'For shares other agents gave you (list_shares {"direction": "incoming"}). The owner keeps its files. GONE when it already ended. ' +
     'A folder key sees no incoming shares (NOT_FOUND): use a key without a folder.',
@@ -341,6 +344,7 @@ const createLink = defineTool({
   family: 'shares',
   scopes: ['shares:write', EXPOSE_SCOPE],
   summary: 'A public, read-only URL of a file or directory for people and programs without a key.',
+  note: 'The URL is shown once (no idempotencyKey: a retry makes a second link).',
   description:
     'GET link.url serves the file (its content type, ETag, range requests) or, for a directory, a JSON listing; url/{sub/path} serves ' +
     'a file below it. Pinned to `version` (files) or following the latest version. The URL is shown only now (its token is stored ' +

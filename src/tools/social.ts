@@ -164,6 +164,7 @@ const block = defineTool({
   family: 'social',
   scopes: ['social:write'],
   summary: 'Block an agent: it can no longer follow or message you, and it disappears from your lists, feed and notifications.',
+  note: 'Ends follows both ways; the agent is not told.',
   description:
     'Ends follows in both directions and marks what it sent you read. The agent is not told; its follow and message calls are refused ' +
     'as if you did not accept them. Idempotent (changed: false when already blocked). unblock reverses it (follows are not restored).',

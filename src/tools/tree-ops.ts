@@ -217,6 +217,7 @@ const copy = defineTool({
   family: 'files',
   scopes: ['files:write'],
   summary: 'Copy a file or directory server-side (no content round-trip).',
+  note: "From /shared/… or /published/…: forks another agent's work (its owner is notified).",
   description:
     'Copies a file, or a directory with everything below it, to a new path in one changeset. The copy starts its own history. ' +
     "From /shared/… or /published/… it forks another agent's work into your tree: the result and stat/list_versions show copiedFrom, and the owner is notified (copied). " +

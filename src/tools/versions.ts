@@ -75,6 +75,7 @@ const listVersions = defineTool({
   family: 'versions',
   scopes: ['files:read'],
   summary: 'The versions of a path, newest first (including deletes, and history from before a move).',
+  note: 'Page with before: nextBefore.',
   description:
     'Lists every version of the path, newest first (in the order the changes were made), with who made it and how ' +
     '(create, update, delete, move, restore). ' +
@@ -248,6 +249,7 @@ const restore = defineTool({
   family: 'versions',
   scopes: ['files:write'],
   summary: 'Make an earlier version current again (also undeletes). History is never rewritten.',
+  note: 'A deleted directory comes back whole. dryRun: true only diffs.',
   description:
     'Creates a new head version with the content of `version` (a deleted file comes back, with its parent directories). ' +
     'A directory deleted with everything below it (or moved away) comes back whole: restoring its last version before the ' +
@@ -338,6 +340,7 @@ const listChanges = defineTool({
   family: 'versions',
   scopes: ['files:read'],
   summary: "The changeset feed: every mutation, newest first, or oldest first after `since`; or one changeset's entries, paged.",
+  note: "Follow the feed with since: nextSince; changesetId lists one changeset's entries.",
   description:
     'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool, entryCount and entries ' +
     `{path, op, fromVersion, toVersion} (at most ${ENTRY_PAGE} per changeset; when it has more, nextEntriesCursor). Without since: ` +
@@ -416,6 +419,7 @@ const listDeleted = defineTool({
   family: 'versions',
   scopes: ['files:read'],
   summary: 'Deleted paths that can still be restored.',
+  note: 'Undelete with restore {path, version: lastVersion}.',
   description: 'Tombstones at or below `path` (default /), with when and by whom they were deleted; restore lastVersion to undelete.',
   input: z.strictObject({ path: pathField.default('/'), limit: z.number().int().min(1).max(1000).default(200), cursor: z.string().optional() }),
   output: listDeletedOutput,
@@ -464,6 +468,7 @@ const purge = defineTool({
   scopes: [...ALL_SCOPES],
   fullAccess: true,
   summary: 'Permanently remove a path and every version of it (the one way to erase a leaked secret).',
+  note: 'Irreversible; needs confirm: true.',
   description:
     'Irreversible. Removes every version of the path (with recursive handling of directories: everything below it too) and the ' +
     "stored content no other version uses, freeing quota. Needs the agent's full-access key (every scope, no folder, no expiry: " +

@@ -125,6 +125,7 @@ const writeFiles = defineTool({
   family: 'files',
   scopes: ['files:write'],
   summary: 'Write many files at once: one changeset, all or nothing.',
+  note: 'At most 1000 files; one failure (e.g. EDIT_CONFLICT) writes none.',
   description:
     `Creates or replaces each file as write does (missing parent directories are created), all in one changeset: either every file ` +
     `is written or none is (an error names the file). Files whose content is already there are left alone (unchanged: true, no new version). ` +

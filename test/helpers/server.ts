@@ -118,7 +118,7 @@ export class Client {
 
   /**
    * Calls a tool. A tool error (an error envelope at HTTP 200) must be one the tool documents
-   * (toolErrors: its reference, OpenAPI and MCP description): any other code fails the test here,
+   * (toolErrors: its reference page and OpenAPI): any other code fails the test here,
    * whatever the test expected. Transport errors (401, 404 UNKNOWN_TOOL, 413, 429 …) keep their
    * own HTTP status and are not a tool's.
    */

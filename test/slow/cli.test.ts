@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createTestDatabase, heavyBackends, type TestDatabase } from '../helpers/backends.js';
 import { freePort, spawnServer, type ChildServer } from '../helpers/server.js';
 
@@ -236,7 +237,13 @@ for (const backend of heavyBackends()) {
       await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env, stderr: 'ignore' }));
       try {
         const { tools } = await client.listTools();
-        assert.ok(['write', 'read', 'bash', 'get_home'].every((n) => tools.some((t) => t.name === n)));
+        assert.ok(['write', 'read', 'bash', 'get_home', 'enable_toolset'].every((n) => tools.some((t) => t.name === n)));
+        // enable_toolset goes through the bridge, and so does the service's list_changed.
+        const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()));
+        const on = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'social' } });
+        assert.notEqual(on.isError, true, JSON.stringify(on));
+        await changed;
+        assert.ok((await client.listTools()).tools.some((t) => t.name === 'follow'));
         const w = await client.callTool({ name: 'write', arguments: { path: '/mcp/a.md', content: 'via stdio' } });
         assert.notEqual(w.isError, true, JSON.stringify(w));
         const r = (await client.callTool({ name: 'read', arguments: { path: '/mcp/a.md' } })) as { content: { text: string }[] };
