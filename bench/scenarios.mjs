@@ -138,6 +138,17 @@ export const scenarios = [
     },
     bodyFor: () => ({ command: 'cat /one.txt' }),
   },
+  {
+    // The same read through a worker and the interpreter (a pipe never takes bash's cat fast path):
+    // the per-call cost of the just-bash adapter (its reset, its run).
+    name: 'bash-pipe',
+    tool: 'bash',
+    optIn: true,
+    setup: async (ctx) => {
+      await ctx.call('write', { path: '/one.txt', content: content1k(0) });
+    },
+    bodyFor: () => ({ command: 'cat /one.txt | wc -l' }),
+  },
 ];
 
 // The targets: CPU per call as a multiple of bare's in the same run (on PostgreSQL the

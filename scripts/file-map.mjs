@@ -21,6 +21,7 @@ const FOLDERS = [
   'src/http',
   'src/http/plugins',
   'src/sandbox',
+  'src/sandbox/just-bash',
   'src/store',
   'src/tools',
   'src/transfer',

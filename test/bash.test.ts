@@ -1104,7 +1104,7 @@ describe('bash: which command lines take the cat fast path', () => {
 
 describe('bash: the advice after a just-bash limit fits the limit', () => {
   it('names this server’s setting or what to do, never just-bash’s option', async () => {
-    const { gnuShellErrors } = await import('../src/sandbox/shell-errors.js');
+    const { gnuShellErrors } = await import('../src/sandbox/just-bash.js');
     const cases: Array<[string, RegExp]> = [
       [
         'bash: too many commands executed (>1000), increase executionLimits.maxCommandCount',

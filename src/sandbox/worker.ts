@@ -4,19 +4,17 @@
  * thread if it overruns its hard deadline.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { Bash, DefenseInDepthBox, type CommandName, type IFileSystem } from './just-bash.js';
+import { Shell, runTrusted } from './just-bash.js';
 import { openStore } from '../store/open.js';
 import { openJobFs, type JobFs } from './mounted-fs.js';
 import { BASH_COMMANDS, type BashJob, type BashOutcome } from './commands.js';
 import { installGnuCommands } from '../gnu/index.js';
-import { gnuShellErrors } from './shell-errors.js';
 import { BlobCache } from './blob-cache.js';
 import { watchSearches } from './search-watch.js';
 
 const store = openStore({ ...workerData.store, pgPoolSize: 2 }, { reader: true });
 // The pool stops a regex search of this thread that runs past its budget (search-watch.ts).
 if (workerData.searches) watchSearches(workerData.searches);
-const trusted = <T>(fn: () => Promise<T>) => DefenseInDepthBox.runTrustedAsync(fn);
 // Contents this worker read recently, by (agent, hash): repeated greps over one tree skip the store.
 const cache = new BlobCache(workerData.cacheBytes ?? 32 * 1024 * 1024);
 // Outputs beyond this stop the command; below it they are cut to the job's limit and flagged.
@@ -34,19 +32,10 @@ function cut(text: string, max: number): { text: string; cut: boolean } {
   };
 }
 
-// One interpreter per thread, reused: building one cost more than running `cat` (measured: ~15%
-// of a worker's time). just-bash copies some shell state per exec() but shares the rest (shopt
-// options, exported and readonly names, the command hash), so every command starts from a clone
-// of the state the interpreter had when new: nothing one command (or agent) sets reaches the next.
-// The filesystem is the job's own (openJobFs), never reused: just-bash builds each exec's
-// context from `bash.fs`, and our commands take the job's filesystem once, when they start.
-interface Shell {
-  bash: Bash;
-  timeoutMs: number;
-  maxCommands: number;
-  pristine: unknown;
-}
-let shell: Shell | null = null;
+// One interpreter per thread, reused from its initial state (Shell, just-bash.ts): building one
+// per job cost more than running `cat`. The filesystem is the job's own (openJobFs), never reused:
+// our commands take the job's filesystem once, when they start.
+let shell: { shell: Shell; timeoutMs: number; maxCommands: number } | null = null;
 /** The running job's filesystem; null between jobs (a command started then fails). */
 let jobFs: JobFs | null = null;
 
@@ -55,17 +44,14 @@ function currentJobFs(): JobFs {
   return jobFs;
 }
 
-type WithState = { state?: unknown };
-
 function newShell(job: BashJob, fs: JobFs): Shell {
-  const bash = new Bash({
+  return new Shell({
     fs,
-    cwd: '/',
-    commands: BASH_COMMANDS as unknown as CommandName[],
+    commands: BASH_COMMANDS,
     // grep, find read the job's StoreFs directly: the per-command context membrane copies every buffer.
     customCommands: installGnuCommands(currentJobFs, BASH_COMMANDS),
     env: BASE_ENV,
-    executionLimits: {
+    limits: {
       maxExecutionTimeMs: job.timeoutMs,
       maxOutputSize: HARD_OUTPUT_BYTES,
       // BASH_MAX_COMMANDS (default 10,000,000): just-bash's own default (100,000 commands or loop
@@ -80,51 +66,26 @@ function newShell(job: BashJob, fs: JobFs): Shell {
       maxWorkUnits: Math.max(job.maxCommands, 1_000_000),
     },
   });
-  let pristine: unknown = null;
-  try {
-    pristine = structuredClone((bash as unknown as WithState).state ?? null);
-  } catch {
-    pristine = null; // unknown internals: never reuse this interpreter
-  }
-  return { bash, timeoutMs: job.timeoutMs, maxCommands: job.maxCommands, pristine };
 }
 
-/** The interpreter for this job, in the state a new one would have, running on `fs`. */
-export function shellFor(job: BashJob, fs: JobFs): Bash {
-  if (shell && shell.pristine && shell.timeoutMs === job.timeoutMs && shell.maxCommands === job.maxCommands) {
-    (shell.bash as unknown as WithState).state = structuredClone(shell.pristine);
-  } else {
-    shell = newShell(job, fs);
+/** The interpreter for this job: this thread's, unless its limits differ or it cannot be reset. */
+export function shellFor(job: BashJob, fs: JobFs): Shell {
+  if (!shell || !shell.shell.reusable || shell.timeoutMs !== job.timeoutMs || shell.maxCommands !== job.maxCommands) {
+    shell = { shell: newShell(job, fs), timeoutMs: job.timeoutMs, maxCommands: job.maxCommands };
   }
-  (shell.bash as { fs: IFileSystem }).fs = fs;
-  return shell.bash;
+  return shell.shell;
 }
 
 async function run(job: BashJob): Promise<BashOutcome> {
-  const handle = openJobFs(store, job.access, trusted, cache);
+  const handle = openJobFs(store, job.access, runTrusted, cache);
   const fs = handle.fs;
   jobFs = fs;
   try {
-    const bash = shellFor(job, fs);
-    let stdout = '';
-    let stderr = '';
-    let exitCode: number;
+    const sh = shellFor(job, fs);
     const started = Date.now();
-    try {
-      const r = await bash.exec(job.command, { cwd: job.cwd });
-      stdout = r.stdout;
-      stderr = r.stderr;
-      exitCode = r.exitCode;
-    } catch (err) {
-      // just-bash rejects on some failures a shell reports on stderr (e.g. a redirect into a
-      // missing directory): report them the way bash would.
-      const msg = String((err as Error).message ?? err).replace(/^Error: /, '');
-      stderr = `bash: ${msg}\n`;
-      exitCode = 1;
-    }
-    stderr = gnuShellErrors(stderr);
-    // just-bash ends a command at its deadline with exit 124 ("… exceeded … deadline").
-    const timedOut = exitCode === 124 && (Date.now() - started >= job.timeoutMs - 50 || /deadline|time limit|timed out/i.test(stderr));
+    // Messages shaped, a rejected run reported as bash would (exit 1): just-bash.ts.
+    const { stdout, stderr, exitCode, atDeadline, outputLimit } = await sh.run(job.command, job.cwd, fs);
+    const timedOut = exitCode === 124 && (Date.now() - started >= job.timeoutMs - 50 || atDeadline);
     const o = cut(stdout, job.maxOutputBytes);
     const e = cut(stderr, job.maxOutputBytes);
     // A command stopped at its deadline writes nothing: its changes may be half done. (Its
@@ -137,7 +98,7 @@ async function run(job: BashJob): Promise<BashOutcome> {
       stdout: o.text,
       stderr: e.text,
       exitCode,
-      truncated: o.cut || e.cut || (exitCode === 126 && /output size/i.test(stderr)),
+      truncated: o.cut || e.cut || outputLimit,
       timedOut,
       changes,
       mounted,

@@ -304,7 +304,8 @@ export function hideKeys(value: unknown, ownerSlug: string): unknown {
   return out;
 }
 
-const isKeyRef = (o: Record<string, unknown>) =>
+// Its keys are exactly a KeyRef's: the answers' schemas give them KeyRef's types.
+const isKeyRef = (o: Record<string, unknown>): o is Record<string, unknown> & KeyRef =>
   'keyId' in o && 'label' in o && Object.keys(o).every((k) => k === 'keyId' || k === 'label' || k === 'slug');
 
 /** Names the writers of the key references in an answer (nameWriters) that the tool did not name itself, before hideKeys. */
@@ -315,7 +316,7 @@ export async function nameKeyRefs(ctx: ToolContext, value: unknown): Promise<voi
     if (Array.isArray(v)) return v.forEach(walk);
     const o = v as Record<string, unknown>;
     if (isKeyRef(o)) {
-      if (o.slug === undefined) refs.push(o as unknown as KeyRef);
+      if (o.slug === undefined) refs.push(o);
       return;
     }
     for (const k in o) if (Object.hasOwn(o, k)) walk(o[k]);

@@ -3,7 +3,7 @@
  * process writing to one descriptor would (`cat missing a.txt 2>&1`: the error, then a.txt).
  * A result carries it under OUTPUT_ORDER as chunks `[1 | 2, text]` whose stdout texts join to
  * its stdout and stderr texts to its stderr; the patched interpreter checks that before using
- * it (src/sandbox/just-bash-order.ts), so a result without it, or with a stale one, reads as
+ * it (src/sandbox/just-bash/order.ts), so a result without it, or with a stale one, reads as
  * stdout then stderr, as before.
  */
 import type { Result } from './command.js';

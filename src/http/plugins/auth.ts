@@ -17,7 +17,8 @@ declare module 'fastify' {
 
 /** Declares `request.identity` on the whole app (Fastify wants request decorators declared up front). */
 export const identity = global((app: FastifyInstance, _opts: object, done: (err?: Error) => void) => {
-  app.decorateRequest('identity', null as unknown as AuthContext);
+  // Null until `authenticate` sets it (Fastify's overload for a decorator with no initial value).
+  app.decorateRequest('identity', null, []);
   done();
 });
 

@@ -5,6 +5,5 @@
 import type { FastifyPluginCallback } from 'fastify';
 
 export function global<T extends FastifyPluginCallback<never>>(plugin: T): T {
-  (plugin as unknown as Record<symbol, boolean>)[Symbol.for('skip-override')] = true;
-  return plugin;
+  return Object.assign(plugin, { [Symbol.for('skip-override')]: true });
 }

@@ -1,5 +1,9 @@
-/** The stderr texts of the shell's limits and errors, rewritten to say what an agent can do about each. */
-import { ERRNO_TEXT, errnoMessage } from '../gnu/kit/errno.js';
+/**
+ * The stderr texts of the shell's limits and errors, rewritten to say what an agent can do about
+ * each. Part of the just-bash adapter (src/sandbox/just-bash.ts), which applies it to every run:
+ * the texts are just-bash's own, so a new version is checked here too.
+ */
+import { ERRNO_TEXT, errnoMessage } from '../../gnu/kit/errno.js';
 
 /** What an agent can do about each just-bash limit this server sets (the text after "; "). */
 const LIMIT_ADVICE: Record<string, string> = {
