@@ -2,13 +2,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
-import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
-import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
-import { reservedNameProblem } from '../core/names.js';
-import { PRESETS } from '../core/scopes.js';
-import { baseSlug, slugCandidate } from '../core/slug.js';
+import { newId } from '../core/keys.js';
+import { checkAgentName } from '../core/names.js';
 import { iso } from '../core/time.js';
-import { StoreSlugTaken, type IdempotentResult, type Store } from '../store/types.js';
+import type { IdempotentResult, Store } from '../store/types.js';
+import { createAccount } from '../tools/accounts.js';
 import { errorEnvelope } from './envelope.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -26,21 +24,10 @@ export function validateName(body: unknown): { name: string; idempotencyKey?: st
   if (idem !== undefined && (typeof idem !== 'string' || idem.length < 1 || idem.length > 128)) {
     return { error: "'idempotencyKey' must be a string of 1 to 128 characters.", field: 'idempotencyKey' };
   }
-  const raw = (body as { name?: unknown }).name;
-  if (raw === undefined) return { error: "'name' is required: a string of 1 to 64 characters." };
-  if (typeof raw !== 'string') return { error: `'name' must be a string, got ${raw === null ? 'null' : typeof raw}.` };
-  const name = raw.trim();
-  if (name.length === 0) return { error: "'name' is empty; give 1 to 64 characters." };
-  if (name.length > 128 || [...name].length > 64) return { error: `'name' is ${[...name].length} characters; the limit is 64.` };
   // The name is shown to other agents: the identifier rule (visible, valid Unicode, no bidi controls).
-  const nfc = normalizeIdentifier(name);
-  const problem = identifierProblem(nfc);
-  if (problem) {
-    return { error: `'name' contains ${problem.reason} at index ${problem.index}; use visible characters only.`, codePoint: problem.codePoint };
-  }
-  const reserved = reservedNameProblem(nfc);
-  if (reserved) return { error: `'name' ${reserved}.` };
-  return idem === undefined ? { name: nfc } : { name: nfc, idempotencyKey: idem as string };
+  const checked = checkAgentName((body as { name?: unknown }).name);
+  if ('error' in checked) return checked;
+  return idem === undefined ? checked : { name: checked.name, idempotencyKey: idem as string };
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -79,43 +66,19 @@ async function replayRegistration(store: Store, earlier: IdempotentResult, reque
   });
 }
 
-/** Creates the agent and its first full key under the first free slug of its name. */
+/** Creates the agent and its first full key under the first free slug of its name: the answer. */
 async function createAgent(store: Store, agentId: string, name: string) {
-  const createdAtMs = Date.now();
-  const apiKey = generateApiKey();
-  const key = {
-    id: newId('key'),
-    agentId,
-    hash: hashApiKey(apiKey),
-    label: 'default',
-    scopes: PRESETS.full!,
-    folder: null,
-    preview: keyPreview(apiKey),
-    createdAtMs,
-    lastUsedAtMs: null,
-    expiresAtMs: null,
-    revokedAtMs: null,
-    createdByKeyId: null,
+  const made = await createAccount(store, { id: agentId, name });
+  return {
+    success: true,
+    id: made.id,
+    name: made.name,
+    slug: made.slug,
+    createdAt: iso(made.createdAtMs),
+    apiKey: made.apiKey,
+    important: 'Save apiKey now: it is shown only once.',
+    ...slugNote(made.baseSlug, made.slug),
   };
-  const base = baseSlug(name);
-  for (let n = 1; ; n++) {
-    const slug = slugCandidate(base, n);
-    try {
-      await store.createAgent({ id: agentId, name, slug, createdAtMs, storageBytes: 0 }, key);
-      return {
-        success: true,
-        id: agentId,
-        name,
-        slug,
-        createdAt: iso(createdAtMs),
-        apiKey,
-        important: 'Save apiKey now: it is shown only once.',
-        ...slugNote(base, slug),
-      };
-    } catch (err) {
-      if (!(err instanceof StoreSlugTaken) || n >= 10_000) throw err;
-    }
-  }
 }
 
 export function registerRoutes(app: FastifyInstance, deps: { store: Store; config: Config }): void {
