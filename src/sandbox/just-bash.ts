@@ -14,6 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type * as JustBash from 'just-bash';
+import { bindJustBash } from '../gnu/kit/command.js';
 import { PATCHED_FILE_NAME, patchBundle, sourceTag } from './just-bash-patch.js';
 
 async function load(): Promise<typeof JustBash> {
@@ -35,6 +36,8 @@ async function load(): Promise<typeof JustBash> {
 const justBash = await load();
 
 export const { Bash, DefenseInDepthBox, InMemoryFs, defineCommand, latin1FromBytes, decodeBytesToUtf8 } = justBash;
+// The GNU commands (src/gnu) use this instance's helpers.
+bindJustBash(justBash);
 export type Bash = JustBash.Bash;
 export type InMemoryFs = JustBash.InMemoryFs;
 export type { Command, CommandName, CustomCommand, FsStat, IFileSystem } from 'just-bash';
