@@ -72,9 +72,9 @@ function prepareFile(db: Database.Database): void {
 
 export function openConnection(role: SqliteRole, settings: ConnectionSettings): Database.Database {
   const policy = ROLES[role];
-  const busyMs = policy.busy === 'setting' ? settings.busyTimeoutMs : 0;
-  // `timeout` is busy_timeout from the open on (better-sqlite3 defaults it to 5 s).
-  const db = new Database(settings.file, { readonly: policy.readonly, fileMustExist: role !== 'serving', timeout: busyMs });
+  // Opening may wait for the lock (a process starting beside another sets WAL mode on a new file
+  // while this one does); the role's own policy applies from the end of this function on.
+  const db = new Database(settings.file, { readonly: policy.readonly, fileMustExist: role !== 'serving', timeout: settings.busyTimeoutMs });
   if (role === 'serving') prepareFile(db);
   db.pragma(`synchronous = ${settings.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
@@ -84,6 +84,7 @@ export function openConnection(role: SqliteRole, settings: ConnectionSettings): 
   if (policy.cacheKib !== null) db.pragma(`cache_size = -${policy.cacheKib}`);
   if (policy.autocheckpoint !== null) db.pragma(`wal_autocheckpoint = ${policy.autocheckpoint}`);
   db.function('unicode_lower', { deterministic: true }, unicodeLower);
+  db.pragma(`busy_timeout = ${policy.busy === 'setting' ? settings.busyTimeoutMs : 0}`);
   return db;
 }
 
