@@ -77,6 +77,8 @@ export function openConnection(role: SqliteRole, settings: ConnectionSettings): 
   const db = new Database(settings.file, { readonly: policy.readonly, fileMustExist: role !== 'serving', timeout: settings.busyTimeoutMs });
   if (role === 'serving') prepareFile(db);
   db.pragma(`synchronous = ${settings.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  // better-sqlite3 builds SQLite with foreign keys on by default (its deps/defines.gypi); set
+  // anyway, so that no connection's meaning rests on how the library was compiled.
   db.pragma('foreign_keys = ON');
   // Group commit puts each commit in a savepoint; its undo journal then lives in memory instead
   // of a temp file (measured: ~8% of CPU under an edit load went to that file).
