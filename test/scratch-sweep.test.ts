@@ -1,5 +1,5 @@
 /**
- * The reference files' scratch stores (src/docs/scratch.ts): a server killed while it generated
+ * The reference files' scratch stores (src/scratch.ts): a server killed while it generated
  * them leaves a temp directory behind; the next generation removes those of processes that are gone.
  */
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sweepScratch } from '../src/docs/scratch.js';
+import { sweepScratch } from '../src/scratch.js';
 
 describe('scratch directories', () => {
   it("removes those of exited processes and unnamed ones over an hour old; keeps live processes' and others", () => {

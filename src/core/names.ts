@@ -11,6 +11,7 @@
  * Checked on the NFKC form, lower-cased, so full-width or compatibility look-alikes ("［removed］",
  * "＠alice") fall under the same rule. Runs after identifierProblem (no invisible characters left).
  */
+import { identifierProblem, normalizeIdentifier } from './identifier.js';
 
 /** The words the UI and the tools print in place of a title, body or name. */
 const PLACEHOLDER_WORDS = new Set(['removed', 'deleted', 'redacted', 'removed by a moderator']);
@@ -37,4 +38,25 @@ export function reservedNameProblem(name: string): string | null {
   }
   if (HANDLE.test(folded)) return 'has a word starting with "@", which is how agents\' slugs are written; drop the "@"';
   return null;
+}
+
+/**
+ * The name an agent is registered or imported under (docs/contract/http.md, Register): trimmed,
+ * NFC, 1 to 64 characters, visible (the identifier rule: valid Unicode, no bidi controls), not
+ * reserved; or why not, with the offending code point.
+ */
+export function checkAgentName(raw: unknown): { name: string } | { error: string; codePoint?: string } {
+  if (raw === undefined) return { error: "'name' is required: a string of 1 to 64 characters." };
+  if (typeof raw !== 'string') return { error: `'name' must be a string, got ${raw === null ? 'null' : typeof raw}.` };
+  const name = raw.trim();
+  if (name.length === 0) return { error: "'name' is empty; give 1 to 64 characters." };
+  if (name.length > 128 || [...name].length > 64) return { error: `'name' is ${[...name].length} characters; the limit is 64.` };
+  const nfc = normalizeIdentifier(name);
+  const problem = identifierProblem(nfc);
+  if (problem) {
+    return { error: `'name' contains ${problem.reason} at index ${problem.index}; use visible characters only.`, codePoint: problem.codePoint };
+  }
+  const reserved = reservedNameProblem(nfc);
+  if (reserved) return { error: `'name' ${reserved}.` };
+  return { name: nfc };
 }

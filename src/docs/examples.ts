@@ -3,11 +3,20 @@
  * store, so the reference shows real responses that cannot drift from the code. Examples may
  * name `cs_EXAMPLE` (the latest changeset) and `key_EXAMPLE` (the newest other key).
  */
-import type { Config } from '../config.js';
-import type { SqliteStore } from '../store/sqlite.js';
-import { callTool } from '../tools/dispatch.js';
+import type { Store } from '../store/types.js';
+import { callTool, type DispatchDeps } from '../tools/dispatch.js';
 import type { AuthContext, ToolRegistry } from '../tools/registry.js';
-import { withScratch } from './scratch.js';
+
+/** The throwaway service the examples run on (src/scratch.ts builds it; this code only uses it). */
+export interface Scratch {
+  store: Store;
+  deps: DispatchDeps;
+  /** A new agent with a full key, as registration would make it. */
+  agent(name: string, slug: string): Promise<AuthContext>;
+}
+
+/** Runs `fn` on a new scratch service, removed afterwards. */
+export type WithScratch = <T>(fn: (s: Scratch) => Promise<T>) => Promise<T>;
 
 export interface ExampleRun {
   title: string;
@@ -32,8 +41,8 @@ export function exampleFriendSetup(agentSlug: string): Array<[string, Record<str
   ];
 }
 
-export async function runExamples(registry: ToolRegistry, config: Config): Promise<Map<string, ExampleRun[]>> {
-  return withScratch(registry, config, 'afs-examples-', async ({ store, deps, agent }) => {
+export async function runExamples(registry: ToolRegistry, withScratch: WithScratch): Promise<Map<string, ExampleRun[]>> {
+  return withScratch(async ({ store, deps, agent }) => {
     const out = new Map<string, ExampleRun[]>();
     const auth = await agent('Example Agent', 'example-agent');
     // A second agent, so the social tools' examples have someone to follow, message and see in get_home.
@@ -79,7 +88,7 @@ export async function runExamples(registry: ToolRegistry, config: Config): Promi
 }
 
 /** lnk_EXAMPLE: the newest live link the caller made; shr_EXAMPLE: the newest share given to it; pub_EXAMPLE: its newest published item. */
-async function resolveShareExamples(store: SqliteStore, auth: AuthContext, text: string): Promise<string> {
+async function resolveShareExamples(store: Store, auth: AuthContext, text: string): Promise<string> {
   const now = Date.now();
   if (text.includes('lnk_EXAMPLE')) {
     const links = await store.listShares({ agentId: auth.agentId, direction: 'outgoing', kind: 'link', nowMs: now, after: null, limit: 100 });
@@ -97,7 +106,7 @@ async function resolveShareExamples(store: SqliteStore, auth: AuthContext, text:
 }
 
 /** pst_EXAMPLE: the caller's newest post; pst_OTHER: the newest post of another agent; cmt_EXAMPLE: the caller's newest comment on its newest post. */
-async function resolveCommunityExamples(store: SqliteStore, auth: AuthContext, text: string): Promise<{ text: string; other: string | null }> {
+async function resolveCommunityExamples(store: Store, auth: AuthContext, text: string): Promise<{ text: string; other: string | null }> {
   if (!/pst_EXAMPLE|pst_OTHER|cmt_EXAMPLE/.test(text)) return { text, other: null };
   const list = (authorId: string | null) =>
     store.listPosts({

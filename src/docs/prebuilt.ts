@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../config.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { runExamples, type ExampleRun } from './examples.js';
+import { runExamples, type ExampleRun, type WithScratch } from './examples.js';
 
 /** The base URL the examples run with at build time; a server shows its own instead. */
 export const BUILD_BASE_URL = 'https://afs-build.invalid';
@@ -47,9 +47,10 @@ export function buildConfig(): Config {
   return loadConfig({ BASE_URL: BUILD_BASE_URL });
 }
 
-export async function writePrebuilt(registry: ToolRegistry, path = PREBUILT_PATH): Promise<number> {
+/** `scratch`: the throwaway service for these settings (src/scratch.ts examplesScratch). */
+export async function writePrebuilt(registry: ToolRegistry, scratch: (config: Config) => WithScratch, path = PREBUILT_PATH): Promise<number> {
   const config = buildConfig();
-  const examples = await runExamples(registry, config);
+  const examples = await runExamples(registry, scratch(config));
   mkdirSync(dirname(path), { recursive: true });
   const text = JSON.stringify({ fingerprint: examplesFingerprint(registry, config), examples: [...examples] });
   writeFileSync(path, text);

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { runExamples } from '../docs/examples.js';
 import { loadPrebuilt } from '../docs/prebuilt.js';
 import { renderReference, type ReferenceFiles } from '../docs/reference.js';
+import { examplesScratch } from '../scratch.js';
 import type { ToolRegistry } from '../tools/registry.js';
 
 const type = (name: string) => (name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/markdown; charset=utf-8');
@@ -27,7 +28,8 @@ function generate(registry: ToolRegistry, config: Config): Promise<ReferenceFile
   let pending = generated.get(key);
   if (!pending) {
     const prebuilt = loadPrebuilt(registry, config);
-    pending = (prebuilt ? Promise.resolve(prebuilt) : runExamples(registry, config)).then((examples) => renderReference(registry, config, examples));
+    const examples = prebuilt ? Promise.resolve(prebuilt) : runExamples(registry, examplesScratch(registry, config));
+    pending = examples.then((runs) => renderReference(registry, config, runs));
     generated.set(key, pending);
     pending.catch(() => generated.delete(key));
   }

@@ -1,20 +1,16 @@
-/** POST /api/users/register: creates an agent and its first (full-scope) key, shown once. */
-import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+/**
+ * POST /api/users/register: creates an agent and its first (full-scope) key, shown once. The body is
+ * read here; registration itself (idempotency, the per-address limit) is tools/accounts.ts.
+ */
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
-import { identifierProblem, normalizeIdentifier } from '../core/identifier.js';
-import { reservedNameProblem } from '../core/names.js';
-import { PRESETS } from '../core/scopes.js';
-import { baseSlug, slugCandidate } from '../core/slug.js';
-import { iso } from '../core/time.js';
-import { StoreSlugTaken, type IdempotentResult, type Store } from '../store/types.js';
+import { checkAgentName } from '../core/names.js';
+import type { Store } from '../store/types.js';
+import { registerAgent } from '../tools/accounts.js';
 import { errorEnvelope } from './envelope.js';
 
-const HOUR_MS = 60 * 60 * 1000;
-
-/** Where registration keeps its idempotency rows (agent ids start with agt_, so no agent's rows are here). */
-const REGISTER_SCOPE = 'register';
+/** Registration's refusals, as HTTP answers them (docs/contract/http.md, Register). */
+const REFUSAL_STATUS = { INVALID_INPUT: 400, CONFLICT: 409, RATE_LIMITED: 429 } as const;
 
 export function validateName(body: unknown): { name: string; idempotencyKey?: string } | { error: string; codePoint?: string; field?: string } {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
@@ -26,96 +22,10 @@ export function validateName(body: unknown): { name: string; idempotencyKey?: st
   if (idem !== undefined && (typeof idem !== 'string' || idem.length < 1 || idem.length > 128)) {
     return { error: "'idempotencyKey' must be a string of 1 to 128 characters.", field: 'idempotencyKey' };
   }
-  const raw = (body as { name?: unknown }).name;
-  if (raw === undefined) return { error: "'name' is required: a string of 1 to 64 characters." };
-  if (typeof raw !== 'string') return { error: `'name' must be a string, got ${raw === null ? 'null' : typeof raw}.` };
-  const name = raw.trim();
-  if (name.length === 0) return { error: "'name' is empty; give 1 to 64 characters." };
-  if (name.length > 128 || [...name].length > 64) return { error: `'name' is ${[...name].length} characters; the limit is 64.` };
   // The name is shown to other agents: the identifier rule (visible, valid Unicode, no bidi controls).
-  const nfc = normalizeIdentifier(name);
-  const problem = identifierProblem(nfc);
-  if (problem) {
-    return { error: `'name' contains ${problem.reason} at index ${problem.index}; use visible characters only.`, codePoint: problem.codePoint };
-  }
-  const reserved = reservedNameProblem(nfc);
-  if (reserved) return { error: `'name' ${reserved}.` };
-  return idem === undefined ? { name: nfc } : { name: nfc, idempotencyKey: idem as string };
-}
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-/** Says why the slug is not the name's own (docs/contract/http.md, Register). */
-function slugNote(base: string, slug: string): { slugNote?: string } {
-  if (slug !== base) return { slugNote: `The slug ${base} is taken: yours is ${slug}. Others find you as @${slug}.` };
-  return {};
-}
-
-/** A retry of a registration with the same idempotencyKey: the same agent, without its key. */
-async function replayRegistration(store: Store, earlier: IdempotentResult, requestHash: string, reply: FastifyReply) {
-  if (earlier.requestHash !== requestHash) {
-    return reply.code(400).send(
-      errorEnvelope('INVALID_INPUT', 'This idempotencyKey registered another name; use a new idempotencyKey for a new agent.', {
-        field: 'idempotencyKey',
-      }),
-    );
-  }
-  const id = String((earlier.response as { id?: unknown }).id);
-  const agent = await store.getProfile(id);
-  if (!agent) {
-    return reply
-      .code(409)
-      .send(errorEnvelope('CONFLICT', 'This registration is still being created; retry in a second with the same idempotencyKey.', {}));
-  }
-  return reply.code(200).send({
-    success: true,
-    id: agent.id,
-    name: agent.name,
-    slug: agent.slug,
-    createdAt: iso(agent.createdAtMs),
-    replayed: true,
-    important:
-      'This idempotencyKey already registered this agent: no new agent, and its apiKey is not shown again. Use the key saved from the first answer.',
-  });
-}
-
-/** Creates the agent and its first full key under the first free slug of its name. */
-async function createAgent(store: Store, agentId: string, name: string) {
-  const createdAtMs = Date.now();
-  const apiKey = generateApiKey();
-  const key = {
-    id: newId('key'),
-    agentId,
-    hash: hashApiKey(apiKey),
-    label: 'default',
-    scopes: PRESETS.full!,
-    folder: null,
-    preview: keyPreview(apiKey),
-    createdAtMs,
-    lastUsedAtMs: null,
-    expiresAtMs: null,
-    revokedAtMs: null,
-    createdByKeyId: null,
-  };
-  const base = baseSlug(name);
-  for (let n = 1; ; n++) {
-    const slug = slugCandidate(base, n);
-    try {
-      await store.createAgent({ id: agentId, name, slug, createdAtMs, storageBytes: 0 }, key);
-      return {
-        success: true,
-        id: agentId,
-        name,
-        slug,
-        createdAt: iso(createdAtMs),
-        apiKey,
-        important: 'Save apiKey now: it is shown only once.',
-        ...slugNote(base, slug),
-      };
-    } catch (err) {
-      if (!(err instanceof StoreSlugTaken) || n >= 10_000) throw err;
-    }
-  }
+  const checked = checkAgentName((body as { name?: unknown }).name);
+  if ('error' in checked) return checked;
+  return idem === undefined ? checked : { name: checked.name, idempotencyKey: idem as string };
 }
 
 export function registerRoutes(app: FastifyInstance, deps: { store: Store; config: Config }): void {
@@ -146,38 +56,13 @@ export function registerRoutes(app: FastifyInstance, deps: { store: Store; confi
           ),
         );
     }
-    const idem = parsed.idempotencyKey === undefined ? null : { key: sha256(parsed.idempotencyKey), request: sha256(parsed.name) };
-    if (idem) {
-      const earlier = await store.getIdempotent(REGISTER_SCOPE, idem.key);
-      if (earlier) return replayRegistration(store, earlier, idem.request, reply);
-    }
-
-    const limit = config.registrationsPerIpPerHour;
-    if (limit > 0) {
-      const now = Date.now();
-      const windowStart = now - (now % HOUR_MS);
-      const count = await store.hitCounter(`register:${req.ip}`, windowStart, windowStart + HOUR_MS);
-      if (count > limit) {
-        const retryAfter = Math.ceil((windowStart + HOUR_MS - now) / 1000);
-        return reply
-          .code(429)
-          .header('retry-after', String(retryAfter))
-          .send(
-            errorEnvelope(
-              'RATE_LIMITED',
-              `Too many registrations from this address (${limit} per hour). Retry in ${retryAfter} s, or reuse the key you already have.`,
-              { retryAfterSeconds: retryAfter },
-            ),
-          );
-      }
-    }
-
-    const agentId = newId('agt');
-    // The key is taken before the agent exists: of two concurrent retries only one creates it.
-    if (idem && !(await store.saveIdempotent(REGISTER_SCOPE, idem.key, idem.request, { id: agentId }))) {
-      const earlier = await store.getIdempotent(REGISTER_SCOPE, idem.key);
-      if (earlier) return replayRegistration(store, earlier, idem.request, reply);
-    }
-    return reply.code(201).send(await createAgent(store, agentId, parsed.name));
+    const outcome = await registerAgent(store, {
+      ...parsed,
+      address: req.ip,
+      perHour: config.registrationsPerIpPerHour,
+    });
+    if ('answer' in outcome) return reply.code(outcome.replayed ? 200 : 201).send(outcome.answer);
+    if (outcome.retryAfterSeconds !== undefined) reply.header('retry-after', String(outcome.retryAfterSeconds));
+    return reply.code(REFUSAL_STATUS[outcome.refused]).send(errorEnvelope(outcome.refused, outcome.message, outcome.details));
   });
 }

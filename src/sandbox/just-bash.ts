@@ -17,6 +17,7 @@ import type * as JustBash from 'just-bash';
 import type { CommandName, CustomCommand, IFileSystem } from 'just-bash';
 import { PATCHED_FILE_NAME, justBashVersion, patchBundle, sourceTag } from './just-bash/patches.js';
 import { gnuShellErrors } from './just-bash/messages.js';
+import { bindJustBash } from '../gnu/kit/command.js';
 
 async function load(): Promise<typeof JustBash> {
   const bundleUrl = import.meta.resolve('just-bash');
@@ -35,6 +36,8 @@ async function load(): Promise<typeof JustBash> {
 const justBash = await load();
 
 export const { Bash, InMemoryFs, defineCommand, latin1FromBytes, decodeBytesToUtf8 } = justBash;
+// The GNU commands (src/gnu) use this instance's helpers.
+bindJustBash(justBash);
 export type Bash = JustBash.Bash;
 export type InMemoryFs = JustBash.InMemoryFs;
 export type { Command, CommandName, CustomCommand, FsStat, IFileSystem } from 'just-bash';

@@ -15,19 +15,16 @@
  * pages are soon reused by new ones (moving them would copy the new writes twice), unless more
  * than `vacuumBusyFreePages` are free.
  */
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { openConnection, type ConnectionSettings } from './sqlite-connection.js';
 
-const { file, synchronous, intervalMs, vacuumStepPages, vacuumMinFreePages, vacuumBusyFreePages } = workerData as {
-  file: string;
-  synchronous: 'normal' | 'full';
+const { intervalMs, vacuumStepPages, vacuumMinFreePages, vacuumBusyFreePages, ...settings } = workerData as ConnectionSettings & {
   intervalMs: number;
   vacuumStepPages: number;
   vacuumMinFreePages: number;
   vacuumBusyFreePages: number;
 };
-const db = new Database(file, { timeout: 0 });
-db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+const db = openConnection('checkpointer', settings);
 const autoVacuum = db.prepare('PRAGMA auto_vacuum').pluck();
 const freePages = db.prepare('PRAGMA freelist_count').pluck();
 // Changes when another connection (in any process) commits; this one's own commits leave it.

@@ -5,8 +5,8 @@ import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
 /**
- * `reader`: a secondary connection (a bash worker) that leaves WAL checkpoints to the serving
- * process's background checkpointer.
+ * `reader`: a bash worker's store, which only reads (its SQLite connection is the 'bash' role of
+ * sqlite-connection.ts) and leaves WAL checkpoints to the serving process's background checkpointer.
  */
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'> &
@@ -24,5 +24,6 @@ export function openStore(
     synchronous: config.sqliteSynchronous,
     busyTimeoutMs: config.sqliteBusyTimeoutMs,
     backgroundCheckpoint: !opts.reader,
+    role: opts.reader ? 'bash' : 'serving',
   });
 }

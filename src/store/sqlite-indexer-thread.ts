@@ -6,38 +6,22 @@
  * Here it holds only the write lock: the serving thread's group commit polls for it from the
  * event loop (sqlite.ts flushCommits), and reads go on meanwhile.
  */
-import Database from 'better-sqlite3';
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { compactStep, indexBatch } from './search-index.js';
+import { openConnection, type ConnectionSettings } from './sqlite-connection.js';
 import { SqliteDb } from './sqlite-db.js';
 import { runProgramSync } from './sql.js';
-import type { WorkerReply } from './worker-client.js';
+import { serveCalls } from './worker-client.js';
 
 /** A batch of the outbox, or (`compact`) one step of merging the index's segments. */
 export type IndexerRequest =
   { id: number; kind: 'batch'; maxItems: number; maxBytes: number; maxFileBytes: number } | { id: number; kind: 'compact'; pages: number };
 
-const { file, synchronous, busyTimeoutMs, cacheKib } = workerData as {
-  file: string;
-  synchronous: 'normal' | 'full';
-  busyTimeoutMs: number;
-  cacheKib: number;
-};
-const conn = new Database(file, { fileMustExist: true });
-conn.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
 // Waiting for the serving thread's (or another process's) write lock blocks only this thread.
-conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
-conn.pragma(`cache_size = -${cacheKib}`);
-conn.pragma('temp_store = MEMORY');
+const conn = openConnection('indexer', workerData as ConnectionSettings);
 const db = new SqliteDb(conn);
 
-parentPort!.on('message', (req: IndexerRequest) => {
-  let reply: WorkerReply;
-  try {
-    const program = req.kind === 'compact' ? compactStep(req.pages) : indexBatch(db, req.maxItems, req.maxBytes, req.maxFileBytes);
-    reply = { id: req.id, ok: true, value: conn.transaction(() => runProgramSync<unknown>(program, (s) => db.exec(s))).immediate() };
-  } catch (err) {
-    reply = { id: req.id, ok: false, message: String((err as Error).message), code: (err as { code?: string }).code };
-  }
-  parentPort!.postMessage(reply);
+serveCalls((req: IndexerRequest) => {
+  const program = req.kind === 'compact' ? compactStep(req.pages) : indexBatch(db, req.maxItems, req.maxBytes, req.maxFileBytes);
+  return conn.transaction(() => runProgramSync<unknown>(program, (s) => db.exec(s))).immediate();
 });

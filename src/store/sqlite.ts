@@ -1,12 +1,13 @@
 /** SQLite implementation (better-sqlite3, WAL). Synchronous under the hood; prepared statements only. */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { commitProgram, runAsync, runSync } from './commit-program.js';
 import { SqliteReader } from './sqlite-reader.js';
-import { BulkWriter, BulkWriterError } from './bulk-writer.js';
-import { WorkerClient } from './worker-client.js';
+import { WorkerClient, WorkerError } from './worker-client.js';
+import { AUTOCHECKPOINT_PAGES, openConnection, waitingForLock, type ConnectionSettings, type SqliteRole } from './sqlite-connection.js';
+import type { CommitStep } from './commit-program.js';
 import { sqlFamilies, type Families } from './families.js';
 import { SqliteDb } from './sqlite-db.js';
 import { SqliteSteps } from './sqlite-steps.js';
@@ -43,10 +44,10 @@ export interface SqliteOptions {
   busyTimeoutMs?: number;
   /** Checkpoint the WAL from a background thread (the serving process); off for readers such as bash workers. */
   backgroundCheckpoint?: boolean;
+  /** The connection's role (sqlite-connection.ts): a bash worker's store only reads. */
+  role?: Extract<SqliteRole, 'serving' | 'bash'>;
 }
 
-/** WAL pages after which the committing connection checkpoints by itself. */
-const AUTOCHECKPOINT_PAGES = 4000;
 /** With a background checkpointer: only a safety net, should that thread fall behind or die. */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 50_000;
 const CHECKPOINT_INTERVAL_MS = 200;
@@ -69,8 +70,17 @@ export const BULK_CHANGES = 500;
 const BULK_BATCH = 500;
 /** The program's own JS work between steps yields to the event loop past this (building entries). */
 const BULK_SLICE_MS = 10;
-/** The connection's page cache, in KiB (PRAGMA cache_size takes a negative number for KiB). */
-const PAGE_CACHE_KIB = 64 * 1024;
+
+/** A step as it crosses to the bulk writer thread: file contents only where they are inserted. */
+function leanStep(step: CommitStep): CommitStep {
+  if (step.op !== 'applyNodes') return step;
+  return {
+    ...step,
+    changes: step.changes.map((c) =>
+      c.state.kind === 'file' && c.state.blob.bytes ? { ...c, state: { ...c.state, blob: { hash: c.state.blob.hash, size: c.state.blob.size } } } : c,
+    ),
+  };
+}
 
 /** The families' methods, assigned in the constructor (see families.ts). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the merge is how the assigned methods get their types
@@ -82,19 +92,16 @@ export class SqliteStore implements Store {
   readonly file: string;
   private readonly db: Database.Database;
   private readonly steps: SqliteSteps;
-  /** Cached: every flush of the group commit runs both. */
-  private readonly noWait: Database.Statement;
-  private readonly wait: Database.Statement;
   private readonly pingStmt: Database.Statement;
   /** The thread big commits run in (started on first use), and the last of them queued. */
-  private bulk: BulkWriter | null = null;
+  private readonly bulk: WorkerClient;
   /** Reads whose work grows with the data (search), off the event loop: started on first use. */
   private readonly reader: SqliteReader;
   private readonly indexer: WorkerClient;
   private bulkTail: Promise<unknown> = Promise.resolve();
   /** A bulk commit holds the write lock: group commits wait for it instead of polling. */
   private bulkActive = false;
-  private readonly synchronous: 'normal' | 'full';
+  private readonly settings: ConnectionSettings;
   private checkpointer: Worker | null = null;
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
@@ -107,42 +114,17 @@ export class SqliteStore implements Store {
   constructor(opts: SqliteOptions) {
     mkdirSync(opts.dataDir, { recursive: true });
     this.file = join(opts.dataDir, opts.fileName ?? 'afs.sqlite');
-    this.db = new Database(this.file);
-    // Free pages go back to the file system in steps (checkpointer.ts): a new file is created in
-    // incremental auto-vacuum mode (the setting takes effect with its first table); an older
-    // file is converted once by migrate().
-    this.db.pragma('auto_vacuum = INCREMENTAL');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
-    // Each file write touches ~10 pages; checkpointing every 4,000 pages instead of 1,000 cuts
-    // the checkpoint fsyncs on the write path by 4× (measured: ~250 → ~185 µs per commit).
-    this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-    if (opts.backgroundCheckpoint) this.startCheckpointer(opts.synchronous);
-    this.db.pragma('foreign_keys = ON');
-    // Group commit puts each commit in a savepoint; its undo journal then lives in memory
-    // instead of a temp file (measured: ~8% of CPU under an edit load went to that file).
-    this.db.pragma('temp_store = MEMORY');
-    // SQLite's default page cache is 2 MB: a search over 6,000 matching posts then read each row
-    // from the OS page cache (24 ms) instead of memory (8 ms; docs/benchmarks.md, "Search"). Pages
-    // are allocated as used, so a small database costs no more.
-    this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-    // SQLite's lower() folds only ASCII; list_agents finds names case-insensitively in every script (store/profiles.ts).
-    this.db.function('unicode_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : null));
+    this.settings = { file: this.file, synchronous: opts.synchronous, busyTimeoutMs: this.busyTimeoutMs };
+    this.db = openConnection(opts.role ?? 'serving', this.settings);
+    if (opts.backgroundCheckpoint) this.startCheckpointer();
     this.steps = new SqliteSteps(this.db);
-    this.noWait = this.db.prepare('PRAGMA busy_timeout = 0');
-    this.wait = this.db.prepare(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
     this.pingStmt = this.db.prepare('SELECT 1');
-    this.synchronous = opts.synchronous;
-    this.reader = new SqliteReader({ file: this.file, cacheKib: PAGE_CACHE_KIB });
+    this.reader = new SqliteReader(this.settings);
     Object.assign(this, sqlFamilies(new SqliteDb(this.db, (run) => this.write(run), this.reader)));
+    this.bulk = new WorkerClient(new URL('./bulk-writer-thread.js', import.meta.url), this.settings, 'SQLite bulk writer');
     // The search index is written on a thread of its own (sqlite-indexer-thread.ts).
-    const indexer = new WorkerClient(
-      new URL('./sqlite-indexer-thread.js', import.meta.url),
-      { file: this.file, synchronous: opts.synchronous, busyTimeoutMs: this.busyTimeoutMs, cacheKib: PAGE_CACHE_KIB },
-      'SQLite indexer',
-    );
+    const indexer = new WorkerClient(new URL('./sqlite-indexer-thread.js', import.meta.url), this.settings, 'SQLite indexer');
     this.indexer = indexer;
     this.indexPending = (batch) => indexer.call({ kind: 'batch', ...batch });
     this.compactSearchIndex = ({ pages }) => indexer.call({ kind: 'compact', pages });
@@ -161,9 +143,12 @@ export class SqliteStore implements Store {
       }
       return applied;
     });
-    const applied = run.immediate();
-    this.convertToIncrementalVacuum();
-    return applied;
+    // Before serving: waiting here for another process's lock stalls nothing.
+    return waitingForLock(this.db, this.busyTimeoutMs, () => {
+      const applied = run.immediate();
+      this.convertToIncrementalVacuum();
+      return applied;
+    });
   }
 
   /**
@@ -182,11 +167,10 @@ export class SqliteStore implements Store {
     this.pingStmt.get();
   }
 
-  private startCheckpointer(synchronous: 'normal' | 'full'): void {
+  private startCheckpointer(): void {
     const worker = new Worker(new URL('./checkpointer.js', import.meta.url), {
       workerData: {
-        file: this.file,
-        synchronous,
+        ...this.settings,
         intervalMs: CHECKPOINT_INTERVAL_MS,
         vacuumStepPages: VACUUM_STEP_PAGES,
         vacuumMinFreePages: VACUUM_MIN_FREE_PAGES,
@@ -222,11 +206,12 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.bulkTail;
-    await this.bulk?.close();
+    await this.bulk.close();
     await this.reader.close();
     await this.indexer.close();
     await this.stopCheckpointer();
-    this.flushCommits(true);
+    // After serving: the last writes may wait in SQLite for another process's lock.
+    if (this.db.open) waitingForLock(this.db, this.busyTimeoutMs, () => this.flushCommits(true));
     if (this.db.open) this.db.close();
   }
 
@@ -262,8 +247,8 @@ export class SqliteStore implements Store {
   }
 
   private async runBulk(input: CommitInput): Promise<ChangesetRecord> {
-    if (!this.bulk?.alive) this.bulk = new BulkWriter({ file: this.file, synchronous: this.synchronous, busyTimeoutMs: this.busyTimeoutMs });
-    const writer = this.bulk;
+    // One thread for the whole commit: should it die midway, the rest fails instead of running outside the transaction.
+    const writer = this.bulk.session();
     // Group commits hold the lock only within one synchronous flush, so the thread's BEGIN waits
     // at most for another process; from here until the end they wait (flushCommits).
     this.bulkActive = true;
@@ -272,13 +257,13 @@ export class SqliteStore implements Store {
       try {
         await writer.call({ kind: 'begin' });
       } catch (err) {
-        if (err instanceof BulkWriterError && err.code === 'SQLITE_BUSY') throw new StoreBusy(Date.now() - started);
+        if (err instanceof WorkerError && err.code === 'SQLITE_BUSY') throw new StoreBusy(Date.now() - started);
         throw err;
       }
       try {
         const cs = await runAsync(
           commitProgram(input, Date.now(), BULK_BATCH),
-          (step) => writer.call({ kind: 'step', step: BulkWriter.lean(step) }),
+          (step) => writer.call({ kind: 'step', step: leanStep(step) }),
           BULK_SLICE_MS,
         );
         await writer.call({ kind: 'commit' });
@@ -313,25 +298,19 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Takes the write lock for a batch without waiting. Another process on the same file may hold
-   * it; SQLite's busy handler would then sleep on this thread (1, 2, 5, 10 … ms at a time),
-   * stalling every request of this process, reads included. Instead the batch is retried from the
-   * event loop (growing meanwhile) until the busy timeout; only close() waits in SQLite.
+   * Takes the write lock for a batch without waiting: the serving connection's busy timeout is 0
+   * (sqlite-connection.ts). Another process on the same file may hold it; SQLite's busy handler
+   * would then sleep on this thread, stalling every request of this process, reads included.
+   * Instead the batch is retried from the event loop (growing meanwhile) until the busy timeout;
+   * only close() waits in SQLite.
    */
   private beginWrite(blocking: boolean): boolean {
-    if (blocking) {
-      this.db.exec('BEGIN IMMEDIATE');
-      return true;
-    }
-    this.noWait.get();
     try {
       this.db.exec('BEGIN IMMEDIATE');
       return true;
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_BUSY') return false;
+      if (!blocking && (err as { code?: string }).code === 'SQLITE_BUSY') return false;
       throw err;
-    } finally {
-      this.wait.get();
     }
   }
 
@@ -412,9 +391,10 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Rare (a batch failed for a reason not its writes'): it may wait in SQLite, as a blocking write did before. */
   private commitAlone(item: PendingWrite): void {
     try {
-      item.resolve(this.db.transaction(item.run).immediate());
+      item.resolve(waitingForLock(this.db, this.busyTimeoutMs, () => this.db.transaction(item.run).immediate()));
     } catch (err) {
       item.reject(err);
     }

@@ -13,15 +13,14 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolError } from '../core/errors.js';
-import { generateApiKey, hashApiKey, keyPreview, newId, newTimeOrderedId } from '../core/keys.js';
-import { PRESETS } from '../core/scopes.js';
-import { baseSlug, slugCandidate } from '../core/slug.js';
+import { newId, newTimeOrderedId } from '../core/keys.js';
+import { checkAgentName } from '../core/names.js';
 import { readTar, type ReadEntry } from '../core/tar.js';
-import { validateName } from '../http/register.js';
 import { ENTRY_CHUNK } from '../store/commit-program.js';
 import type { ProfilePatch } from '../store/profiles.js';
 import type { ExportVersion, ImportChangeset, ImportNode } from '../store/transfer.js';
-import { ENTRY_INLINE, StoreSlugTaken, type ChangesetEntry, type Store } from '../store/types.js';
+import { ENTRY_INLINE, type ChangesetEntry, type Store } from '../store/types.js';
+import { createAccount } from '../tools/accounts.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, MAX_ENTRY_BYTES, type EndRecord, type Manifest } from './format.js';
 
 export class ImportError extends Error {
@@ -328,33 +327,15 @@ async function writeNodes(store: Store, im: Importer): Promise<number> {
 
 /** Inserts the agent row (the import becomes visible), trying slugs as registration does. */
 async function finish(store: Store, im: Importer, name: string, nodeCount: number): Promise<{ slug: string; apiKey: string }> {
-  const apiKey = generateApiKey();
   const source = im.manifest!.agent;
-  const key = {
-    id: newId('key'),
-    agentId: im.agentId,
-    hash: hashApiKey(apiKey),
+  const { storageBytes, lastSeq } = im;
+  const made = await createAccount(store, {
+    id: im.agentId,
+    name,
     label: 'imported',
-    scopes: PRESETS.full,
-    folder: null,
-    preview: keyPreview(apiKey),
-    createdAtMs: Date.now(),
-    lastUsedAtMs: null,
-    expiresAtMs: null,
-    revokedAtMs: null,
-    createdByKeyId: null,
-  };
-  const base = baseSlug(name);
-  for (let n = 1; ; n++) {
-    const slug = slugCandidate(base, n);
-    try {
-      const agent = { id: im.agentId, name, slug, createdAtMs: source.createdAtMs, storageBytes: im.storageBytes, nodeCount, lastSeq: im.lastSeq };
-      await store.finishImport(agent, key);
-      return { slug, apiKey };
-    } catch (err) {
-      if (!(err instanceof StoreSlugTaken) || n >= 10_000) throw err;
-    }
-  }
+    insert: (slug, key) => store.finishImport({ id: im.agentId, name, slug, createdAtMs: source.createdAtMs, storageBytes, nodeCount, lastSeq }, key),
+  });
+  return { slug: made.slug, apiKey: made.apiKey };
 }
 
 async function applyProfile(store: Store, agentId: string, p: ProfilePatch | null): Promise<void> {
@@ -370,7 +351,7 @@ async function applyProfile(store: Store, agentId: string, p: ProfilePatch | nul
 
 /** The name the imported agent gets: `name`, else the archive's; checked as registration checks it. */
 function agentName(wanted: string | undefined, source: string): string {
-  const parsed = validateName({ name: wanted ?? source });
+  const parsed = checkAgentName(wanted ?? source);
   if ('error' in parsed) throw new ImportError(`--name: ${parsed.error}`);
   return parsed.name;
 }

@@ -1,56 +1,31 @@
 /**
- * A throwaway service for the reference's real runs (examples.ts, heartbeat-run.ts): a SQLite
- * store in a temp directory, one bash worker, and agents made directly in the store (no
- * registration limit, fixed slugs), called in-process through the same dispatch as HTTP.
+ * A throwaway service for the reference's real runs (docs/examples.ts): a SQLite store in a temp
+ * directory, one bash worker, and agents made as registration makes them but with fixed slugs and
+ * no registration limit, called in-process through the same dispatch as HTTP. Built by the build
+ * (scripts/gen-reference.mjs) and, only when its settings differ from the build's, by a server
+ * (http/reference.ts); the docs code that runs the examples is handed it.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BashPool } from '../sandbox/pool.js';
-import { AgentSlots } from '../sandbox/slots.js';
-import type { Config } from '../config.js';
-import { generateApiKey, hashApiKey, keyPreview, newId } from '../core/keys.js';
-import { PRESETS } from '../core/scopes.js';
-import { SqliteStore } from '../store/sqlite.js';
-import { KeyedQueue, type DispatchDeps } from '../tools/dispatch.js';
-import type { AuthContext, ToolRegistry } from '../tools/registry.js';
-
-export interface Scratch {
-  store: SqliteStore;
-  deps: DispatchDeps;
-  /** A new agent with a full key, as registration would make it. */
-  agent(name: string, slug: string): Promise<AuthContext>;
-}
+import { BashPool } from './sandbox/pool.js';
+import { AgentSlots } from './sandbox/slots.js';
+import type { Config } from './config.js';
+import type { Scratch, WithScratch } from './docs/examples.js';
+import { SqliteStore } from './store/sqlite.js';
+import { createAccount } from './tools/accounts.js';
+import { KeyedQueue, type DispatchDeps } from './tools/dispatch.js';
+import type { AuthContext, ToolRegistry } from './tools/registry.js';
 
 async function scratchAgent(store: SqliteStore, name: string, slug: string): Promise<AuthContext> {
-  const now = Date.now();
-  const agentId = newId('agt');
-  const key = generateApiKey();
-  const keyId = newId('key');
-  await store.createAgent(
-    { id: agentId, name, slug, createdAtMs: now, storageBytes: 0 },
-    {
-      id: keyId,
-      agentId,
-      hash: hashApiKey(key),
-      label: 'default',
-      scopes: PRESETS.full!,
-      folder: null,
-      preview: keyPreview(key),
-      createdAtMs: now,
-      lastUsedAtMs: now,
-      expiresAtMs: null,
-      revokedAtMs: null,
-      createdByKeyId: null,
-    },
-  );
+  const made = await createAccount(store, { name, slug, used: true });
   return {
-    keyId,
-    label: 'default',
-    agentId,
+    keyId: made.key.id,
+    label: made.key.label,
+    agentId: made.id,
     agentSlug: slug,
     agentName: name,
-    scopes: PRESETS.full!,
+    scopes: made.key.scopes,
     folder: null,
     expiresAtMs: null,
     revokedAtMs: null,
@@ -119,4 +94,9 @@ export async function withScratch<T>(registry: ToolRegistry, config: Config, pre
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The scratch service the reference's examples run on, for these settings (docs/prebuilt.ts, http/reference.ts). */
+export function examplesScratch(registry: ToolRegistry, config: Config): WithScratch {
+  return (fn) => withScratch(registry, config, 'afs-examples-', fn);
 }
