@@ -1,5 +1,10 @@
-/** Opens the store the settings name: PostgreSQL when DATABASE_URL is set, else SQLite in DATA_DIR. */
+/**
+ * Opens the store the settings name: PostgreSQL when DATABASE_URL is set, else SQLite in DATA_DIR;
+ * with BLOB_STORE, big contents' bytes in object storage (store/blob-objects.ts).
+ */
 import type { Config } from '../config.js';
+import { registerBlobObjects, uploadBeforeCommit } from './blob-objects.js';
+import { openS3Objects } from './blob-objects-s3.js';
 import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
@@ -9,9 +14,25 @@ import type { Store } from './types.js';
  * process's background checkpointer.
  */
 export function openStore(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'> & Partial<Pick<Config, 'sqliteBusyTimeoutMs'>>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'> & Partial<Pick<Config, 'sqliteBusyTimeoutMs' | 'blobStore'>>,
   opts: { reader?: boolean } = {},
 ): Store {
+  const store = openBackend(config, opts);
+  if (config.blobStore) {
+    // Contents above the inline threshold go to object storage (store/blob-objects.ts).
+    const objects = openS3Objects(config.blobStore);
+    registerBlobObjects(objects);
+    uploadBeforeCommit(store, objects);
+    const close = store.close.bind(store);
+    store.close = async () => {
+      await close();
+      objects.close();
+    };
+  }
+  return store;
+}
+
+function openBackend(config: Parameters<typeof openStore>[0], opts: { reader?: boolean }): Store {
   if (config.databaseUrl) return new PostgresStore({ connectionString: config.databaseUrl, poolSize: config.pgPoolSize });
   return new SqliteStore({
     dataDir: config.dataDir,
