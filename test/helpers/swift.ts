@@ -27,8 +27,12 @@ export interface Swift {
 const SWIFT_CONF = '/etc/swift/swift.conf';
 const SERVERS = ['account', 'container', 'object'] as const;
 
+function ringBuilder(): string {
+  return spawnSync('sh', ['-c', 'command -v swift-ring-builder'], { encoding: 'utf8' }).stdout.trim();
+}
+
 export function swiftMissing(): string | null {
-  for (const bin of ['swift-proxy-server', 'swift-object-server', 'swift-container-server', 'swift-account-server']) {
+  for (const bin of ['swift-ring-builder', 'swift-proxy-server', 'swift-object-server', 'swift-container-server', 'swift-account-server']) {
     if (spawnSync('sh', ['-c', `command -v ${bin}`]).status !== 0) {
       return `${bin} is not installed (.ci/run installs it: apt-get install swift-proxy swift-object swift-container swift-account)`;
     }
@@ -61,7 +65,9 @@ for kind, port in ${JSON.stringify(SERVERS.map((k) => [k, ports[k]]))}:
     b.save('${dir}/%s.builder' % kind)
     b.get_ring().save('${dir}/%s.ring.gz' % kind)
 `;
-  const r = spawnSync('python3', ['-c', script], { encoding: 'utf8' });
+  // The interpreter Swift's own tools run with (their shebang), not whichever python3 is first on PATH.
+  const python = /^#!\s*(\S+)/.exec(readFileSync(ringBuilder(), 'utf8').split('\n', 1)[0]!)?.[1] ?? '/usr/bin/python3';
+  const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`building Swift's rings failed (${r.status}): ${r.stderr}${r.stdout}`);
 }
 

@@ -1,0 +1,244 @@
+/**
+ * Blobs in object storage (store/blob-objects.ts) against a real one-node OpenStack Swift with
+ * its s3api middleware (helpers/swift.ts), on both backends: big contents are objects and small
+ * ones stay inline; reads (read, bash, history, byte ranges) get the bytes; dedupe per agent;
+ * quota in logical bytes; the packer leaves external contents; purge then the sweep removes the
+ * object, and the sweep leaves referenced and young objects; Swift stopped mid-load: writes of big
+ * contents answer 503 UNAVAILABLE with Retry-After and commit nothing, small writes and inline or
+ * cached reads go on, and all recovers once it is back. A machine without Swift fails here.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { contentHash } from '../src/core/text.js';
+import { backends } from './helpers/backends.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { startSwift, type Swift } from './helpers/swift.js';
+
+const INLINE = 4096;
+/** A text of `kb` KiB, distinct per seed (lines of 64 bytes). */
+const text = (kb: number, seed: string) =>
+  Array.from({ length: kb * 16 }, (_, i) => `${seed} line ${String(i).padStart(6, '0')} `.padEnd(63, '.') + '\n').join('');
+
+/** Rows of the server's own database (SQLite read-only beside it, or a PostgreSQL connection). */
+async function query(s: TestServer, text: string, params: unknown[] = []): Promise<unknown[][]> {
+  if (s.backend === 'sqlite') {
+    const db = new Database((s.store as any).file as string, { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare(text.replace(/\$\d+/g, '?')).raw().all(...params) as unknown[][];
+    } finally {
+      db.close();
+    }
+  }
+  const c = new pg.Client({ connectionString: s.config.databaseUrl });
+  await c.connect();
+  try {
+    return (await c.query({ text, values: params, rowMode: 'array' })).rows as unknown[][];
+  } finally {
+    await c.end();
+  }
+}
+
+let swift: Swift;
+let s3: S3Client;
+const BUCKET = 'afs';
+
+before(async () => {
+  swift = await startSwift();
+  s3 = new S3Client({
+    endpoint: swift.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey },
+  });
+});
+after(async () => {
+  s3?.destroy();
+  await swift?.stop();
+});
+
+for (const backend of backends()) {
+  describe(`blobs in object storage (Swift s3api) — ${backend}`, () => {
+    let s: TestServer;
+    let prefix: string;
+    let key: string;
+    let agent: string;
+    const objectKey = (hash: string, agentId = agent) => `${prefix}/${agentId}/${hash.slice('sha256:'.length)}`;
+    const hasObject = async (hash: string, agentId = agent) => {
+      try {
+        await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: objectKey(hash, agentId) }));
+        return true;
+      } catch (err) {
+        if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+        throw err;
+      }
+    };
+    const blobRow = async (hash: string) =>
+      (await query(s, 'SELECT encoding, length(content), size FROM blobs WHERE agent_id = $1 AND hash = $2', [agent, hash]))[0];
+
+    before(async () => {
+      prefix = `t-${backend}-${randomUUID().slice(0, 8)}`;
+      s = await startServer(backend, { ...swift.env(BUCKET, prefix), BLOB_INLINE_BYTES: String(INLINE), BASH_WORKERS: '1' });
+      const reg = await s.register('S3 Agent');
+      key = reg.apiKey;
+      agent = reg.id;
+    });
+    after(async () => {
+      await s?.close();
+    });
+
+    it('stores a big content as an object and a small one inline; every reader gets the bytes', async () => {
+      const big = text(40, 'big');
+      const small = 'small content\n';
+      await s.ok(key, 'write', { path: '/big.txt', content: big });
+      await s.ok(key, 'write', { path: '/small.txt', content: small });
+      const bigHash = contentHash(Buffer.from(big));
+      assert.deepEqual((await blobRow(bigHash))!.map(String), ['external', '0', String(big.length)]);
+      assert.ok(await hasObject(bigHash), 'the big content is an object');
+      const smallHash = contentHash(Buffer.from(small));
+      assert.deepEqual((await blobRow(smallHash))!.map(String), ['raw', String(small.length), String(small.length)]);
+      assert.equal(await hasObject(smallHash), false, 'a small content stays inline');
+
+      assert.equal((await s.ok(key, 'read', { path: '/big.txt' })).content, big);
+      assert.equal((await s.ok(key, 'read', { path: '/small.txt' })).content, small);
+      const sum = await s.ok(key, 'bash', { command: 'wc -c /big.txt && tail -n 1 /big.txt' });
+      assert.match(sum.stdout, new RegExp(`^${big.length} /big.txt\n${big.split('\n').at(-2)}\n$`));
+      // A byte range of an external content is its own request, and matches the bytes.
+      const range = await s.store.getBlobRange(agent, bigHash, 1000, 1100);
+      assert.equal(range!.toString(), big.slice(1000, 1100));
+      assert.equal((await s.store.getBlobRange(agent, bigHash, big.length - 10, big.length + 50))!.toString(), big.slice(-10));
+    });
+
+    it('dedupes per agent, charges logical bytes, and keeps old versions readable (the packer leaves external contents)', async () => {
+      const before = (await s.ok(key, 'get_key_info')).usage.storageBytes;
+      const v1 = text(20, 'ver1');
+      const v2 = text(20, 'ver2');
+      await s.ok(key, 'write', { path: '/d/a.txt', content: v1 });
+      await s.ok(key, 'write', { path: '/d/b.txt', content: v1 });
+      await s.ok(key, 'write', { path: '/d/a.txt', content: v2 });
+      const after = (await s.ok(key, 'get_key_info')).usage.storageBytes;
+      assert.equal(after - before, v1.length + v2.length, 'one charge per distinct content');
+      const h1 = contentHash(Buffer.from(v1));
+      const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/${agent}/` }));
+      assert.equal(listed.Contents!.filter((o) => o.Key === objectKey(h1)).length, 1);
+      for (;;) if (!(await s.store.packPending()).more) break;
+      assert.equal(String((await blobRow(h1))![0]), 'external', 'the packer left the superseded external content');
+      const old = await s.ok(key, 'read', { path: '/d/a.txt', version: 1 });
+      assert.equal(old.content, v1);
+      // Another agent writing the same bytes gets its own object: nothing is shared across agents.
+      const other = await s.register('Other');
+      await s.ok(other.apiKey, 'write', { path: '/same.txt', content: v1 });
+      assert.ok(await hasObject(h1, other.id));
+    });
+
+    it('purge frees the quota at once; the sweep then deletes the object, and leaves referenced and young ones', async () => {
+      const gone = text(10, 'purged');
+      const hash = contentHash(Buffer.from(gone));
+      await s.ok(key, 'write', { path: '/p/gone.txt', content: gone });
+      const used = (await s.ok(key, 'get_key_info')).usage.storageBytes;
+      await s.ok(key, 'delete', { path: '/p/gone.txt' });
+      await s.ok(key, 'purge', { path: '/p/gone.txt', confirm: true });
+      assert.equal((await s.ok(key, 'get_key_info')).usage.storageBytes, used - gone.length);
+      assert.equal(await blobRow(hash), undefined);
+      assert.ok(await hasObject(hash), 'purge leaves the object to the sweep');
+      // An object no commit references (a crash between PUT and COMMIT).
+      const orphan = contentHash(Buffer.from('orphan'));
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: objectKey(orphan), Body: 'orphan' }));
+      // Young objects stay: the grace period covers a commit under way.
+      const young = await s.store.sweepObjects(3_600_000);
+      assert.equal(young.deleted, 0);
+      assert.ok(await hasObject(hash));
+      const swept = await s.store.sweepObjects(0, Date.now() + 2000);
+      assert.equal(swept.deleted, 2);
+      assert.equal(await hasObject(hash), false);
+      assert.equal(await hasObject(orphan), false);
+      // Every external row still has its object.
+      for (const [h] of await query(s, "SELECT hash FROM blobs WHERE agent_id = $1 AND encoding = 'external'", [agent])) {
+        assert.ok(await hasObject(String(h)), `${h} kept`);
+      }
+      assert.equal((await s.ok(key, 'read', { path: '/big.txt' })).content.length, 40 * 1024);
+    });
+
+    it('a missing object is a loud error, not empty content', async () => {
+      const lost = text(8, 'lost');
+      const hash = contentHash(Buffer.from(lost));
+      await s.ok(key, 'write', { path: '/lost.txt', content: lost });
+      await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: objectKey(hash) }));
+      const r = await s.call(key, 'read', { path: '/lost.txt' });
+      assert.equal(r.status, 500);
+      assert.equal(r.inner?.error?.code, 'INTERNAL_ERROR');
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: objectKey(hash), Body: lost }));
+      assert.equal((await s.ok(key, 'read', { path: '/lost.txt' })).content, lost);
+    });
+
+    it('Swift stopped mid-load: big writes answer 503 + Retry-After and commit nothing; small writes and inline or cached reads go on; all recovers', async () => {
+      const cachedBig = text(12, 'cached');
+      await s.ok(key, 'write', { path: '/f/cached.txt', content: cachedBig });
+      assert.equal((await s.ok(key, 'bash', { command: 'wc -c /f/cached.txt' })).stdout, `${cachedBig.length} /f/cached.txt\n`);
+      let stopLoad = false;
+      const acknowledged: Array<{ path: string; content: string }> = [];
+      const refused: string[] = [];
+      let n = 0;
+      const failures: unknown[] = [];
+      const load = async () => {
+        try {
+          while (!stopLoad) {
+            const i = n++;
+            const content = text(6, `load${i}`);
+            const r = await s.call(key, 'write', { path: `/load/${i}.txt`, content });
+            if (r.status === 200 && r.inner?.success) acknowledged.push({ path: `/load/${i}.txt`, content });
+            else {
+              assert.equal(r.status, 503, JSON.stringify(r.body));
+              assert.equal(r.inner?.error?.code, 'UNAVAILABLE');
+              assert.equal(r.headers.get('retry-after'), '1');
+              refused.push(`/load/${i}.txt`);
+            }
+          }
+        } catch (err) {
+          failures.push(err);
+          stopLoad = true;
+        }
+      };
+      const loaders = [load(), load()];
+      await new Promise((r) => setTimeout(r, 300));
+      await swift.stopProxy();
+      try {
+        const down = await s.call(key, 'write', { path: '/f/down.txt', content: text(6, 'down') });
+        assert.equal(down.status, 503);
+        assert.equal(down.inner.error.code, 'UNAVAILABLE');
+        assert.equal(down.inner.error.details.reason, 'object_store');
+        assert.equal(down.headers.get('retry-after'), '1');
+        assert.equal((await s.call(key, 'read', { path: '/f/down.txt' })).inner.error.code, 'NOT_FOUND', 'nothing committed');
+        // Small contents are inline: written and read as ever; a big one a bash worker cached reads on.
+        await s.ok(key, 'write', { path: '/f/small-while-down.txt', content: 'still here\n' });
+        assert.equal((await s.ok(key, 'read', { path: '/f/small-while-down.txt' })).content, 'still here\n');
+        assert.equal((await s.ok(key, 'read', { path: '/small.txt' })).content, 'small content\n');
+        assert.equal((await s.ok(key, 'bash', { command: 'wc -c /f/cached.txt' })).stdout, `${cachedBig.length} /f/cached.txt\n`);
+        await new Promise((r) => setTimeout(r, 300));
+      } catch (err) {
+        stopLoad = true;
+        await Promise.allSettled(loaders);
+        throw err;
+      } finally {
+        await swift.startProxy();
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      stopLoad = true;
+      await Promise.all(loaders);
+      if (failures.length) throw failures[0];
+      assert.ok(refused.length > 0, 'some writes met the stopped store');
+      assert.ok(acknowledged.length > 0);
+      for (const a of acknowledged) assert.equal((await s.ok(key, 'read', { path: a.path })).content, a.content);
+      for (const p of refused) assert.equal((await s.call(key, 'read', { path: p })).inner.error.code, 'NOT_FOUND');
+      // Never a reference without its object.
+      for (const [h] of await query(s, "SELECT hash FROM blobs WHERE agent_id = $1 AND encoding = 'external'", [agent])) {
+        assert.ok(await hasObject(String(h)), `${h} has its object`);
+      }
+      await s.ok(key, 'write', { path: '/f/down.txt', content: text(6, 'down') });
+      assert.equal((await s.ok(key, 'read', { path: '/f/down.txt' })).content, text(6, 'down'));
+    });
+  });
+}
