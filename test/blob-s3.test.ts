@@ -35,7 +35,10 @@ async function query(s: TestServer, text: string, params: unknown[] = []): Promi
   if (s.backend === 'sqlite') {
     const db = new Database((s.store as any).file as string, { readonly: true, fileMustExist: true });
     try {
-      return db.prepare(text.replace(/\$\d+/g, '?')).raw().all(...params) as unknown[][];
+      return db
+        .prepare(text.replace(/\$\d+/g, '?'))
+        .raw()
+        .all(...params) as unknown[][];
     } finally {
       db.close();
     }
@@ -252,7 +255,11 @@ for (const backend of backends()) {
 
 const DIST = fileURLToPath(new URL('../src/', import.meta.url));
 
-function runCli(script: 'backup.js' | 'restore-backup.js', args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+function runCli(
+  script: 'backup.js' | 'restore-backup.js',
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(DIST, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

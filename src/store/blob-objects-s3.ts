@@ -1,8 +1,8 @@
 /**
- * BlobObjects (store/blob-objects.ts) on an S3-compatible object store through the AWS SDK v3
- * client (path-style requests, so any S3 endpoint serves: AWS, MinIO, Ceph's radosgw, OpenStack
- * Swift's s3api, which the tests run). The SDK is loaded only when BLOB_STORE is set. Every failure
- * but "no such object" is ObjectStoreUnavailable (retryable); a request that takes longer than
+ * BlobObjects (store/blob-objects.ts) on an S3-compatible object store, through the AWS SDK v3
+ * client with path-style requests, which any S3 endpoint serves (AWS, MinIO, Ceph's radosgw,
+ * OpenStack Swift's s3api, which the tests run). The SDK is loaded only when BLOB_STORE is set.
+ * Every failure but "no such object" is ObjectStoreUnavailable (retryable); a request slower than
  * REQUEST_TIMEOUT_MS fails rather than holding a write.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -76,7 +76,11 @@ function connect(config: BlobStoreConfig): { ready: () => Promise<Ready>; close:
       });
       return ready;
     },
-    close: () => void ready?.then(({ client }) => client.destroy(), () => undefined),
+    close: () =>
+      void ready?.then(
+        ({ client }) => client.destroy(),
+        () => undefined,
+      ),
   };
 }
 
@@ -106,13 +110,16 @@ export function openS3Objects(config: BlobStoreConfig): BlobObjects {
     inlineBytes: config.inlineBytes,
     location: `s3://${Bucket}/${config.prefix}`,
     put: (agentId, hash, bytes) =>
-      send('store a content', ({ sdk, client }) => client.send(new sdk.PutObjectCommand({ Bucket, Key: key(agentId, hash), Body: bytes, ContentLength: bytes.length }))).then(
-        () => undefined,
-      ),
+      send('store a content', ({ sdk, client }) =>
+        client.send(new sdk.PutObjectCommand({ Bucket, Key: key(agentId, hash), Body: bytes, ContentLength: bytes.length })),
+      ).then(() => undefined),
     get: (agentId, hash) => read('read a content', agentId, hash),
     getRange: (agentId, hash, start, end) =>
       end <= start ? Promise.resolve(Buffer.alloc(0)) : read('read part of a content', agentId, hash, `bytes=${start}-${end - 1}`),
-    delete: (agentId, hash) => send('delete a content', ({ sdk, client }) => client.send(new sdk.DeleteObjectCommand({ Bucket, Key: key(agentId, hash) }))).then(() => undefined),
+    delete: (agentId, hash) =>
+      send('delete a content', ({ sdk, client }) => client.send(new sdk.DeleteObjectCommand({ Bucket, Key: key(agentId, hash) }))).then(
+        () => undefined,
+      ),
     async lastModified(agentId, hash) {
       const { sdk, client } = await ready();
       try {
@@ -127,7 +134,9 @@ export function openS3Objects(config: BlobStoreConfig): BlobObjects {
       const Prefix = `${config.prefix}${agentId}/`;
       let ContinuationToken: string | undefined;
       do {
-        const page = await send('list contents', ({ sdk, client }) => client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix, ContinuationToken, MaxKeys: LIST_PAGE })));
+        const page = await send('list contents', ({ sdk, client }) =>
+          client.send(new sdk.ListObjectsV2Command({ Bucket, Prefix, ContinuationToken, MaxKeys: LIST_PAGE })),
+        );
         for (const o of page.Contents ?? []) yield { hash: `sha256:${o.Key!.slice(Prefix.length)}`, lastModifiedMs: o.LastModified?.getTime() ?? 0 };
         ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (ContinuationToken);

@@ -99,6 +99,61 @@ export function uploadBeforeCommit(store: { commit(input: CommitInput): Promise<
   store.commit = async (input) => commit(await withObjectsUploaded(objects, input));
 }
 
+/**
+ * Objects this process read lately, by (agent, hash), least recently used first out once
+ * `maxBytes` is spent. A hash names immutable bytes, so an entry is never stale; keys include the
+ * agent, and a read reaches here only after the caller's access to the node was checked. Measured
+ * (SQLite, 100 KB head, Swift on the same loaded 2-core VM): a `read` took ~66 ms p50 fetching the
+ * object every time, ~7 ms inline (docs/scaling.md, "Step 1").
+ */
+export function withCache(objects: BlobObjects, maxBytes: number): BlobObjects {
+  const entries = new Map<string, Buffer>();
+  let bytes = 0;
+  const k = (agentId: string, hash: string) => `${agentId}\u0000${hash}`;
+  const remember = (key: string, b: Buffer) => {
+    if (b.length > maxBytes / 4 || entries.has(key)) return; // one huge content would evict everything
+    entries.set(key, b);
+    bytes += b.length;
+    for (const [old, ob] of entries) {
+      if (bytes <= maxBytes) break;
+      entries.delete(old);
+      bytes -= ob.length;
+    }
+  };
+  const recall = (key: string) => {
+    const b = entries.get(key);
+    if (b) {
+      entries.delete(key); // refresh recency: a Map keeps insertion order
+      entries.set(key, b);
+    }
+    return b;
+  };
+  return {
+    ...objects,
+    async get(agentId, hash) {
+      const key = k(agentId, hash);
+      const hit = recall(key);
+      if (hit) return hit;
+      const b = await objects.get(agentId, hash);
+      if (b) remember(key, b);
+      return b;
+    },
+    async getRange(agentId, hash, start, end) {
+      const hit = recall(k(agentId, hash));
+      return hit ? hit.subarray(start, end) : objects.getRange(agentId, hash, start, end);
+    },
+    async delete(agentId, hash) {
+      const key = k(agentId, hash);
+      const b = entries.get(key);
+      if (b) {
+        entries.delete(key);
+        bytes -= b.length;
+      }
+      await objects.delete(agentId, hash);
+    },
+  };
+}
+
 export interface SweepResult {
   /** Objects looked at. */
   seen: number;

@@ -3,7 +3,7 @@
  * with BLOB_STORE, big contents' bytes in object storage (store/blob-objects.ts).
  */
 import type { Config } from '../config.js';
-import { registerBlobObjects, uploadBeforeCommit } from './blob-objects.js';
+import { registerBlobObjects, uploadBeforeCommit, withCache } from './blob-objects.js';
 import { openS3Objects } from './blob-objects-s3.js';
 import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
@@ -13,6 +13,9 @@ import type { Store } from './types.js';
  * `reader`: a secondary connection (a bash worker) that leaves WAL checkpoints to the serving
  * process's background checkpointer.
  */
+/** Objects kept in memory per process (a bash worker keeps its own contents besides: sandbox/blob-cache.ts). */
+const OBJECT_CACHE_BYTES = 32 * 1024 * 1024;
+
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteSynchronous' | 'pgPoolSize'> & Partial<Pick<Config, 'sqliteBusyTimeoutMs' | 'blobStore'>>,
   opts: { reader?: boolean } = {},
@@ -20,7 +23,7 @@ export function openStore(
   const store = openBackend(config, opts);
   if (config.blobStore) {
     // Contents above the inline threshold go to object storage (store/blob-objects.ts).
-    const objects = openS3Objects(config.blobStore);
+    const objects = withCache(openS3Objects(config.blobStore), OBJECT_CACHE_BYTES);
     registerBlobObjects(objects);
     uploadBeforeCommit(store, objects);
     const close = store.close.bind(store);

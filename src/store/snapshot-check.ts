@@ -47,7 +47,7 @@ const ENCODED: { what: string; sql: string }[] = [
   },
   {
     // Their bytes are objects in BLOB_STORE (store/blob-objects.ts), copied beside the backup (store/blob-backup.ts).
-    what: 'external contents that keep bytes in their row or are some delta\'s base',
+    what: "external contents that keep bytes in their row or are some delta's base",
     sql: `SELECT COUNT(*) FROM blobs b WHERE b.encoding = 'external'
             AND (length(b.content) > 0 OR EXISTS (SELECT 1 FROM blobs d WHERE d.agent_id = b.agent_id AND d.base_hash = b.hash))`,
   },
