@@ -91,7 +91,12 @@ for (const backend of backends()) {
 
     before(async () => {
       prefix = `t-${backend}-${randomUUID().slice(0, 8)}`;
-      s = await startServer(backend, { ...swift.env(BUCKET, prefix), BLOB_INLINE_BYTES: String(INLINE), BASH_WORKERS: '1' });
+      s = await startServer(backend, {
+        ...swift.env(BUCKET, prefix),
+        BLOB_INLINE_BYTES: String(INLINE),
+        BASH_WORKERS: '1',
+        BASH_TIMEOUT_MS: '60000',
+      });
       const reg = await s.register('S3 Agent');
       key = reg.apiKey;
       agent = reg.id;
@@ -170,6 +175,25 @@ for (const backend of backends()) {
         assert.ok(await hasObject(String(h)), `${h} kept`);
       }
       assert.equal((await s.ok(key, 'read', { path: '/big.txt' })).content.length, 40 * 1024);
+    });
+
+    it("a big commit (past SQLite's bulk threshold: its own writer thread) stores its contents as objects", async () => {
+      const r = await s.ok(key, 'bash', {
+        command: 'mkdir /many && for i in $(seq 1 510); do head -c 5000 /d/a.txt > /many/$i.txt; echo "$i" >> /many/$i.txt; done',
+      });
+      assert.equal(r.exitCode, 0, r.stderr);
+      const rows = await query(
+        s,
+        "SELECT b.encoding, COUNT(*) FROM nodes n JOIN blobs b ON b.agent_id = n.agent_id AND b.hash = n.blob_hash WHERE n.agent_id = $1 AND n.parent = '/many' GROUP BY b.encoding",
+        [agent],
+      );
+      assert.deepEqual(
+        rows.map((x) => x.map(String)),
+        [['external', '510']],
+      );
+      const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/${agent}/` }));
+      assert.ok(listed.KeyCount! >= 510);
+      assert.equal((await s.ok(key, 'read', { path: '/many/510.txt' })).content, `${text(20, 'ver2').slice(0, 5000)}510\n`);
     });
 
     it('a missing object is a loud error, not empty content', async () => {
