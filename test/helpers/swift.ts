@@ -1,7 +1,7 @@
 /**
  * A real one-node OpenStack Swift with its s3api middleware, on a temp directory and free
- * loopback ports (docs/operations.md, "Blobs in object storage"): rings built with
- * swift-ring-builder, account/container/object servers and the proxy started directly (no
+ * loopback ports (docs/operations.md, "Blobs in object storage"): rings built by Swift's
+ * RingBuilder, account/container/object servers and the proxy started directly (no
  * systemd), tempauth user `test:tester` / `testing` as the S3 key pair. `stopProxy`/`startProxy`
  * take the S3 endpoint down and back on the same port (the fault tests). A machine without Swift
  * fails loudly: .ci/run installs it (apt-get install swift-proxy swift-object swift-container
@@ -25,6 +25,11 @@ export interface Swift {
 }
 
 const SWIFT_CONF = '/etc/swift/swift.conf';
+/**
+ * How long a daemon may take to answer: each is a Python process importing eventlet and Swift,
+ * which took over 30 s on the 2-core VM at a load average of ~40.
+ */
+const READY_MS = 120_000;
 const SERVERS = ['account', 'container', 'object'] as const;
 
 function ringBuilder(): string {
@@ -135,7 +140,7 @@ use = egg:swift#copy
 }
 
 async function waitFor(url: string, proc: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + READY_MS;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`Swift exited (${proc.exitCode}): ${log()}`);
     try {
@@ -146,7 +151,7 @@ async function waitFor(url: string, proc: ChildProcess, log: () => string): Prom
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`Swift did not answer ${url} within 30 s: ${log()}`);
+  throw new Error(`Swift did not answer ${url} within ${READY_MS / 1000} s: ${log()}`);
 }
 
 function spawnServer(bin: string, conf: string, logs: string[]): ChildProcess {
