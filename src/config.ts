@@ -173,6 +173,7 @@ const EnvSchema = z.object({
   BLOB_STORE_ACCESS_KEY_ID: z.string().optional(),
   BLOB_STORE_SECRET_ACCESS_KEY: z.string().optional(),
   BLOB_INLINE_BYTES: int('BLOB_INLINE_BYTES', 4096, 0, 16 * MiB),
+  BLOB_STORE_TIMEOUT_MS: int('BLOB_STORE_TIMEOUT_MS', 10_000, 100, 600_000),
   BLOB_SWEEP_GRACE_MS: int('BLOB_SWEEP_GRACE_MS', 86_400_000, 0),
   BLOB_SWEEP_INTERVAL_MS: int('BLOB_SWEEP_INTERVAL_MS', 3_600_000, 0, 86_400_000),
   TRUST_PROXY: proxies('TRUST_PROXY'),
@@ -217,6 +218,8 @@ export interface BlobStoreConfig {
   secretAccessKey: string | undefined;
   /** Contents up to this size stay inline in their row. */
   inlineBytes: number;
+  /** One request to the object store fails past this (a write waits at most ~2 ×: two attempts). */
+  timeoutMs: number;
   /** The sweep deletes an unreferenced object only once its last write is older than this (longer than any commit). */
   sweepGraceMs: number;
   /** How often a serving process sweeps; 0: never. */
@@ -334,6 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           accessKeyId: e.BLOB_STORE_ACCESS_KEY_ID || undefined,
           secretAccessKey: e.BLOB_STORE_SECRET_ACCESS_KEY || undefined,
           inlineBytes: e.BLOB_INLINE_BYTES,
+          timeoutMs: e.BLOB_STORE_TIMEOUT_MS,
           sweepGraceMs: e.BLOB_SWEEP_GRACE_MS,
           sweepIntervalMs: e.BLOB_SWEEP_INTERVAL_MS,
         }

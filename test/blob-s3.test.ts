@@ -5,7 +5,8 @@
  * quota in logical bytes; the packer leaves external contents; purge then the sweep removes the
  * object, and the sweep leaves referenced and young objects; Swift stopped mid-load: writes of big
  * contents answer 503 UNAVAILABLE with Retry-After and commit nothing, small writes and inline or
- * cached reads go on, and all recovers once it is back. `npm run backup` / `restore-backup` carry
+ * cached reads go on, and all recovers once it is back; Swift hanging (paused): the write times
+ * out into the same 503. `npm run backup` / `restore-backup` carry
  * the bucket's part: objects a purge and sweep removed since the backup come back on restore.
  * A machine without Swift fails here.
  */
@@ -26,6 +27,8 @@ import { freePort, spawnServer, startServer, type ChildServer, type TestServer }
 import { startSwift, type Swift } from './helpers/swift.js';
 
 const INLINE = 4096;
+/** The test server's BLOB_STORE_TIMEOUT_MS: well above a PUT here (a whole big write's p90 was 0.19-0.29 s at a load average of ~27). */
+const TIMEOUT_MS = 3000;
 /** A text of `kb` KiB, distinct per seed (lines of 64 bytes). */
 const text = (kb: number, seed: string) =>
   Array.from({ length: kb * 16 }, (_, i) => `${seed} line ${String(i).padStart(6, '0')} `.padEnd(63, '.') + '\n').join('');
@@ -96,6 +99,7 @@ for (const backend of backends()) {
         BLOB_INLINE_BYTES: String(INLINE),
         BASH_WORKERS: '1',
         BASH_TIMEOUT_MS: '60000',
+        BLOB_STORE_TIMEOUT_MS: String(TIMEOUT_MS),
       });
       const reg = await s.register('S3 Agent');
       key = reg.apiKey;
@@ -273,6 +277,28 @@ for (const backend of backends()) {
       }
       await s.ok(key, 'write', { path: '/f/down.txt', content: text(6, 'down') });
       assert.equal((await s.ok(key, 'read', { path: '/f/down.txt' })).content, text(6, 'down'));
+    });
+
+    it('Swift hanging (its proxy paused): a big write answers 503 once its requests time out, commits nothing, and succeeds once it answers', async () => {
+      const content = text(7, 'slow');
+      swift.pauseProxy();
+      let r;
+      const t0 = performance.now();
+      try {
+        r = await s.call(key, 'write', { path: '/f/slow.txt', content });
+      } finally {
+        swift.resumeProxy();
+      }
+      const ms = performance.now() - t0;
+      assert.equal(r.status, 503, JSON.stringify(r.body));
+      assert.equal(r.inner.error.code, 'UNAVAILABLE');
+      assert.equal(r.inner.error.details.reason, 'object_store');
+      assert.equal(r.headers.get('retry-after'), '1');
+      // Never a hang: two attempts of TIMEOUT_MS each, then the answer (generous: a loaded machine).
+      assert.ok(ms >= TIMEOUT_MS && ms < 10 * TIMEOUT_MS, `answered in ${ms.toFixed(0)} ms`);
+      assert.equal((await s.call(key, 'read', { path: '/f/slow.txt' })).inner.error.code, 'NOT_FOUND', 'nothing committed');
+      await s.ok(key, 'write', { path: '/f/slow.txt', content });
+      assert.equal((await s.ok(key, 'read', { path: '/f/slow.txt' })).content, content);
     });
   });
 }

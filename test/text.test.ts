@@ -470,6 +470,7 @@ describe('config: loadConfig', () => {
       accessKeyId: undefined,
       secretAccessKey: undefined,
       inlineBytes: 1024,
+      timeoutMs: 10_000,
       sweepGraceMs: 86_400_000,
       sweepIntervalMs: 3_600_000,
     });

@@ -3,15 +3,14 @@
  * client with path-style requests, which any S3 endpoint serves (AWS, MinIO, Ceph's radosgw,
  * OpenStack Swift's s3api, which the tests run). The SDK is loaded only when BLOB_STORE is set.
  * Every failure but "no such object" is ObjectStoreUnavailable (retryable); a request slower than
- * REQUEST_TIMEOUT_MS fails rather than holding a write.
+ * BLOB_STORE_TIMEOUT_MS fails rather than holding a write.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { BlobStoreConfig } from '../config.js';
 import { ObjectStoreUnavailable, type BlobObjects } from './blob-objects.js';
 
-/** One request's limits: a write waits at most ~2 × this for a store that stopped answering. */
+/** A store that does not accept the connection fails the request this soon (BLOB_STORE_TIMEOUT_MS bounds the rest). */
 const CONNECT_TIMEOUT_MS = 2000;
-const REQUEST_TIMEOUT_MS = 10_000;
 /** Keys per listing page (S3's maximum). */
 const LIST_PAGE = 1000;
 
@@ -49,7 +48,9 @@ function connect(config: BlobStoreConfig): { ready: () => Promise<Ready>; close:
       region: config.region,
       forcePathStyle: true,
       maxAttempts: 2,
-      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+      // Without throwOnRequestTimeout the SDK only logs a request past its timeout and keeps waiting
+      // (found by the paused-Swift test: the write hung).
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: config.timeoutMs, throwOnRequestTimeout: true },
       ...(config.accessKeyId && config.secretAccessKey
         ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } }
         : {}),

@@ -20,6 +20,9 @@ export interface Swift {
   /** BLOB_STORE-style settings for a server or store (bucket `afs`, created by the store). */
   env(bucket?: string, prefix?: string): Record<string, string>;
   stopProxy(): Promise<void>;
+  /** SIGSTOP / SIGCONT the proxy: connections are still accepted (the kernel's backlog), nothing answers. */
+  pauseProxy(): void;
+  resumeProxy(): void;
   startProxy(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -220,6 +223,8 @@ export async function startSwift(): Promise<Swift> {
     }),
     stopProxy,
     startProxy,
+    pauseProxy: () => void (proxy as ChildProcess | null)?.kill('SIGSTOP'),
+    resumeProxy: () => void (proxy as ChildProcess | null)?.kill('SIGCONT'),
     stop: async () => {
       await stopProxy();
       await Promise.all(servers.map(kill));
