@@ -185,7 +185,12 @@ export async function startSwift(): Promise<Swift> {
   const dir = mkdtempSync(join(tmpdir(), 'afs-swift-'));
   mkdirSync(join(dir, 'srv', 'd1'), { recursive: true });
   const ports = { account: await freePort(), container: await freePort(), object: await freePort(), proxy: await freePort() };
-  buildRings(dir, ports);
+  try {
+    buildRings(dir, ports);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   for (const kind of SERVERS) writeFileSync(join(dir, `${kind}-server.conf`), serverConf(dir, kind, ports[kind]));
   writeFileSync(join(dir, 'proxy-server.conf'), proxyConf(dir, ports.proxy));
   const logs: string[] = [];
