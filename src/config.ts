@@ -180,6 +180,30 @@ const EnvSchema = z.object({
   IDEMPOTENCY_PRUNE_INTERVAL_MS: int('IDEMPOTENCY_PRUNE_INTERVAL_MS', 600_000, 1000, 86_400_000),
   PACK_INTERVAL_MS: int('PACK_INTERVAL_MS', 1000, 0, 86_400_000),
   PLANNER_STATS_INTERVAL_MS: int('PLANNER_STATS_INTERVAL_MS', 5000, 0, 86_400_000),
+  BLOB_STORE: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(v);
+      if (!m) {
+        ctx.addIssue({ code: 'custom', message: `BLOB_STORE must be s3://bucket or s3://bucket/prefix (got ${JSON.stringify(v)})` });
+        return z.NEVER;
+      }
+      const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+      return { bucket: m[1]!, prefix: prefix ? `${prefix}/` : '' };
+    }),
+  BLOB_STORE_ENDPOINT: url('BLOB_STORE_ENDPOINT', ['http:', 'https:']),
+  BLOB_STORE_REGION: z
+    .string()
+    .optional()
+    .transform((v) => v || 'us-east-1'),
+  BLOB_STORE_ACCESS_KEY_ID: z.string().optional(),
+  BLOB_STORE_SECRET_ACCESS_KEY: z.string().optional(),
+  BLOB_INLINE_BYTES: int('BLOB_INLINE_BYTES', 4096, 0, 16 * MiB),
+  BLOB_STORE_TIMEOUT_MS: int('BLOB_STORE_TIMEOUT_MS', 10_000, 100, 600_000),
+  BLOB_SWEEP_GRACE_MS: int('BLOB_SWEEP_GRACE_MS', 86_400_000, 0),
+  BLOB_SWEEP_INTERVAL_MS: int('BLOB_SWEEP_INTERVAL_MS', 3_600_000, 0, 86_400_000),
   TRUST_PROXY: proxies('TRUST_PROXY'),
   STRICT_HOST: bool('STRICT_HOST', false),
   SHUTDOWN_TIMEOUT_MS: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0),
@@ -209,7 +233,30 @@ const EnvSchema = z.object({
     }),
 });
 
+/** Blob bytes in an S3-compatible object store (store/blob-objects.ts; docs/operations.md, "Blobs in object storage"). */
+export interface BlobStoreConfig {
+  bucket: string;
+  /** '' or ending in '/'. */
+  prefix: string;
+  /** Unset: AWS's own endpoint for the region. */
+  endpoint: string | undefined;
+  region: string;
+  /** Unset: the SDK's default credential chain (environment, profile, instance role). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** Contents up to this size stay inline in their row. */
+  inlineBytes: number;
+  /** One request to the object store fails past this (a write waits at most ~2 ×: two attempts). */
+  timeoutMs: number;
+  /** The sweep deletes an unreferenced object only once its last write is older than this (longer than any commit). */
+  sweepGraceMs: number;
+  /** How often a serving process sweeps; 0: never. */
+  sweepIntervalMs: number;
+}
+
 export interface Config {
+  /** null: every content inline in the database. */
+  blobStore: BlobStoreConfig | null;
   port: number;
   host: string;
   dataDir: string;
@@ -322,6 +369,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    blobStore: e.BLOB_STORE
+      ? {
+          ...e.BLOB_STORE,
+          endpoint: e.BLOB_STORE_ENDPOINT,
+          region: e.BLOB_STORE_REGION,
+          accessKeyId: e.BLOB_STORE_ACCESS_KEY_ID || undefined,
+          secretAccessKey: e.BLOB_STORE_SECRET_ACCESS_KEY || undefined,
+          inlineBytes: e.BLOB_INLINE_BYTES,
+          timeoutMs: e.BLOB_STORE_TIMEOUT_MS,
+          sweepGraceMs: e.BLOB_SWEEP_GRACE_MS,
+          sweepIntervalMs: e.BLOB_SWEEP_INTERVAL_MS,
+        }
+      : null,
     baseUrl: e.BASE_URL ?? `http://${displayHost}:${e.PORT}`,
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,

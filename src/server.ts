@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { SERVICE_VERSION } from './version.js';
 import { buildApp } from './http/app.js';
-import { startIdempotencyPruning, startPacking, startPlannerStats } from './store/maintenance.js';
+import { startIdempotencyPruning, startObjectSweep, startPacking, startPlannerStats } from './store/maintenance.js';
 import { banner, chooseLogFormat, dataLocation, prettyStream } from './http/log-format.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/types.js';
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-/** The serving process's background upkeep of the store: pruning, packing, planner statistics. */
+/** The serving process's background upkeep of the store: pruning, packing, the object sweep, planner statistics. */
 function startUpkeep(store: Store, config: Config, log: FastifyBaseLogger): { stop(): Promise<void> } {
   const pruning = startIdempotencyPruning(store, {
     intervalMs: config.idempotencyPruneIntervalMs,
@@ -104,6 +104,15 @@ function startUpkeep(store: Store, config: Config, log: FastifyBaseLogger): { st
       ? startPacking(store, {
           intervalMs: config.packIntervalMs,
           onError: (err) => log.warn({ err }, 'packing old versions failed; retrying at the next interval'),
+        })
+      : null;
+  const blobs = config.blobStore;
+  const sweep =
+    blobs && blobs.sweepIntervalMs > 0
+      ? startObjectSweep(store, {
+          intervalMs: blobs.sweepIntervalMs,
+          graceMs: blobs.sweepGraceMs,
+          onError: (err) => log.warn({ err }, 'sweeping unreferenced objects failed; retrying at the next interval'),
         })
       : null;
   const stats =
@@ -118,6 +127,7 @@ function startUpkeep(store: Store, config: Config, log: FastifyBaseLogger): { st
     async stop() {
       await pruning.stop();
       await packing?.stop();
+      await sweep?.stop();
       await stats?.stop();
     },
   };

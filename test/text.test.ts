@@ -404,6 +404,7 @@ describe('config: loadConfig', () => {
       host: '127.0.0.1',
       dataDir: './data',
       databaseUrl: undefined,
+      blobStore: null,
       baseUrl: 'http://127.0.0.1:3000',
       metricsToken: undefined,
       logLevel: 'info',
@@ -461,6 +462,28 @@ describe('config: loadConfig', () => {
       searchIndexIntervalMs: 200,
       searchRankWindow: 1000,
     });
+  });
+
+  it('BLOB_STORE: s3://bucket/prefix with its settings, or one line naming a bad value', () => {
+    const c = loadConfig({ BLOB_STORE: 's3://afs-blobs/prod/eu/', BLOB_STORE_ENDPOINT: 'https://s3.example.net/', BLOB_INLINE_BYTES: '1024' });
+    assert.deepEqual(c.blobStore, {
+      bucket: 'afs-blobs',
+      prefix: 'prod/eu/',
+      endpoint: 'https://s3.example.net',
+      region: 'us-east-1',
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      inlineBytes: 1024,
+      timeoutMs: 10_000,
+      sweepGraceMs: 86_400_000,
+      sweepIntervalMs: 3_600_000,
+    });
+    assert.equal(loadConfig({ BLOB_STORE: 's3://afs' }).blobStore!.prefix, '');
+    assert.throws(
+      () => loadConfig({ BLOB_STORE: 'gs://afs' }),
+      (e: Error) => e instanceof ConfigError && /BLOB_STORE must be s3:\/\/bucket/.test(e.message),
+    );
+    assert.throws(() => loadConfig({ BLOB_STORE: 's3://A_B' }), ConfigError);
   });
 
   it('an empty string means the default', () => {

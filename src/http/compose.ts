@@ -39,6 +39,7 @@ export function composeParts(config: Config, store: Store, registry: ToolRegistr
       dataDir: config.dataDir,
       sqliteSynchronous: config.sqliteSynchronous,
       sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+      blobStore: config.blobStore,
     },
     config.bashCacheBytes,
     { timeoutMs: config.bashTimeoutMs, maxCommands: config.bashMaxCommands },

@@ -161,8 +161,16 @@ export abstract class StoreFsReader {
         const hash = (await this.head(p))?.blobHash;
         b = (hash ? await this.io(() => this.store.getBlob(this.access.agentId, hash)) : null) ?? Buffer.alloc(0);
       } else {
-        const node = await this.io(() => this.store.readNode(this.access.agentId, p));
-        b = node?.content ?? Buffer.alloc(0);
+        // By hash through the worker's cache when the head is known (lookup above read it): a
+        // content in object storage is then fetched once per worker (store/blob-objects.ts).
+        const agentId = this.access.agentId;
+        const known = this.base.get(p) ?? this.summaries.get(p);
+        b = known?.blobHash ? this.cache?.get(agentId, known.blobHash) : undefined;
+        if (!b) {
+          const node = await this.io(() => this.store.readNode(agentId, p));
+          b = node?.content ?? Buffer.alloc(0);
+          if (node?.blobHash) this.cache?.set(agentId, node.blobHash, b);
+        }
         this.contents.set(p, b);
       }
     }

@@ -18,6 +18,7 @@
  * just-bash for ~0.2 s, seconds on a busy machine).
  */
 import { Worker } from 'node:worker_threads';
+import type { BlobStoreConfig } from '../config.js';
 import type { BashJob, BashOutcome } from './commands.js';
 import { searchBudgetMs, stoppedSearch } from './search-watch.js';
 import { WORKER_TIME_WINDOW_MS, WorkerTime } from './slots.js';
@@ -27,6 +28,8 @@ export interface StoreSettings {
   dataDir: string;
   sqliteSynchronous: 'normal' | 'full';
   sqliteBusyTimeoutMs: number;
+  /** Workers read external contents from the same object storage (store/blob-objects.ts). */
+  blobStore?: BlobStoreConfig | null;
 }
 
 interface Pending {

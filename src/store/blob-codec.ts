@@ -22,7 +22,8 @@ import { constants, deflateRaw, deflateRawSync, inflateRaw, inflateRawSync } fro
 import { runSliced } from '../core/work.js';
 import { applyDelta, deltaWork } from './blob-delta.js';
 
-export type Encoding = 'raw' | 'deflate' | 'delta';
+/** `external`: content is empty, the bytes are an object in BLOB_STORE (store/blob-objects.ts); never a delta's base or target. */
+export type Encoding = 'raw' | 'deflate' | 'delta' | 'external';
 
 /** One row of a chain: the blob asked for first, its base next, down to a raw or deflate row. */
 export interface ChainRow {

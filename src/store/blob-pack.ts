@@ -166,7 +166,8 @@ async function packPath(db: Db, agentId: string, path: string): Promise<number> 
   let written = 0;
   if (head) {
     const m = await metaOf(db, agentId, head.hash);
-    if (m && m.encoding !== 'raw') written += await rematerialize(db, agentId, head.hash);
+    // An external head stays in object storage (store/blob-objects.ts).
+    if (m && m.encoding !== 'raw' && m.encoding !== 'external') written += await rematerialize(db, agentId, head.hash);
   }
   const { todo, anchor } = await walk(db, agentId, path, head);
   let prev: Prev | null = anchor && { meta: anchor, bytes: null };
@@ -188,7 +189,9 @@ async function packOne(db: Db, agentId: string, m: Meta, prev: Prev | null): Pro
   if (m.size < PACK_MIN_BYTES) return { written: await keepRaw(), bytes: null };
   const bytes = await readDecoded(db, agentId, m.hash);
   if (!bytes) return { written: 0, bytes: null };
-  const usable = prev !== null && prev.meta.depth + 1 < PACK_DEPTH && !(await db.get(HAS_DEPENDENTS, [agentId, m.hash]));
+  // No delta on an external base: the packer is off for object storage (store/blob-objects.ts).
+  const usable =
+    prev !== null && prev.meta.encoding !== 'external' && prev.meta.depth + 1 < PACK_DEPTH && !(await db.get(HAS_DEPENDENTS, [agentId, m.hash]));
   const base = usable ? (prev.bytes ?? (await readDecoded(db, agentId, prev.meta.hash))) : null;
   const enc = await encodeBlob(bytes, base);
   if (enc.encoding === 'raw') return { written: await keepRaw(), bytes };

@@ -4,8 +4,10 @@
  * (tree, bash, search, copies, exports) gets the bytes. A chain (the blob, its base, down to a
  * raw or deflate row) comes in one query on both backends (a recursive CTE: one round trip on
  * PostgreSQL however deep), each row's stored bytes inline up to BLOB_SLICE_BYTES and in slices
- * beyond (PostgreSQL decodes a big bytea in one turn of the event loop: see tree.ts).
+ * beyond (PostgreSQL decodes a big bytea in one turn of the event loop: see tree.ts). An external
+ * row's bytes are its object in BLOB_STORE (store/blob-objects.ts), fetched here.
  */
+import { blobObjects } from './blob-objects.js';
 import { BrokenChain, decodeChain, decodeChainSync, type ChainRow, type Encoding } from './blob-codec.js';
 import { all, sql, type Db, type Program, type Row } from './sql.js';
 
@@ -58,6 +60,24 @@ async function storedSlices(db: Db, agentId: string, m: ChainMeta): Promise<Buff
   return Buffer.concat(parts, m.stored);
 }
 
+/** An external row as the raw row of its object's bytes; a row without its object is a broken reference, said loudly. */
+async function externalRow(agentId: string, m: ChainMeta): Promise<ChainRow> {
+  const content = await blobObjects().get(agentId, m.hash);
+  if (!content) throw new BrokenChain(m.hash, `its object is missing from ${blobObjects().location}`);
+  return { hash: m.hash, encoding: 'raw', baseHash: null, size: m.size, content };
+}
+
+/** Bytes [start, end) of an agent's blob: an external one's by a range request, others from the whole content. */
+export async function readRange(db: Db, agentId: string, hash: string, start: number, end: number): Promise<Buffer | null> {
+  const r = await db.get(BLOB_ENCODING, [agentId, hash]);
+  if (!r) return null;
+  if (String(r[0]) === 'external') return blobObjects().getRange(agentId, hash, start, Math.min(end, Number(r[1])));
+  const bytes = await readDecoded(db, agentId, hash);
+  return bytes ? bytes.subarray(start, end) : null;
+}
+
+const BLOB_ENCODING = sql`SELECT encoding, size FROM blobs WHERE agent_id = ? AND hash = ?`;
+
 /**
  * The rows of `hash`'s chain (stored bytes), or null when the blob is absent. A row fetched in
  * slices that changed meanwhile (re-encoded: the bytes are the same, their storage not) makes the
@@ -71,6 +91,10 @@ export async function readChain(db: Db, agentId: string, hash: string): Promise<
     if (metas.length > MAX_CHAIN) throw new BrokenChain(hash, 'chain too long (a loop?)');
     const rows: ChainRow[] = [];
     for (const m of metas) {
+      if (m.encoding === 'external') {
+        rows.push(await externalRow(agentId, m));
+        continue;
+      }
       const content = m.content ?? (await storedSlices(db, agentId, m));
       if (!content) break;
       rows.push({ hash: m.hash, encoding: m.encoding, baseHash: m.baseHash, size: m.size, content });
@@ -92,10 +116,13 @@ export function chainRowOf(r: Row): ChainRow {
   return { hash: m.hash, encoding: m.encoding, baseHash: m.baseHash, size: m.size, content: m.content ?? Buffer.alloc(0) };
 }
 
-/** Inside a write program (the search indexer): the chain in one statement, decoded on the spot. */
+/**
+ * Inside a write program (the search indexer): the chain in one statement, decoded on the spot;
+ * null for an external content (no request to the object store inside a transaction).
+ */
 export function* decodedInProgram(agentId: string, hash: string): Program<Buffer | null> {
   const rows = (yield* all(CHAIN, chainParams(agentId, hash, ALL_INLINE))).map(chainRowOf);
-  return rows.length ? decodeChainSync(rows) : null;
+  return rows.length && rows[0]!.encoding !== 'external' ? decodeChainSync(rows) : null;
 }
 
 /**

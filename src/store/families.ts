@@ -8,6 +8,7 @@ import { commentStore, type CommentStore } from './comments.js';
 import { communityStore, type CommunityStore } from './communities.js';
 import { bashStore, type BashStore } from './bash.js';
 import { packStore, type PackStore } from './blob-pack.js';
+import { blobObjectStore, type BlobObjectStore } from './blob-sweep.js';
 import { historyStore, type HistoryStore } from './history.js';
 import { eventStore, type EventStore } from './events.js';
 import { graphStore, type GraphStore } from './graph.js';
@@ -31,6 +32,7 @@ export interface Families
     BashStore,
     HistoryStore,
     PackStore,
+    BlobObjectStore,
     IdempotencyStore,
     ProfileStore,
     GraphStore,
@@ -53,6 +55,7 @@ export function sqlFamilies(db: Db): Families {
     ...bashStore(db),
     ...historyStore(db),
     ...packStore(db),
+    ...blobObjectStore(db),
     ...idempotencyStore(db),
     ...profileStore(db),
     ...graphStore(db),

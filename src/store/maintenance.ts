@@ -1,5 +1,6 @@
 /** Periodic store upkeep run by a serving process (not by bash workers or one-off tools). */
 import type { PackStore } from './blob-pack.js';
+import type { BlobObjectStore } from './blob-sweep.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { TransferStore } from './transfer.js';
 import type { VoteStore } from './votes.js';
@@ -81,6 +82,17 @@ export function startPacking(store: PackStore, opts: { intervalMs: number; onErr
       await running;
     },
   };
+}
+
+/**
+ * Sweeps object storage (store/blob-sweep.ts) every `intervalMs`: the unreferenced objects older
+ * than `graceMs` go (left by a crash between PUT and COMMIT, or by a purge).
+ */
+export function startObjectSweep(
+  store: Pick<BlobObjectStore, 'sweepObjects'>,
+  opts: { intervalMs: number; graceMs: number; onError?: (err: unknown) => void },
+): { stop(): Promise<void> } {
+  return every(opts.intervalMs, () => store.sweepObjects(opts.graceMs), opts.onError);
 }
 
 /**

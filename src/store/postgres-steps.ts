@@ -181,24 +181,33 @@ export class PostgresSteps {
   private async insertBlobs(c: pg.PoolClient, step: BlobsStep): Promise<boolean[]> {
     if (step.blobs.length === 1) {
       const b = step.blobs[0]!;
-      const r = await this.q(c, 'INSERT INTO blobs (agent_id, hash, size, content) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+      const r = await this.q(c, 'INSERT INTO blobs (agent_id, hash, size, content, encoding) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
         step.agentId,
         b.hash,
         b.size,
         b.bytes,
+        b.external ? 'external' : 'raw',
       ]);
-      if (r.rowCount !== 1) await this.q(c, RAW_AGAIN, [step.agentId, [b.hash], [b.bytes]]);
+      if (r.rowCount !== 1 && !b.external) await this.q(c, RAW_AGAIN, [step.agentId, [b.hash], [b.bytes]]);
       return [r.rowCount === 1];
     }
     const { rows } = await this.q(
       c,
-      `INSERT INTO blobs (agent_id, hash, size, content)
-           SELECT $1, t.hash, t.size, t.content FROM unnest($2::text[], $3::bigint[], $4::bytea[]) WITH ORDINALITY AS t(hash, size, content, ord)
+      `INSERT INTO blobs (agent_id, hash, size, content, encoding)
+           SELECT $1, t.hash, t.size, t.content, t.encoding
+             FROM unnest($2::text[], $3::bigint[], $4::bytea[], $5::text[]) WITH ORDINALITY AS t(hash, size, content, encoding, ord)
             ORDER BY t.ord ON CONFLICT DO NOTHING RETURNING hash`,
-      [step.agentId, step.blobs.map((b) => b.hash), step.blobs.map((b) => b.size), step.blobs.map((b) => b.bytes)],
+      [
+        step.agentId,
+        step.blobs.map((b) => b.hash),
+        step.blobs.map((b) => b.size),
+        step.blobs.map((b) => b.bytes),
+        step.blobs.map((b) => (b.external ? 'external' : 'raw')),
+      ],
     );
     const inserted = new Set(rows.map((r) => String(r.hash)));
-    const old = step.blobs.filter((b) => !inserted.has(b.hash));
+    // An external content carries no bytes here: its row stays as it is (store/blob-objects.ts).
+    const old = step.blobs.filter((b) => !inserted.has(b.hash) && !b.external);
     if (old.length) await this.q(c, RAW_AGAIN, [step.agentId, old.map((b) => b.hash), old.map((b) => b.bytes)]);
     return step.blobs.map((b) => inserted.has(b.hash));
   }

@@ -44,11 +44,12 @@ export class SqliteSteps {
         // Inside the commit's IMMEDIATE transaction: no revoke can land between this and COMMIT.
         return this.stmt(GRANT_LIVE).get(step.shareId, step.ownerId, step.recipientId, step.nowMs) !== undefined;
       case 'insertBlobs': {
-        const s = this.stmt('INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
+        const s = this.stmt('INSERT INTO blobs (agent_id, hash, size, content, encoding) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
         return step.blobs.map((b) => {
-          if (s.run(step.agentId, b.hash, b.size, b.bytes!).changes === 1) return true;
-          // Content stored before (an old version written again): it becomes a head, so raw again.
-          this.stmt(REMATERIALIZE_SQL).run(b.bytes!, step.agentId, b.hash);
+          if (s.run(step.agentId, b.hash, b.size, b.bytes!, b.external ? 'external' : 'raw').changes === 1) return true;
+          // Content stored before (an old version written again): it becomes a head, so raw again
+          // (an external one carries no bytes here, and its row stays as it is: blob-objects.ts).
+          if (!b.external) this.stmt(REMATERIALIZE_SQL).run(b.bytes!, step.agentId, b.hash);
           return false;
         });
       }

@@ -94,6 +94,8 @@ export interface BlobInput {
   size: number;
   /** Absent when the content is already stored for this agent (move, copy, restore). */
   bytes?: Buffer;
+  /** The bytes are in object storage, PUT before the commit (store/blob-objects.ts): the row keeps none. */
+  external?: boolean;
 }
 
 /** fileId: the identity of the incarnation (kept by updates, new on create). */

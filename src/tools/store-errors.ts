@@ -4,6 +4,7 @@
  */
 import { ToolError, TransportError } from '../core/errors.js';
 import { StoreBusy, StoreConflict, StoreGrantEnded, StoreQuotaExceeded } from '../store/types.js';
+import { ObjectStoreUnavailable } from '../store/blob-objects.js';
 import { unavailableReason } from '../store/unavailable.js';
 
 /** QUOTA_EXCEEDED naming the quota: what is used, what the change adds, the limit, and what to do. */
@@ -49,6 +50,14 @@ export function fromStoreError(err: unknown, tool: string): ToolError | Transpor
       'UNAVAILABLE',
       `The database stayed locked by another process for ${err.waitedMs} ms; nothing was written. Retry in a moment.`,
       { details: { waitedMs: err.waitedMs }, headers: { 'retry-after': '1' } },
+    );
+  }
+  if (err instanceof ObjectStoreUnavailable) {
+    // Raised before the commit ran (its objects are PUT first) or on a read: nothing was written.
+    return new TransportError(
+      'UNAVAILABLE',
+      `The service cannot reach its object storage right now (${err.message}); nothing was written. Retry in a moment.`,
+      { details: { reason: 'object_store', op: err.op }, headers: { 'retry-after': '1' } },
     );
   }
   const reason = unavailableReason(err);
