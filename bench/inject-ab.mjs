@@ -73,7 +73,14 @@ async function startApp(root, backend) {
     mod('tools/index.js'),
   ]);
   const db = await database(backend);
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000', REGISTRATIONS_PER_IP_PER_HOUR: '0', ...db.env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    REGISTRATIONS_PER_IP_PER_HOUR: '0',
+    ...db.env,
+  });
   const store = openStore(config);
   await store.migrate();
   const app = buildApp({ config, store, registry: buildRegistry() });
@@ -92,7 +99,12 @@ const builds = (values.build ?? []).map((b) => {
   return { name, root: path.resolve(dir) };
 });
 const [batches, batch] = [Number(values.batches), Number(values.batch)];
-console.log(`inject-ab: ${builds.map((b) => b.name).join(' vs ')}, ${batches} batches of ${batch} calls each, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(
+  `inject-ab: ${builds.map((b) => b.name).join(' vs ')}, ${batches} batches of ${batch} calls each, load ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 for (const backend of values.backends.split(',')) {
   for (const name of values.only.split(',')) {
     const sc = SCENARIOS[name];
@@ -112,7 +124,9 @@ for (const backend of values.backends.split(',')) {
     } finally {
       for (const a of apps) await a.app.close();
     }
-    console.log(`${backend} ${name.padEnd(6)} ${apps.map((a) => `${a.b.name} ${median(a.us).toFixed(1)} µs/call`).join('  ')}  (${apps[1] ? (median(apps[1].us) / median(apps[0].us)).toFixed(3) : ''})`);
+    console.log(
+      `${backend} ${name.padEnd(6)} ${apps.map((a) => `${a.b.name} ${median(a.us).toFixed(1)} µs/call`).join('  ')}  (${apps[1] ? (median(apps[1].us) / median(apps[0].us)).toFixed(3) : ''})`,
+    );
   }
 }
 process.exit(0);
