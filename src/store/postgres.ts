@@ -5,6 +5,7 @@ import { GroupCommit } from './pg-group-commit.js';
 import { sqlFamilies, type Families } from './families.js';
 import { MIGRATIONS } from './migrations.js';
 import { PgDb, pgTypes, withClient, type Queryable } from './postgres-db.js';
+import { AuthChannel } from './pg-auth-channel.js';
 import { refreshPlannerStats } from './planner-stats.js';
 import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
 import { StoreConflict, type ChangesetRecord, type CommitInput, type Store, type StoreObserver } from './types.js';
@@ -35,6 +36,7 @@ export class PostgresStore implements Store {
   /** An agent's concurrent commits share one transaction (pg-group-commit.ts). */
   private readonly group: GroupCommit;
   private closed = false;
+  private readonly auth: AuthChannel;
 
   constructor(opts: PostgresOptions) {
     // A database that does not answer a connect within 5 s fails the request (503) instead of holding it.
@@ -45,6 +47,11 @@ export class PostgresStore implements Store {
     this.steps = new PostgresSteps((c, sql, params) => this.q(c, sql, params), this.db);
     this.group = new GroupCommit(this.db);
     Object.assign(this, sqlFamilies(this.db));
+    this.auth = new AuthChannel(opts.connectionString);
+  }
+
+  authEpoch(): number | null {
+    return this.auth.epoch();
   }
 
   /** The commit steps' own statements, as named prepared statements (one name per distinct SQL text). */
@@ -90,7 +97,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.auth.close()]);
   }
 
   observe(observer: StoreObserver | null): void {
