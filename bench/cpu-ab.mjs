@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { callTool, median, register } from './common.mjs';
 import { scenarios } from './scenarios.mjs';
-import { cpuOf, postgresCpu, startServer } from './server-process.mjs';
+import { cpuOf, postgresCpu, settle, startServer } from './server-process.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -95,6 +95,7 @@ async function measure(build, backend, sc) {
         callAs: async (key, tool, body) => (await callTool(server.base, key, tool, body)).inner,
         register: (name) => register(server.base, name),
       };
+      await settle(server.proc.pid, `${backend}/${sc.name}/${build.name}`);
       await sc.setup(ctx);
       const warm = n(values.warmup);
       await drive(server.base, apiKey, sc, 0, warm, n(values.connections));
