@@ -26,6 +26,7 @@ export class Authenticator {
   private readonly touched: LruMap<true>;
   /** Lookups by key hash, `null` for unknown keys too (least recently used dropped first when full). */
   private readonly cache: LruMap<{ record: AuthRecord | null }>;
+  private readonly inflight = new Map<string, { epoch: number; lookup: Promise<AuthRecord | null> }>();
   /** The store's auth epoch the cached lookups belong to. */
   private epoch: number | null = null;
 
@@ -94,7 +95,7 @@ export class Authenticator {
     };
   }
 
-  private async lookup(hash: string): Promise<AuthRecord | null> {
+  private lookup(hash: string): Promise<AuthRecord | null> {
     const epoch = this.store.authEpoch();
     if (epoch !== this.epoch) {
       this.cache.clear();
@@ -102,11 +103,21 @@ export class Authenticator {
     }
     if (epoch === null) return this.store.findKeyByHash(hash); // changes cannot be learned: keep nothing
     const hit = this.cache.get(hash);
-    if (hit) return hit.record;
-    const record = await this.store.findKeyByHash(hash);
-    // A change announced while the row was being read may predate it: not kept.
-    if (this.store.authEpoch() === epoch) this.cache.set(hash, { record });
-    return record;
+    if (hit) return Promise.resolve(hit.record);
+    // Concurrent requests of one key share its lookup (a burst after a change costs one read).
+    const flying = this.inflight.get(hash);
+    if (flying && flying.epoch === epoch) return flying.lookup;
+    const lookup = this.store.findKeyByHash(hash).then((record) => {
+      // A change announced while the row was being read may predate it: not kept.
+      if (this.store.authEpoch() === epoch) this.cache.set(hash, { record });
+      return record;
+    });
+    const done = () => {
+      if (this.inflight.get(hash)?.lookup === lookup) this.inflight.delete(hash);
+    };
+    lookup.then(done, done);
+    this.inflight.set(hash, { epoch, lookup });
+    return lookup;
   }
 
   /** Drops cached lookups so a revocation takes effect on this instance immediately. */
