@@ -42,8 +42,11 @@ const AUTH_EPOCH_SQLITE = `
   CREATE TRIGGER agents_auth_delete AFTER DELETE ON agents ${BUMP};
 `;
 const AUTH_EPOCH_POSTGRES = `
+  CREATE TABLE auth_epoch (id BIGINT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL);
+  INSERT INTO auth_epoch (id, epoch) VALUES (1, 0);
   CREATE FUNCTION afs_auth_changed() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
+    UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1;
     PERFORM pg_notify('afs_auth', '');
     RETURN NULL;
   END $$;
@@ -413,9 +416,9 @@ export const MIGRATIONS: Migration[] = [
     name: 'auth epoch: key and identity changes announced to every instance',
     // Instances cache key lookups (http/auth.ts) and must drop them the moment a key is revoked,
     // re-scoped or its agent renamed, wherever that happened (docs/contract/keys.md). The
-    // triggers announce exactly those changes, not lastUsedAt: SQLite bumps a counter that an
-    // instance reads only when the file changed (PRAGMA data_version); PostgreSQL notifies
-    // channel afs_auth, which every instance listens on.
+    // triggers announce exactly those changes, not lastUsedAt: both bump auth_epoch, which a
+    // SQLite instance reads only when the file changed (PRAGMA data_version); PostgreSQL also
+    // notifies channel afs_auth, which every instance listens on.
     sqlite: AUTH_EPOCH_SQLITE,
     postgres: AUTH_EPOCH_POSTGRES,
   },
