@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { gitRev } from './common.mjs';
+import { settle } from './server-process.mjs';
 import { scenarios, CPU_TARGETS, RELATIVE_TARGETS, P99_TARGET_MS, P99_SCENARIOS } from './scenarios.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -385,6 +386,7 @@ async function measure(opts, runRoot, backend, scenarioName, serverJs = SERVER_J
       if (opts.quietLogs) env.LOG_LEVEL = 'warn';
       server = await startServer(`server (${backend})`, [serverJs], env, logFile);
       apiKey = await register(server.baseUrl);
+      await settle(server.child.pid, `${backend}/${sc.name}`);
     }
     const job = { baseUrl: server.baseUrl, apiKey, scenario: sc.name, connections: opts.connections, duration: opts.duration, warmup: opts.warmup };
     const result = await runLoad(job, opts.duration + opts.warmup + 120 + (sc.setupSeconds ?? 0), server.child.pid, backend === 'postgres');

@@ -86,6 +86,7 @@ describe('auth cache', () => {
         lookups.push(hash);
         return null;
       },
+      authEpoch: () => 0, // nothing changes: what is kept is only the cache's choice
     } as unknown as Store;
     const auth = new Authenticator(store, 'http://x', { cache: 2 });
     const [a, b, c] = [generateApiKey(), generateApiKey(), generateApiKey()];

@@ -607,51 +607,73 @@ for (const backend of backends()) {
       await unauthorized(s, 'mk_' + 'Z'.repeat(43), 'unknown');
     });
 
-    if (backend === 'postgres') {
-      it('revocation on one instance is refused by another instance on the same database within 1 s', async (t) => {
-        const db = await createTestDatabase('postgres');
-        const [portA, portB] = [await freePort(), await freePort()];
-        const A = await spawnServer(db.env, portA);
-        const B = await spawnServer(db.env, portB);
-        try {
-          const { apiKey } = await A.register('Two Instances');
-          const measured: number[] = [];
-          for (let round = 0; round < 3; round++) {
-            const k = await mint(A, apiKey, { label: `shared ${round}`, preset: 'files' });
-            // Both instances have the key in their auth cache.
-            await ok(A, k.apiKey, 'get_key_info');
-            await ok(B, k.apiKey, 'get_key_info');
-            await ok(B, k.apiKey, 'get_key_info');
-            await ok(A, apiKey, 'revoke_key', { keyId: k.keyId });
-            const t0 = Date.now();
-            await unauthorized(A, k.apiKey, 'revoked'); // immediately on the revoking instance
-            // What the guarantee bounds is when B last accepted the key: the send time of the last
-            // accepted request (its answer may come later on a loaded machine: once 1,106 ms to the
-            // refusal with every acceptance well inside the second).
-            let lastAccepted = 0;
-            for (;;) {
-              const sent = Date.now() - t0;
-              const r = await B.call(k.apiKey, 'get_key_info', {});
-              if (r.status === 401) {
-                assert.equal(r.inner.error.details.reason, 'revoked');
-                break;
-              }
-              assert.equal(r.status, 200, JSON.stringify(r.body));
-              lastAccepted = sent;
-              assert.ok(Date.now() - t0 < 2000, 'B still accepts the revoked key after 2 s');
-              await sleep(10);
-            }
-            measured.push(lastAccepted);
-            // And it stays refused.
-            await unauthorized(B, k.apiKey, 'revoked');
+    // Each instance caches key lookups until the store's auth epoch moves (http/auth.ts): a change
+    // made through one instance must hold on the other at its very next request on SQLite (the
+    // epoch is read through PRAGMA data_version on each request), and once the notification has
+    // arrived on PostgreSQL: within 1 s however loaded the machine (milliseconds when quiet).
+    it('a key rotated, revoked or expired through one instance holds on another instance at once', async (t) => {
+      const db = await createTestDatabase(backend);
+      const [portA, portB] = [await freePort(), await freePort()];
+      const A = await spawnServer(db.env, portA);
+      const B = await spawnServer(db.env, portB);
+      const lags: number[] = [];
+      /** Runs `check` until it passes: once on SQLite; on PostgreSQL retried for up to 1 s, the lag recorded. */
+      const holds = async (check: () => Promise<unknown>) => {
+        const t0 = Date.now();
+        for (;;) {
+          const sent = Date.now() - t0;
+          try {
+            await check();
+            lags.push(sent); // when the passing request was sent
+            return;
+          } catch (err) {
+            if (backend === 'sqlite' || Date.now() - t0 > 1000) throw err;
+            await sleep(5);
           }
-          t.diagnostic(`instance B last accepted the revoked key ${measured.join(', ')} ms after its revocation`);
-          for (const ms of measured) assert.ok(ms < 1000, `instance B accepted the key ${ms} ms after its revocation (${measured.join(', ')})`);
-        } finally {
-          await Promise.all([A.kill('SIGTERM'), B.kill('SIGTERM')]);
-          await db.drop();
         }
-      });
-    }
+      };
+      try {
+        const { apiKey } = await A.register('Two Instances');
+        for (let round = 0; round < 6; round++) {
+          const [from, to] = round % 2 ? [B, A] : [A, B];
+          const k = await mint(from, apiKey, { label: `shared ${round}`, preset: 'files' });
+          // Both instances have the key in their auth cache.
+          for (const s of [from, to, to]) assert.equal((await ok(s, k.apiKey, 'get_key_info')).revokedAt, null);
+          // Rotated with a grace period: the old key only reads, on the other instance too.
+          const rotated = await ok(from, k.apiKey, 'rotate_key', { gracePeriodSeconds: 600 });
+          await holds(async () => {
+            const seen = await ok(to, k.apiKey, 'get_key_info');
+            assert.equal(seen.revokedAt, rotated.replaced.revokedAt);
+            assert.equal(seen.readOnly, true);
+          });
+          await fail(to, k.apiKey, 'write', { path: `/r${round}.txt`, content: 'x' }, 'INSUFFICIENT_SCOPE');
+          // Revoked: refused by the other instance.
+          for (const s of [from, to]) await ok(s, rotated.apiKey, 'get_key_info');
+          await ok(from, apiKey, 'revoke_key', { keyId: rotated.keyId });
+          await unauthorized(from, rotated.apiKey, 'revoked');
+          await holds(() => unauthorized(to, rotated.apiKey, 'revoked'));
+        }
+        t.diagnostic(`the other instance's first request seeing each change was sent ${lags.join(', ')} ms after it was answered`);
+        // Usage read through one instance follows writes through the other (cached agent rows are coherent).
+        for (const [w, r, i] of [
+          [A, B, 1],
+          [B, A, 2],
+          [A, B, 3],
+        ] as const) {
+          await ok(r, apiKey, 'get_key_info');
+          await ok(w, apiKey, 'write', { path: `/usage-${i}.txt`, content: 'x'.repeat(i) });
+          assert.equal((await ok(r, apiKey, 'get_key_info')).usage.files, i);
+        }
+        // Expiry needs no announcement: every cached key is checked against the clock.
+        const at = Date.now() + 700;
+        const soon = await mint(A, apiKey, { label: 'soon', preset: 'files-read', expiresAt: new Date(at).toISOString() });
+        await ok(B, soon.apiKey, 'get_key_info');
+        await sleep(Math.max(0, at - Date.now()) + 5);
+        await unauthorized(B, soon.apiKey, 'expired');
+      } finally {
+        await Promise.all([A.kill('SIGTERM'), B.kill('SIGTERM')]);
+        await db.drop();
+      }
+    });
   });
 }

@@ -38,8 +38,8 @@ const FOLLOWERS_OF_HEAVY = 90;
 const MESSAGES_TO_HEAVY = 20;
 /** Small enough to rule out a query per item: get_home's second call makes 9, authentication up to 3 more. */
 const MAX_CALLS = 12;
-/** The authenticator's and the rate limiter's calls: per key and per minute, not per item. */
-const PER_REQUEST_INFRA = new Set(['findKeyByHash', 'touchKey', 'hitCounter']);
+/** The authenticator's and the rate limiter's calls: per request, key or minute, not per item. */
+const PER_REQUEST_INFRA = new Set(['authEpoch', 'findKeyByHash', 'touchKey', 'hitCounter']);
 
 /** What one measured request did: the store methods it called, and for each reading SQL statement, the method that sent it. */
 interface Tally {
@@ -306,7 +306,11 @@ for (const backend of backends()) {
         assert.ok(data(em.calls).length > 0 && data(em.reads).length > 0, `${label}: the counters saw the handler's work`);
         for (const m of [em, hm]) {
           assert.ok(m.calls.length <= MAX_CALLS, `${label}: ${m.calls.length} store calls (${m.calls.join(', ')})`);
-          for (const infra of PER_REQUEST_INFRA) assert.ok(m.calls.filter((c) => c === infra).length <= 1, `${label}: ${infra} at most once`);
+          // authEpoch: before a key lookup and, on a miss, again after it (a change announced meanwhile).
+          for (const infra of PER_REQUEST_INFRA) {
+            const most = infra === 'authEpoch' ? 2 : 1;
+            assert.ok(m.calls.filter((c) => c === infra).length <= most, `${label}: ${infra} at most ${most}×`);
+          }
         }
         const calls = data(hm.calls);
         console.log(`# ${backend} ${label}: ${calls.length} store calls, ${data(hm.reads).length} SQL reads (${calls.join(', ')})`);

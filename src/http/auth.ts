@@ -13,10 +13,11 @@ import type { AuthContext } from '../tools/registry.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
 /**
- * Key lookups are cached this long. Revocation on this instance clears the entry at once
- * (`forget`); other instances sharing the database see it within this window (< 1 s).
+ * Key lookups are kept until the store's auth epoch moves (any key revoked, re-scoped or deleted,
+ * any agent renamed, on any instance: store authEpoch), so a revocation takes effect on the next
+ * request everywhere (docs/contract/keys.md). This bound only ages out entries of an epoch that never moves.
  */
-export const AUTH_CACHE_TTL_MS = 500;
+export const AUTH_CACHE_TTL_MS = 600_000;
 const AUTH_CACHE_MAX = 50_000;
 const TOUCHED_MAX = 100_000;
 
@@ -25,6 +26,9 @@ export class Authenticator {
   private readonly touched: LruMap<true>;
   /** Lookups by key hash, `null` for unknown keys too (least recently used dropped first when full). */
   private readonly cache: LruMap<{ record: AuthRecord | null }>;
+  private readonly inflight = new Map<string, { epoch: number; lookup: Promise<AuthRecord | null> }>();
+  /** The store's auth epoch the cached lookups belong to. */
+  private epoch: number | null = null;
 
   constructor(
     private readonly store: Store,
@@ -91,12 +95,29 @@ export class Authenticator {
     };
   }
 
-  private async lookup(hash: string): Promise<AuthRecord | null> {
+  private lookup(hash: string): Promise<AuthRecord | null> {
+    const epoch = this.store.authEpoch();
+    if (epoch !== this.epoch) {
+      this.cache.clear();
+      this.epoch = epoch;
+    }
+    if (epoch === null) return this.store.findKeyByHash(hash); // changes cannot be learned: keep nothing
     const hit = this.cache.get(hash);
-    if (hit) return hit.record;
-    const record = await this.store.findKeyByHash(hash);
-    this.cache.set(hash, { record });
-    return record;
+    if (hit) return Promise.resolve(hit.record);
+    // Concurrent requests of one key share its lookup (a burst after a change costs one read).
+    const flying = this.inflight.get(hash);
+    if (flying && flying.epoch === epoch) return flying.lookup;
+    const lookup = this.store.findKeyByHash(hash).then((record) => {
+      // A change announced while the row was being read may predate it: not kept.
+      if (this.store.authEpoch() === epoch) this.cache.set(hash, { record });
+      return record;
+    });
+    const done = () => {
+      if (this.inflight.get(hash)?.lookup === lookup) this.inflight.delete(hash);
+    };
+    lookup.then(done, done);
+    this.inflight.set(hash, { epoch, lookup });
+    return lookup;
   }
 
   /** Drops cached lookups so a revocation takes effect on this instance immediately. */

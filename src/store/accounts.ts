@@ -42,7 +42,11 @@ const HIT_COUNTER = sql`
   ON CONFLICT (bucket, window_start_ms) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING count`;
 const PRUNE_COUNTERS = sql`DELETE FROM rate_counters WHERE expires_at_ms < ?`;
 
+/** Agent rows read while the database's stamp stands still (get_key_info's usage on every call). */
+const AGENT_CACHE_MAX = 10_000;
+
 export function accountStore(db: Db): AccountStore {
+  const agents = new Map<string, { stamp: number; agent: AgentRecord | null }>();
   return {
     createAgent(agent, key) {
       return db.write(
@@ -60,8 +64,19 @@ export function accountStore(db: Db): AccountStore {
       );
     },
     async getAgent(agentId) {
+      // Coherent: any commit of any connection moves the stamp (SQLite); PostgreSQL has none, so reads.
+      const stamp = db.stamp?.();
+      if (stamp !== undefined) {
+        const hit = agents.get(agentId);
+        if (hit && hit.stamp === stamp) return hit.agent;
+      }
       const r = await db.get(GET_AGENT, [agentId]);
-      return r ? agentFromRow(r) : null;
+      const agent = r ? agentFromRow(r) : null;
+      if (stamp !== undefined) {
+        if (agents.size >= AGENT_CACHE_MAX) agents.clear();
+        agents.set(agentId, { stamp, agent });
+      }
+      return agent;
     },
     async insertKey(key) {
       await db.write(function* () {

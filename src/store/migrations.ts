@@ -30,6 +30,32 @@ const ATTACHMENTS_PER_POST = `
   UPDATE published SET removed_at_ms = created_at_ms WHERE internal AND path = '/.attachments' AND removed_at_ms IS NULL;
 `;
 
+/** The key columns whose change matters to an instance's cached lookups (not last_used_at_ms). */
+const AUTH_KEY_COLUMNS = 'agent_id, label, scopes, folder, key_hash, expires_at_ms, revoked_at_ms, created_by_key_id';
+const BUMP = 'BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END';
+const AUTH_EPOCH_SQLITE = `
+  CREATE TABLE auth_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), epoch INTEGER NOT NULL);
+  INSERT INTO auth_epoch (id, epoch) VALUES (1, 0);
+  CREATE TRIGGER api_keys_auth_update AFTER UPDATE OF ${AUTH_KEY_COLUMNS} ON api_keys ${BUMP};
+  CREATE TRIGGER api_keys_auth_delete AFTER DELETE ON api_keys ${BUMP};
+  CREATE TRIGGER agents_auth_update AFTER UPDATE OF name, slug ON agents ${BUMP};
+  CREATE TRIGGER agents_auth_delete AFTER DELETE ON agents ${BUMP};
+`;
+const AUTH_EPOCH_POSTGRES = `
+  CREATE TABLE auth_epoch (id BIGINT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL);
+  INSERT INTO auth_epoch (id, epoch) VALUES (1, 0);
+  CREATE FUNCTION afs_auth_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1;
+    PERFORM pg_notify('afs_auth', '');
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER api_keys_auth AFTER UPDATE OF ${AUTH_KEY_COLUMNS} OR DELETE ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION afs_auth_changed();
+  CREATE TRIGGER agents_auth AFTER UPDATE OF name, slug OR DELETE ON agents
+    FOR EACH STATEMENT EXECUTE FUNCTION afs_auth_changed();
+`;
+
 export const MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -384,5 +410,16 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE agents ALTER COLUMN slug TYPE TEXT COLLATE "C";
       ALTER TABLE communities ALTER COLUMN name TYPE TEXT COLLATE "C";
     `,
+  },
+  {
+    version: 16,
+    name: 'auth epoch: key and identity changes announced to every instance',
+    // Instances cache key lookups (http/auth.ts) and must drop them the moment a key is revoked,
+    // re-scoped or its agent renamed, wherever that happened (docs/contract/keys.md). The
+    // triggers announce exactly those changes, not lastUsedAt: both bump auth_epoch, which a
+    // SQLite instance reads only when the file changed (PRAGMA data_version); PostgreSQL also
+    // notifies channel afs_auth, which every instance listens on.
+    sqlite: AUTH_EPOCH_SQLITE,
+    postgres: AUTH_EPOCH_POSTGRES,
   },
 ];

@@ -6,6 +6,7 @@ import { sqlFamilies, type Families } from './families.js';
 import { MIGRATIONS } from './migrations.js';
 import { PgDb, pgTypes, withClient, type Queryable } from './postgres-db.js';
 import { readScope, ReplicaSet, type ReadScope } from './pg-replicas.js';
+import { AuthChannel } from './pg-auth-channel.js';
 import { refreshPlannerStats } from './planner-stats.js';
 import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
 import { StoreConflict, type ChangesetRecord, type CommitInput, type Store, type StoreObserver } from './types.js';
@@ -38,6 +39,7 @@ export class PostgresStore implements Store {
   /** An agent's concurrent commits share one transaction (pg-group-commit.ts). */
   private readonly group: GroupCommit;
   private closed = false;
+  private readonly auth: AuthChannel;
 
   constructor(opts: PostgresOptions) {
     // A database that does not answer a connect within 5 s fails the request (503) instead of holding it.
@@ -53,6 +55,11 @@ export class PostgresStore implements Store {
       this.replicaSet.start();
     }
     Object.assign(this, sqlFamilies(this.db));
+    this.auth = new AuthChannel(opts.connectionString);
+  }
+
+  authEpoch(): number | null {
+    return this.auth.epoch();
   }
 
   private readonly replicaSet: ReplicaSet | null = null;
@@ -118,7 +125,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.replicaSet?.close();
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.auth.close()]);
   }
 
   observe(observer: StoreObserver | null): void {

@@ -103,6 +103,11 @@ export interface Db {
    */
   allLong(q: Query, params: unknown[]): Promise<Row[]>;
   write<T>(program: () => Program<T>, opts?: WriteOptions): Promise<T>;
+  /**
+   * Moves whenever the database may have changed, from this process or any other (SQLite: see
+   * SqliteStore.dataStamp); a row read at one value is current while it holds. Absent: unknowable.
+   */
+  readonly stamp?: () => number;
 }
 
 /** Runs a program whose statements complete synchronously (SQLite). */

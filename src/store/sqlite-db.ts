@@ -12,6 +12,7 @@ export class SqliteDb implements Db {
     private readonly db: Database.Database,
     private readonly queue?: <T>(run: () => T) => Promise<T>,
     private readonly reader?: SqliteReader,
+    readonly stamp?: () => number,
   ) {}
 
   private stmt(q: Query): Database.Statement {

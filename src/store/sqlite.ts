@@ -110,6 +110,13 @@ export class SqliteStore implements Store {
   private lockWaitStartedMs = 0;
   private readonly busyTimeoutMs: number;
   private observer: StoreObserver | null = null;
+  /** Commits of this connection; with PRAGMA data_version (the others') it tells when to re-read auth_epoch. */
+  private commits = 0;
+  private readonly seen = { commits: -1, dataVersion: -1, stamp: 0 };
+  private dataVersionStmt: Database.Statement | null = null;
+  private epochStmt: Database.Statement | null = null;
+  private epoch = 0;
+  private epochAt = -1;
 
   constructor(opts: SqliteOptions) {
     mkdirSync(opts.dataDir, { recursive: true });
@@ -121,7 +128,17 @@ export class SqliteStore implements Store {
     this.steps = new SqliteSteps(this.db);
     this.pingStmt = this.db.prepare('SELECT 1');
     this.reader = new SqliteReader(this.settings);
-    Object.assign(this, sqlFamilies(new SqliteDb(this.db, (run) => this.write(run), this.reader)));
+    Object.assign(
+      this,
+      sqlFamilies(
+        new SqliteDb(
+          this.db,
+          (run) => this.write(run),
+          this.reader,
+          () => this.dataStamp(),
+        ),
+      ),
+    );
     this.bulk = new WorkerClient(new URL('./bulk-writer-thread.js', import.meta.url), this.settings, 'SQLite bulk writer');
     // The search index is written on a thread of its own (sqlite-indexer-thread.ts).
     const indexer = new WorkerClient(new URL('./sqlite-indexer-thread.js', import.meta.url), this.settings, 'SQLite indexer');
@@ -321,6 +338,43 @@ export class SqliteStore implements Store {
     for (const item of batch) item.reject(err);
   }
 
+  /**
+   * A number that moves whenever the file may have changed: a commit of this connection, or of any
+   * other (PRAGMA data_version: other processes, the bulk writer, the indexer). Rows read while it
+   * stands still are still current; checking costs one pragma (~1 µs), no table read.
+   */
+  dataStamp(): number {
+    const dataVersion = this.readDataVersion();
+    const seen = this.seen;
+    if (seen.commits !== this.commits || seen.dataVersion !== dataVersion) {
+      seen.commits = this.commits;
+      seen.dataVersion = dataVersion;
+      seen.stamp++;
+    }
+    return seen.stamp;
+  }
+
+  /**
+   * PRAGMA data_version on every call (~1 µs, no table read). Not reused within a turn of the event
+   * loop: a turn's timers run before it polls the sockets, so a value read then could predate a
+   * revocation another process finished before a request of the same turn was sent.
+   */
+  private readDataVersion(): number {
+    this.dataVersionStmt ??= this.db.prepare('PRAGMA data_version').pluck();
+    return this.dataVersionStmt.get() as number;
+  }
+
+  /** auth_epoch (bumped by triggers when a key or an agent's name or slug changes), re-read only when the file changed. */
+  authEpoch(): number {
+    const stamp = this.dataStamp();
+    if (this.epochAt !== stamp) {
+      this.epochStmt ??= this.db.prepare('SELECT epoch FROM auth_epoch WHERE id = 1').pluck();
+      this.epoch = this.epochStmt.get() as number;
+      this.epochAt = stamp;
+    }
+    return this.epoch;
+  }
+
   observe(observer: StoreObserver | null): void {
     this.observer = observer;
   }
@@ -376,6 +430,7 @@ export class SqliteStore implements Store {
         }
       }
       this.db.exec('COMMIT');
+      this.commits++;
       this.observer?.committed(batch.length, (performance.now() - startedAt) / 1000);
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -395,6 +450,7 @@ export class SqliteStore implements Store {
   private commitAlone(item: PendingWrite): void {
     try {
       item.resolve(waitingForLock(this.db, this.busyTimeoutMs, () => this.db.transaction(item.run).immediate()));
+      this.commits++;
     } catch (err) {
       item.reject(err);
     }

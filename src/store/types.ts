@@ -267,6 +267,12 @@ export interface StoreCore {
   commit(input: CommitInput): Promise<ChangesetRecord>;
   observe(observer: StoreObserver | null): void;
   /**
+   * A number that changes whenever any key or any agent's name or slug changes, on any instance
+   * sharing the database (migration 16's triggers); null while that cannot be known (PostgreSQL's
+   * notification channel is down), when nothing learned from the database may be kept.
+   */
+  authEpoch(): number | null;
+  /**
    * PostgreSQL: analyzes the hot tables that doubled since their last analysis (planner-stats.ts)
    * and returns them; SQLite: nothing (its plans are pinned where it matters: INDEXED BY).
    */
