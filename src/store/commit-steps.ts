@@ -24,8 +24,9 @@ import {
   insertEach,
   insertRow,
   updateNode,
-  type ChangesetRow,
+  changesetRow,
   type NodeRow,
+  type NodeUpdate,
 } from './tables.js';
 import { GET_NODE } from './tree.js';
 import type { PlannedChange } from './types.js';
@@ -47,12 +48,8 @@ const RAW_AGAIN = sql`
     FROM unnest(?::text[], ?::bytea[]) AS t(hash, content) WHERE b.agent_id = ? AND b.hash = t.hash AND b.encoding <> 'raw'`;
 
 const INSERT_NODE = insertRow(NODES, 'ON CONFLICT DO NOTHING');
-/** The node columns a planned state writes (fileId null: keep the current one). */
-type NodeState = ReturnType<typeof stateColumns>;
 /** Matches whether the row was live (for the file quota): live first, the common case (updates, deletes), then a tombstone. */
-const UPDATE_NODE = namedQuery<
-  NodeState & { agentId: string; path: string; nowMs: number; keyId: string; keyLabel: string; expectVersion: number; wasDeleted: boolean }
->(updateNode('max'));
+const UPDATE_NODE = namedQuery<NodeUpdate>(updateNode('max'));
 // Not RETURNING (here and in recordChangeset): the statement plus a primary-key read of what it
 // wrote costs less (a node update and the agent's, in a loop: 13.2 → 10.7 µs; beside FTS5 inserts
 // RETURNING cost 38 µs against 5, store/search-index.ts).
@@ -60,12 +57,6 @@ const WRITTEN_NODE = sql`SELECT version, updated_at_ms, file_id FROM nodes WHERE
 
 const CHARGE = namedQuery<{ agentId: string; addBytes: number; quotaBytes: number; addNodes: number; fileQuota: number }>(CHARGE_AGENT);
 const LAST_SEQ = sql`SELECT last_seq FROM agents WHERE id = ?`;
-
-/** The changeset row of a commit (its entries inline: all of a small one, the first ENTRY_INLINE of a big one). */
-export function changesetRow(agentId: string, seq: number, cs: Step<'recordChangeset'>['changeset']): ChangesetRow {
-  const { id, createdAtMs, keyId, keyLabel, tool, entryCount, root } = cs;
-  return { agentId, id, seq, createdAtMs, keyId, keyLabel, tool, entries: JSON.stringify(cs.entries), entryCount, root };
-}
 
 type StepPrograms = { [K in CommitStep['op']]: (s: Step<K>, d: Dialect) => Program<StepResults[K]> };
 

@@ -7,7 +7,7 @@
  * node. Every column list comes from tables.ts.
  */
 import type { AppliedNode, CommitStep } from './commit-program.js';
-import { num, splitPath, stateColumns } from './rows.js';
+import { num, splitPath, stateColumns, type NodeState } from './rows.js';
 import { all, get, namedQuery, type Program, type Row } from './sql.js';
 import {
   CHANGESETS,
@@ -16,6 +16,7 @@ import {
   VERSIONS,
   arrayParams,
   camel,
+  changesetRow,
   columnsOf,
   insertText,
   list,
@@ -23,6 +24,7 @@ import {
   updateNode,
   versionOfNode,
   type NodeRow,
+  type NodeUpdate,
 } from './tables.js';
 import type { PlannedChange } from './types.js';
 
@@ -44,18 +46,15 @@ export const BIG_COMMIT_SETUP = 'SET LOCAL enable_seqscan = off';
 const VERSION_LIST = list(columnsOf(VERSIONS));
 
 type Versioned = { op: string; changesetId: string };
-type NodeState = ReturnType<typeof stateColumns>;
 
-const INSERT_ONE = namedQuery<NodeRow & Versioned>(`WITH n AS (${insertText(NODES)} ON CONFLICT DO NOTHING RETURNING *)
-  INSERT INTO versions (${VERSION_LIST}) SELECT ${versionOfNode('', ':op', ':changesetId')} FROM n RETURNING version, updated_at_ms`);
+/** A node write (INSERT or UPDATE of one row) and its version row, in one round trip. */
+const andVersion = (write: string): string => `WITH n AS (${write} RETURNING *)
+  INSERT INTO versions (${VERSION_LIST}) SELECT ${versionOfNode('', ':op', ':changesetId')} FROM n RETURNING version, updated_at_ms`;
 
+const INSERT_ONE = namedQuery<NodeRow & Versioned>(andVersion(`${insertText(NODES)} ON CONFLICT DO NOTHING`));
 // A self-join reading the old row cost throughput under the edit benchmark (one agent, 50
 // connections): whether it was live is matched instead (`:wasDeleted`), live first.
-const UPDATE_ONE = namedQuery<
-  NodeState &
-    Versioned & { agentId: string; path: string; nowMs: number; keyId: string; keyLabel: string; expectVersion: number; wasDeleted: boolean }
->(`WITH n AS (${updateNode('GREATEST')} RETURNING *)
-  INSERT INTO versions (${VERSION_LIST}) SELECT ${versionOfNode('', ':op', ':changesetId')} FROM n RETURNING version, updated_at_ms`);
+const UPDATE_ONE = namedQuery<NodeUpdate & Versioned>(andVersion(updateNode('GREATEST')));
 
 /** The node columns batched rows carry (the others are the step's), then each row's op. */
 const BATCH_COLUMNS = ['kind', 'deleted', 'file_id', 'blob_hash', 'size', 'lines'] as const;
@@ -110,8 +109,7 @@ const RECORD = namedQuery<Record<string, unknown>>(`WITH a AS (${CHARGE_AGENT} R
   SELECT ${list(columnsOf(CHANGESETS).map((c) => (c === 'seq' ? 'last_seq' : `:${camel(c)}`)))} FROM a RETURNING seq`);
 
 export function* recordChangesetPg(s: RecordStep): Program<number | null> {
-  const cs = s.changeset;
-  const p = { ...s, ...cs, entries: JSON.stringify(cs.entries) };
+  const p = { ...s, ...changesetRow(s.agentId, 0, s.changeset) };
   const r = yield* get(RECORD.q, RECORD.params(p, 'postgres'));
   return r ? num(r[0]) : null;
 }

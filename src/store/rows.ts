@@ -164,14 +164,16 @@ export function idempotentFromRow(v: Row): IdempotentResult {
 }
 
 /** The column values a planned state writes into a node row (fileId null keeps the current one). */
-export function stateColumns(state: PlannedState): {
+export interface NodeState {
   kind: NodeKind;
   deleted: boolean;
   fileId: string | null;
   blobHash: string | null;
   size: number;
   lines: number | null;
-} {
+}
+
+export function stateColumns(state: PlannedState): NodeState {
   switch (state.kind) {
     case 'file':
       return { kind: 'file', deleted: false, fileId: state.fileId, blobHash: state.blob.hash, size: state.blob.size, lines: state.lines };

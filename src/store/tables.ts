@@ -5,7 +5,9 @@
  * through these, bound by name from one object per row (`RowOf`: the columns in camelCase).
  * The schema itself stays in migrations.ts; a column added there is added here when it is written.
  */
+import type { NodeState } from './rows.js';
 import { namedQuery, run, all, type Dialect, type Named, type Program } from './sql.js';
+import type { ChangesetRecord } from './types.js';
 
 type ColumnType = 'text' | 'integer' | 'bigint' | 'boolean' | 'bytea';
 /** A type, `?` when the column takes NULL. */
@@ -69,11 +71,13 @@ export const ENTRY_CHUNKS = table('changeset_entry_chunks', 'agent_id text, chan
 export const PROVENANCE = table('provenance', 'agent_id text, path text, version integer, from_slug text, from_path text, from_version integer');
 
 export type NodeRow = RowOf<typeof NODES.columns>;
-export type VersionRow = RowOf<typeof VERSIONS.columns>;
-export type BlobRow = RowOf<typeof BLOBS.columns>;
 export type ChangesetRow = RowOf<typeof CHANGESETS.columns>;
-export type ChunkRow = RowOf<typeof ENTRY_CHUNKS.columns>;
-export type ProvenanceRow = RowOf<typeof PROVENANCE.columns>;
+
+/** The changeset row of a commit (its entries inline: all of a small one, the first ENTRY_INLINE of a big one). */
+export function changesetRow(agentId: string, seq: number, cs: Omit<ChangesetRecord, 'seq'>): ChangesetRow {
+  const { id, createdAtMs, keyId, keyLabel, tool, entryCount, root } = cs;
+  return { agentId, id, seq, createdAtMs, keyId, keyLabel, tool, entries: JSON.stringify(cs.entries), entryCount, root };
+}
 
 /** The table's column names, in declared order, but for `except`. */
 export function columnsOf<C extends Columns>(t: Table<C>, except: ReadonlyArray<keyof C & string> = []): Array<keyof C & string> {
@@ -184,6 +188,17 @@ export function setNodeState(value: (column: string) => string, n: string, max: 
     created_at_ms = CASE WHEN ${n}deleted = TRUE AND ${value('deleted')} = FALSE THEN ${max}(:nowMs, ${n}updated_at_ms + 1) ELSE ${n}created_at_ms END,
     updated_at_ms = ${max}(:nowMs, ${n}updated_at_ms + 1), updated_by_key_id = :keyId, updated_by_label = :keyLabel, purged_at_ms = NULL`;
 }
+
+/** The parameters of updateNode's statement. */
+export type NodeUpdate = NodeState & {
+  agentId: string;
+  path: string;
+  nowMs: number;
+  keyId: string;
+  keyLabel: string;
+  expectVersion: number;
+  wasDeleted: boolean;
+};
 
 /** A head's update from the version it was planned from, live (`:wasDeleted` false) or a tombstone. */
 export const updateNode = (max: string): string => `UPDATE nodes SET ${setNodeState((c) => `:${camel(c)}`, '', max)}
