@@ -104,11 +104,14 @@ export function namedQuery<P extends object>(text: string | DialectPart): Named<
     q,
     params(p, dialect) {
       const values = p as Record<string, unknown>;
-      return (dialect === 'sqlite' ? sqliteNames : pgNames).map((n) => {
-        const v = values[n];
-        if (v === undefined) throw new Error(`${q.name}: no value for :${n}`);
-        return dialect === 'sqlite' && typeof v === 'boolean' ? (v ? 1 : 0) : v;
-      });
+      const names = dialect === 'sqlite' ? sqliteNames : pgNames;
+      const out = new Array<unknown>(names.length);
+      for (let i = 0; i < names.length; i++) {
+        const v = values[names[i]!];
+        if (v === undefined) throw new Error(`${q.name}: no value for :${names[i]}`);
+        out[i] = dialect === 'sqlite' && typeof v === 'boolean' ? (v ? 1 : 0) : v;
+      }
+      return out;
     },
   };
 }

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { CommitStep } from './commit-program.js';
 import { stepProgram } from './commit-steps.js';
-import { runProgramSync } from './sql.js';
+import { runProgramSync, type Stmt } from './sql.js';
 import { SqliteDb } from './sqlite-db.js';
 
 export class SqliteSteps {
@@ -16,7 +16,9 @@ export class SqliteSteps {
     this.db = new SqliteDb(db);
   }
 
+  private readonly run = (s: Stmt): unknown => this.db.exec(s);
+
   exec(step: CommitStep): unknown {
-    return runProgramSync(stepProgram(step, 'sqlite'), (s) => this.db.exec(s));
+    return runProgramSync(stepProgram(step, 'sqlite'), this.run);
   }
 }

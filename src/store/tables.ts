@@ -93,8 +93,10 @@ export function insertText<C extends Columns>(t: Table<C>): string {
   return `INSERT INTO ${t.name} (${list(cols)}) VALUES (${cols.map((c) => `:${camel(c)}`).join(', ')})`;
 }
 
+const withTail = (text: string, tail?: string): string => (tail ? `${text} ${tail}` : text);
+
 /** A row's insert, then `tail` (ON CONFLICT …). */
-export const insertRow = <C extends Columns>(t: Table<C>, tail = ''): Named<RowOf<C>> => namedQuery(`${insertText(t)}${tail ? ` ${tail}` : ''}`);
+export const insertRow = <C extends Columns>(t: Table<C>, tail?: string): Named<RowOf<C>> => namedQuery(withTail(insertText(t), tail));
 
 /** `unnest(:a::text[], :b::bigint[], …)`: the columns as arrays, each bound by its camelCase name. */
 export function unnestOf<C extends Columns>(t: Table<C>, cols: ReadonlyArray<keyof C & string>): string {
@@ -121,15 +123,15 @@ export function insertRows<C extends Columns>(
 ): RowsInsert<RowOf<C>> {
   const fixed = opts.fixed ?? [];
   const arrays = columnsOf(t, fixed);
-  const tail = `${opts.tail ? ` ${opts.tail}` : ''}`;
   const select = [...fixed.map((c) => `:${camel(c)}`), ...arrays.map((c) => `u.${c}`)];
+  const batch = withTail(
+    `INSERT INTO ${t.name} (${list([...fixed, ...arrays])}) SELECT ${select.join(', ')}
+       FROM ${unnestOf(t, arrays)} WITH ORDINALITY AS u(${list(arrays)}, ord) ORDER BY u.ord`,
+    opts.tail,
+  );
   return {
-    row: namedQuery(`${insertText(t)}${tail}`),
-    batch: namedQuery(
-      `INSERT INTO ${t.name} (${list([...fixed, ...arrays])}) SELECT ${select.join(', ')}
-         FROM ${unnestOf(t, arrays)} WITH ORDINALITY AS u(${list(arrays)}, ord) ORDER BY u.ord${tail}` +
-        (opts.returning ? ` RETURNING ${opts.returning}` : ''),
-    ),
+    row: insertRow(t, opts.tail),
+    batch: namedQuery(opts.returning ? `${batch} RETURNING ${opts.returning}` : batch),
     fixed: fixed.map(camel),
     arrays: arrays.map(camel),
     key: opts.returning ? camel(opts.returning) : null,
