@@ -69,9 +69,8 @@ const PACK_WRITE = sql`
      AND (? = '' OR NOT EXISTS (SELECT 1 FROM blobs d WHERE d.agent_id = ? AND d.base_hash = ?))`;
 const KEEP_RAW = sql`UPDATE blobs SET packed = TRUE WHERE agent_id = ? AND hash = ? AND encoding = 'raw' AND NOT EXISTS (${LIVE_BLOB})`;
 /** A head stored encoded (restored from an old version) made raw again; its dependents stay valid (same bytes). */
-export const REMATERIALIZE_SQL =
-  "UPDATE blobs SET content = ?, encoding = 'raw', base_hash = NULL, depth = 0, packed = FALSE WHERE agent_id = ? AND hash = ? AND encoding <> 'raw'";
-const REMATERIALIZE = sql`${REMATERIALIZE_SQL}`;
+export const REMATERIALIZE = sql`
+  UPDATE blobs SET content = ?, encoding = 'raw', base_hash = NULL, depth = 0, packed = FALSE WHERE agent_id = ? AND hash = ? AND encoding <> 'raw'`;
 const DEPENDENTS = sql`SELECT hash, base_hash FROM blobs WHERE agent_id = ? AND base_hash = ?*`;
 const REBASE = sql`UPDATE blobs SET encoding = ?, base_hash = NULL, depth = 0, content = ? WHERE agent_id = ? AND hash = ? AND base_hash = ?`;
 

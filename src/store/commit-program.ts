@@ -2,8 +2,8 @@
  * The commit algorithm, written once for both backends as a generator of storage steps.
  * SQLite runs a small commit synchronously inside one IMMEDIATE transaction (so no other
  * request's statements can interleave) and a big one in slices on a connection of its own;
- * PostgreSQL runs it asynchronously inside BEGIN…COMMIT. Each backend maps a step to its own
- * SQL. Locks are always taken in the same order (blobs by hash, nodes by path, then the agent
+ * PostgreSQL runs it asynchronously inside BEGIN…COMMIT. A step is data (it crosses to SQLite's
+ * bulk writer thread whole); what it runs is a `sql` program written once (commit-steps.ts). Locks are always taken in the same order (blobs by hash, nodes by path, then the agent
  * row) so concurrent commits cannot deadlock.
  *
  * Work per step is bounded (`batch` changes, ENTRY_CHUNK entries, a few blobs) and the JS work
@@ -113,6 +113,11 @@ export interface StepResults {
 
 type Program = Generator<CommitStep, ChangesetRecord, unknown>;
 
+/** One step, answered with its own result type (the runner gives back what stepProgram returned). */
+function* step<S extends CommitStep>(s: S): Generator<CommitStep, StepResults[S['op']], unknown> {
+  return (yield s) as StepResults[S['op']];
+}
+
 function entryOf(c: PlannedChange, r: AppliedNode): ChangesetEntry {
   return {
     path: c.path,
@@ -130,14 +135,14 @@ function* insertBlobs(input: CommitInput): Generator<CommitStep, number, unknown
   const sorted = [...blobs.keys()].sort().map((h) => blobs.get(h)!);
   let addBytes = 0;
   for (let i = 0; i < sorted.length;) {
-    const step: BlobInput[] = [];
+    const group: BlobInput[] = [];
     let bytes = 0;
-    while (i < sorted.length && step.length < BLOBS_PER_STEP && (step.length === 0 || bytes + sorted[i]!.size <= BLOB_BYTES_PER_STEP)) {
+    while (i < sorted.length && group.length < BLOBS_PER_STEP && (group.length === 0 || bytes + sorted[i]!.size <= BLOB_BYTES_PER_STEP)) {
       bytes += sorted[i]!.size;
-      step.push(sorted[i++]!);
+      group.push(sorted[i++]!);
     }
-    const inserted = (yield { op: 'insertBlobs', agentId: input.agentId, blobs: step }) as StepResults['insertBlobs'];
-    step.forEach((b, j) => {
+    const inserted = yield* step({ op: 'insertBlobs', agentId: input.agentId, blobs: group });
+    group.forEach((b, j) => {
       if (inserted[j]) addBytes += b.size;
     });
   }
@@ -182,7 +187,7 @@ function* applyChanges(
   const packPaths: string[] = [];
   for (let i = 0; i < byPath.length; i += batch) {
     const changes = byPath.slice(i, Math.min(byPath.length, i + batch));
-    const results = (yield {
+    const results = yield* step({
       op: 'applyNodes',
       agentId,
       changes,
@@ -190,12 +195,12 @@ function* applyChanges(
       changesetId,
       keyId: input.keyId,
       keyLabel: input.keyLabel,
-    }) as StepResults['applyNodes'];
+    });
     for (let j = 0; j < changes.length; j++) {
       const r = results[j];
       const change = changes[j]!;
       if (!r) {
-        const current = (yield { op: 'getNode', agentId, path: change.path }) as StepResults['getNode'];
+        const current = yield* step({ op: 'getNode', agentId, path: change.path });
         throw new StoreConflict(change.path, change.expectVersion, current);
       }
       applied[i + j] = r;
@@ -255,7 +260,7 @@ function* quotaExceeded(
   addNodes: number,
   fileQuota: number,
 ): Generator<CommitStep, StoreQuotaExceeded, unknown> {
-  const agent = (yield { op: 'getAgent', agentId: input.agentId }) as StepResults['getAgent'];
+  const agent = yield* step({ op: 'getAgent', agentId: input.agentId });
   const bytes = agent?.storageBytes ?? 0;
   if (addBytes > 0 && bytes + addBytes > input.quotaBytes) return new StoreQuotaExceeded('storage', bytes, addBytes, input.quotaBytes);
   return new StoreQuotaExceeded('files', agent?.nodeCount ?? 0, addNodes, fileQuota);
@@ -265,14 +270,14 @@ function* quotaExceeded(
 function* storeIdempotency(input: CommitInput, changeset: ChangesetRecord, nowMs: number): Generator<CommitStep, void, unknown> {
   if (!input.idempotency) return;
   const response = JSON.stringify(input.idempotency.respond(changeset));
-  const ok = (yield {
+  const ok = yield* step({
     op: 'insertIdempotency',
     agentId: input.agentId,
     key: input.idempotency.key,
     requestHash: input.idempotency.requestHash,
     response,
     createdAtMs: nowMs,
-  }) as StepResults['insertIdempotency'];
+  });
   if (!ok) throw new StoreIdempotencyTaken(input.idempotency.key);
 }
 
@@ -285,7 +290,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
   const { agentId } = input;
   if (input.grant) {
     const { shareId, recipientId } = input.grant;
-    const live = (yield { op: 'checkGrant', ownerId: agentId, shareId, recipientId, nowMs }) as StepResults['checkGrant'];
+    const live = yield* step({ op: 'checkGrant', ownerId: agentId, shareId, recipientId, nowMs });
     if (!live) throw new StoreGrantEnded(shareId);
   }
   const addBytes = yield* insertBlobs(input);
@@ -306,7 +311,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
     entryCount: count,
     root,
   };
-  const seq = (yield {
+  const seq = yield* step({
     op: 'recordChangeset',
     agentId,
     addBytes,
@@ -316,7 +321,7 @@ export function* commitProgram(input: CommitInput, nowMs: number, batch = Number
     changeset,
     searchPaths,
     packPaths,
-  }) as StepResults['recordChangeset'];
+  });
   if (seq == null) throw yield* quotaExceeded(input, addBytes, addNodes, fileQuota);
   changeset.seq = seq;
   changeset.entries = entries;

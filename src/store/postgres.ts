@@ -4,14 +4,14 @@ import { commitProgram, runAsync } from './commit-program.js';
 import { GroupCommit } from './pg-group-commit.js';
 import { sqlFamilies, type Families } from './families.js';
 import { MIGRATIONS } from './migrations.js';
-import { PgDb, pgTypes, withClient, type Queryable } from './postgres-db.js';
+import { PgDb, pgTypes, withClient } from './postgres-db.js';
 import { readScope, ReplicaSet, type ReadScope } from './pg-replicas.js';
 import { AuthChannel } from './pg-auth-channel.js';
 import { refreshPlannerStats } from './planner-stats.js';
-import { BIG_COMMIT_SETUP, PG_BATCH, PostgresSteps, ROW_AT_A_TIME } from './postgres-steps.js';
+import { stepProgram } from './commit-steps.js';
+import { runProgram } from './sql.js';
+import { BIG_COMMIT_SETUP, PG_BATCH, ROW_AT_A_TIME } from './postgres-steps.js';
 import { StoreConflict, type ChangesetRecord, type CommitInput, type Store, type StoreObserver } from './types.js';
-
-type Row = Record<string, unknown>;
 
 // Serialization failures and deadlocks are retried by the caller as ordinary conflicts.
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -34,8 +34,6 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
   private readonly db: PgDb;
-  private readonly names = new Map<string, string>();
-  private readonly steps: PostgresSteps;
   /** An agent's concurrent commits share one transaction (pg-group-commit.ts). */
   private readonly group: GroupCommit;
   private closed = false;
@@ -47,7 +45,6 @@ export class PostgresStore implements Store {
     // An idle client losing its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
     this.db = new PgDb(this.pool);
-    this.steps = new PostgresSteps((c, sql, params) => this.q(c, sql, params), this.db);
     this.group = new GroupCommit(this.db);
     if (opts.replicas?.urls.length) {
       this.replicaSet = new ReplicaSet(this.pool, { ...opts.replicas, poolSize: opts.poolSize });
@@ -79,16 +76,6 @@ export class PostgresStore implements Store {
 
   replicaStats(): ReturnType<ReplicaSet['stats']> {
     return this.replicaSet?.stats() ?? [];
-  }
-
-  /** The commit steps' own statements, as named prepared statements (one name per distinct SQL text). */
-  private async q(db: Queryable, sql: string, params: unknown[] = []): Promise<pg.QueryResult<Row>> {
-    let name = this.names.get(sql);
-    if (!name) {
-      name = `afs_${this.names.size + 1}`;
-      this.names.set(sql, name);
-    }
-    return db.query({ name, text: sql, values: params });
   }
 
   async migrate(): Promise<number> {
@@ -146,7 +133,11 @@ export class PostgresStore implements Store {
         // SET LOCAL lasts to the batch's COMMIT: harmless for the commits after it (all index lookups).
         if (input.changes.length > ROW_AT_A_TIME) await c.query(BIG_COMMIT_SETUP);
         // The time is taken when the commit runs, not when it queued: changes stay in time order.
-        return runAsync(commitProgram(input, Date.now(), PG_BATCH), (step) => this.steps.exec(c, step), SLICE_MS);
+        return runAsync(
+          commitProgram(input, Date.now(), PG_BATCH),
+          (step) => runProgram(stepProgram(step, 'postgres'), (s) => this.db.exec(c, s)),
+          SLICE_MS,
+        );
       });
       this.replicaSet?.wrote();
       return changeset;

@@ -3,7 +3,7 @@
  * the column list beside each mapper (better-sqlite3 raw mode, pg rowMode 'array'), which spares
  * building a named-property object per row (measured on SQLite: 10,000 node rows in 60 ms as
  * objects, 21 ms as arrays). A query selects `${X_COLUMNS}` and maps with `xFromRow`: keep the
- * two side by side when adding a column. Booleans come back as 1/0 (SQLite) or true/false.
+ * two side by side when adding a column (the write path's lists come from tables.ts's declarations). Booleans come back as 1/0 (SQLite) or true/false.
  */
 import type { Scope } from '../core/scopes.js';
 import type {
@@ -19,6 +19,7 @@ import type {
   PlannedState,
   VersionRecord,
 } from './types.js';
+import { CHANGESETS, NODES, VERSIONS, columnsOf, list } from './tables.js';
 
 type Row = unknown[];
 
@@ -35,8 +36,7 @@ export const qualified = (cols: string, alias: string): string =>
     .map((c) => `${alias}.${c}`)
     .join(', ');
 
-export const NODE_COLUMNS =
-  'path, kind, deleted, version, file_id, blob_hash, size, lines, created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms';
+export const NODE_COLUMNS = list(columnsOf(NODES, ['agent_id', 'parent', 'name']));
 export const NODE_COLUMN_COUNT = NODE_COLUMNS.split(', ').length;
 
 export function nodeFromRow(v: Row): NodeRecord {
@@ -63,7 +63,7 @@ export function summaryFromRow(v: Row): NodeSummary {
   return { path: String(v[0]), kind: v[1] as NodeKind, size: num(v[2]), updatedAtMs: num(v[3]), blobHash: strOrNull(v[4]) };
 }
 
-export const VERSION_COLUMNS = 'path, version, kind, op, deleted, file_id, blob_hash, size, lines, updated_at_ms, changeset_id, key_id, key_label';
+export const VERSION_COLUMNS = list(columnsOf(VERSIONS, ['agent_id']));
 export const VERSION_COLUMN_COUNT = VERSION_COLUMNS.split(', ').length;
 
 export function versionFromRow(v: Row): VersionRecord {
@@ -139,7 +139,7 @@ export function keyParams(k: KeyRecord & { hash: string }): unknown[] {
   ];
 }
 
-export const CHANGESET_COLUMNS = 'id, seq, created_at_ms, key_id, key_label, tool, entries, entry_count, root';
+export const CHANGESET_COLUMNS = list(columnsOf(CHANGESETS, ['agent_id']));
 
 export function changesetFromRow(v: Row): ChangesetRecord {
   const entries = JSON.parse(String(v[6])) as ChangesetRecord['entries'];
@@ -164,14 +164,16 @@ export function idempotentFromRow(v: Row): IdempotentResult {
 }
 
 /** The column values a planned state writes into a node row (fileId null keeps the current one). */
-export function stateColumns(state: PlannedState): {
+export interface NodeState {
   kind: NodeKind;
   deleted: boolean;
   fileId: string | null;
   blobHash: string | null;
   size: number;
   lines: number | null;
-} {
+}
+
+export function stateColumns(state: PlannedState): NodeState {
   switch (state.kind) {
     case 'file':
       return { kind: 'file', deleted: false, fileId: state.fileId, blobHash: state.blob.hash, size: state.blob.size, lines: state.lines };

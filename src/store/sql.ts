@@ -7,6 +7,8 @@
  *   SQLite runs the statement once per element (in-process calls are cheaper than a temp table);
  * - `dialect({ sqlite, postgres })` for a fragment that must differ (INDEXED BY, max/GREATEST);
  * - booleans as TRUE/FALSE literals, which SQLite (3.23+) reads as 1/0.
+ * `named` compiles the same way from `:name` parameters bound from one object (the write path's
+ * statements, store/tables.ts).
  * Rows come back as arrays in SELECT order on both (see rows.ts for the one mapper per record).
  * Writes are programs (generators yielding statements), run by SQLite inside its group commit
  * and by PostgreSQL inside a transaction: one algorithm, two runners, as commit-program.ts does.
@@ -54,6 +56,64 @@ export function sql(strings: TemplateStringsArray, ...parts: Array<string | numb
     return `$${++n}`;
   });
   return { sqlite: sqlite.replace(/\?\*/g, '?'), postgres, name: `afs_q${++queries}`, listAt };
+}
+
+/** A query whose parameters are named (`:name`) and bound from one object (see `named`). */
+export interface Named<P> {
+  readonly q: Query;
+  /** The values in the order the dialect's text takes them; SQLite gets booleans as 1/0. */
+  params(p: P, dialect: Dialect): unknown[];
+}
+
+/** `:name`, not `::type` (a PostgreSQL cast) nor `x:y`. */
+const NAME = /(?<![:\w]):([A-Za-z]\w*)/g;
+
+/**
+ * A query with named parameters (`:nowMs`), compiled once like `sql`: SQLite gets a `?` per
+ * appearance (the name's value repeated), PostgreSQL a `$n` per distinct name, so a value used
+ * three times is sent once. A write of 15 columns is then an object, not 15 values in order.
+ */
+export function named<P extends object>(strings: TemplateStringsArray, ...parts: Array<string | number | DialectPart>): Named<P> {
+  const text = { sqlite: strings[0]!, postgres: strings[0]! };
+  parts.forEach((p, i) => {
+    text.sqlite += (typeof p === 'object' ? p.sqlite : String(p)) + strings[i + 1]!;
+    text.postgres += (typeof p === 'object' ? p.postgres : String(p)) + strings[i + 1]!;
+  });
+  return namedQuery(text);
+}
+
+/** `named` for a text built by code (store/tables.ts), the same for both dialects or one each. */
+export function namedQuery<P extends object>(text: string | DialectPart): Named<P> {
+  if (typeof text === 'string') text = { sqlite: text, postgres: text };
+  const sqliteNames: string[] = [];
+  const pgNames: string[] = [];
+  const q: Query = {
+    sqlite: text.sqlite.replace(NAME, (_, n: string) => {
+      sqliteNames.push(n);
+      return '?';
+    }),
+    postgres: text.postgres.replace(NAME, (_, n: string) => {
+      let at = pgNames.indexOf(n);
+      if (at < 0) at = pgNames.push(n) - 1;
+      return `$${at + 1}`;
+    }),
+    name: `afs_q${++queries}`,
+    listAt: -1,
+  };
+  return {
+    q,
+    params(p, dialect) {
+      const values = p as Record<string, unknown>;
+      const names = dialect === 'sqlite' ? sqliteNames : pgNames;
+      const out = new Array<unknown>(names.length);
+      for (let i = 0; i < names.length; i++) {
+        const v = values[names[i]!];
+        if (v === undefined) throw new Error(`${q.name}: no value for :${names[i]}`);
+        out[i] = dialect === 'sqlite' && typeof v === 'boolean' ? (v ? 1 : 0) : v;
+      }
+      return out;
+    },
+  };
 }
 
 /** One statement of a write program; `get` yields the first row (or undefined), `run` the rows changed. */

@@ -11,9 +11,9 @@
  * new key: an import that fails half-way leaves nothing reachable, and discardAgentRows cleans up.
  */
 import {
-  CHANGESET_COLUMNS,
   KEY_INSERT_COLUMNS,
   VERSION_COLUMNS,
+  VERSION_COLUMN_COUNT,
   keyParams,
   num,
   numOrNull,
@@ -22,7 +22,23 @@ import {
   strOrNull,
   versionFromRow,
 } from './rows.js';
-import { all, isUniqueViolation, run, sql, type Db, type Program } from './sql.js';
+import { isUniqueViolation, run, sql, type Db, type Dialect, type Program } from './sql.js';
+import {
+  BLOBS,
+  BLOB_ROWS,
+  CHANGESETS,
+  CHANGESET_ROWS,
+  CHUNK_ROWS,
+  ENTRY_CHUNKS,
+  NODES,
+  NODE_ROWS,
+  PROVENANCE,
+  PROVENANCE_ROWS,
+  VERSIONS,
+  VERSION_ROWS,
+  insertAll,
+  insertEach,
+} from './tables.js';
 import { StoreSlugTaken, type ChangesetEntry, type ChangesetRecord, type KeyRecord, type NodeRecord, type VersionRecord } from './types.js';
 
 export interface CopiedFrom {
@@ -154,31 +170,6 @@ const COMMENTS = sql`
    WHERE author_id = ? AND seq > ? ORDER BY seq LIMIT ?`;
 const EXISTING_CHANGESETS = sql`SELECT id FROM changesets WHERE id = ?*`;
 
-const INSERT_BLOB = sql`INSERT INTO blobs (agent_id, hash, size, content) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`;
-const INSERT_VERSION = sql`INSERT INTO versions (agent_id, ${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-// PostgreSQL: one statement per batch (a row each was a round trip each: 20,000 versions took
-// 30-60 s). SQLite runs the row statements in process, where a statement costs microseconds.
-const INSERT_BLOBS_PG = sql`
-  INSERT INTO blobs (agent_id, hash, size, content) SELECT ?, * FROM unnest(?::text[], ?::bigint[], ?::bytea[])
-  ON CONFLICT DO NOTHING RETURNING size`;
-const INSERT_VERSIONS_PG = sql`
-  INSERT INTO versions (agent_id, ${VERSION_COLUMNS})
-  SELECT ?, * FROM unnest(?::text[], ?::integer[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[], ?::bigint[], ?::integer[],
-                          ?::bigint[], ?::text[], ?::text[], ?::text[])`;
-const INSERT_NODES_PG = sql`
-  INSERT INTO nodes (agent_id, path, parent, name, kind, deleted, version, file_id, blob_hash, size, lines,
-                     created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms)
-  SELECT ?, * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::integer[], ?::text[], ?::text[], ?::bigint[],
-                          ?::integer[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::bigint[])`;
-const INSERT_PROVENANCE = sql`
-  INSERT INTO provenance (agent_id, path, version, from_slug, from_path, from_version) VALUES (?, ?, ?, ?, ?, ?)`;
-const INSERT_CHANGESET = sql`
-  INSERT INTO changesets (agent_id, ${CHANGESET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const INSERT_CHUNK = sql`INSERT INTO changeset_entry_chunks (agent_id, changeset_id, first_path, entries) VALUES (?, ?, ?, ?)`;
-const INSERT_NODE = sql`
-  INSERT INTO nodes (agent_id, path, parent, name, kind, deleted, version, file_id, blob_hash, size, lines,
-                     created_at_ms, updated_at_ms, updated_by_key_id, updated_by_label, purged_at_ms)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_AGENT = sql`
   INSERT INTO agents (id, name, slug, created_at_ms, storage_bytes, last_seq, node_count, last_active_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_KEY = sql`INSERT INTO api_keys (${KEY_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -187,17 +178,13 @@ const ENQUEUE_FILES = sql`
   INSERT INTO search_outbox (type, owner_id, ref) SELECT 'file', agent_id, path FROM nodes WHERE agent_id = ? AND kind = 'file' AND deleted = FALSE`;
 // Imported contents arrive raw: the packer stores the superseded ones compactly (store/blob-pack.ts).
 const ENQUEUE_PACK = sql`INSERT INTO pack_queue (agent_id, path) SELECT DISTINCT agent_id, path FROM versions WHERE agent_id = ? AND blob_hash IS NOT NULL`;
-const DISCARD = ['blobs', 'versions', 'nodes', 'changesets', 'changeset_entry_chunks', 'provenance'].map(
-  (table) => sql`DELETE FROM ${table} WHERE agent_id = ?`,
-);
-
-const VERSION_WIDTH = VERSION_COLUMNS.split(', ').length;
+const DISCARD = [BLOBS, VERSIONS, NODES, CHANGESETS, ENTRY_CHUNKS, PROVENANCE].map((t) => sql`DELETE FROM ${t.name} WHERE agent_id = ?`);
 
 function exportVersionFromRow(r: unknown[]): ExportVersion {
-  const from = r[VERSION_WIDTH];
+  const from = r[VERSION_COLUMN_COUNT];
   return {
     ...versionFromRow(r),
-    copiedFrom: from == null ? null : { slug: String(from), path: String(r[VERSION_WIDTH + 1]), version: num(r[VERSION_WIDTH + 2]) },
+    copiedFrom: from == null ? null : { slug: String(from), path: String(r[VERSION_COLUMN_COUNT + 1]), version: num(r[VERSION_COLUMN_COUNT + 2]) },
   };
 }
 
@@ -236,93 +223,29 @@ function commentFromRow(r: unknown[]): ExportComment & { seq: number } {
   };
 }
 
-/** Columns of rows, for an unnest() insert: column i is rows.map(r => r[i]). */
-function columns(rows: unknown[][]): unknown[][] {
-  return rows.length ? rows[0]!.map((_, i) => rows.map((r) => r[i])) : [];
+function* insertVersions(d: Dialect, agentId: string, versions: ExportVersion[]): Program<void> {
+  yield* insertAll(
+    d,
+    VERSION_ROWS,
+    versions.map((v) => ({ ...v, agentId })),
+  );
+  const copies = versions.filter((v) => v.copiedFrom);
+  const provenance = copies.map(({ path, version, copiedFrom: from }) => ({
+    agentId,
+    path,
+    version,
+    fromSlug: from!.slug,
+    fromPath: from!.path,
+    fromVersion: from!.version,
+  }));
+  yield* insertAll(d, PROVENANCE_ROWS, provenance);
 }
 
-function* insertVersionsPg(agentId: string, versions: ExportVersion[]): Program<void> {
-  const rows = versions.map((v) => [
-    v.path,
-    v.version,
-    v.kind,
-    v.op,
-    v.deleted,
-    v.fileId,
-    v.blobHash,
-    v.size,
-    v.lines,
-    v.updatedAtMs,
-    v.changesetId,
-    v.keyId,
-    v.keyLabel,
-  ]);
-  if (rows.length) yield* run(INSERT_VERSIONS_PG, [agentId, ...columns(rows)]);
-  for (const v of versions) {
-    if (v.copiedFrom) yield* run(INSERT_PROVENANCE, [agentId, v.path, v.version, v.copiedFrom.slug, v.copiedFrom.path, v.copiedFrom.version]);
-  }
-}
-
-function* insertNodesPg(agentId: string, nodes: ImportNode[]): Program<void> {
-  const rows = nodes.map((n) => {
-    const { parent, name } = splitPath(n.path);
-    const r = [n.path, parent, name, n.kind, n.deleted, n.version, n.fileId, n.blobHash, n.size, n.lines];
-    return [...r, n.createdAtMs, n.updatedAtMs, n.updatedByKeyId, n.updatedByLabel, n.purgedAtMs];
-  });
-  if (rows.length) yield* run(INSERT_NODES_PG, [agentId, ...columns(rows)]);
-}
-
-function* insertVersions(agentId: string, versions: ExportVersion[]): Program<void> {
-  for (const v of versions) {
-    yield* run(INSERT_VERSION, [
-      agentId,
-      v.path,
-      v.version,
-      v.kind,
-      v.op,
-      v.deleted ? 1 : 0,
-      v.fileId,
-      v.blobHash,
-      v.size,
-      v.lines,
-      v.updatedAtMs,
-      v.changesetId,
-      v.keyId,
-      v.keyLabel,
-    ]);
-    if (v.copiedFrom) yield* run(INSERT_PROVENANCE, [agentId, v.path, v.version, v.copiedFrom.slug, v.copiedFrom.path, v.copiedFrom.version]);
-  }
-}
-
-function* insertChangesets(agentId: string, changesets: ImportChangeset[]): Program<void> {
-  for (const { record: c, inline, chunks } of changesets) {
-    yield* run(INSERT_CHANGESET, [agentId, c.id, c.seq, c.createdAtMs, c.keyId, c.keyLabel, c.tool, JSON.stringify(inline), c.entryCount, c.root]);
-    for (const chunk of chunks) yield* run(INSERT_CHUNK, [agentId, c.id, chunk.firstPath, chunk.entries]);
-  }
-}
-
-function* insertNodes(agentId: string, nodes: ImportNode[]): Program<void> {
-  for (const n of nodes) {
-    const { parent, name } = splitPath(n.path);
-    yield* run(INSERT_NODE, [
-      agentId,
-      n.path,
-      parent,
-      name,
-      n.kind,
-      n.deleted ? 1 : 0,
-      n.version,
-      n.fileId,
-      n.blobHash,
-      n.size,
-      n.lines,
-      n.createdAtMs,
-      n.updatedAtMs,
-      n.updatedByKeyId,
-      n.updatedByLabel,
-      n.purgedAtMs,
-    ]);
-  }
+function* insertChangesets(d: Dialect, agentId: string, changesets: ImportChangeset[]): Program<void> {
+  const rows = changesets.map(({ record: c, inline }) => ({ ...c, agentId, entries: JSON.stringify(inline) }));
+  yield* insertAll(d, CHANGESET_ROWS, rows);
+  const chunks = changesets.flatMap(({ record: c, chunks }) => chunks.map((k) => ({ agentId, changesetId: c.id, ...k })));
+  yield* insertAll(d, CHUNK_ROWS, chunks);
 }
 
 export function transferStore(db: Db): TransferStore {
@@ -388,31 +311,24 @@ function importRows(db: Db): Omit<TransferStore, ExportMethods> {
     },
     importBlobs(agentId, blobs) {
       // One transaction per batch (PostgreSQL committed each row on its own: a WAL flush per content).
-      if (db.dialect === 'postgres') {
-        const params = [agentId, blobs.map((b) => b.hash), blobs.map((b) => b.bytes.length), blobs.map((b) => b.bytes)];
-        return db.write(
-          function* () {
-            return (yield* all(INSERT_BLOBS_PG, params)).reduce((n, r) => n + Number(r[0]), 0);
-          },
-          { atomic: true },
-        );
-      }
-      return db.write(function* () {
-        let added = 0;
-        for (const b of blobs) added += (yield* run(INSERT_BLOB, [agentId, b.hash, b.bytes.length, b.bytes])) > 0 ? b.bytes.length : 0;
-        return added;
-      });
+      const rows = blobs.map((b) => ({ agentId, hash: b.hash, size: b.bytes.length, content: b.bytes }));
+      return db.write(
+        function* () {
+          const written = yield* insertEach(db.dialect, BLOB_ROWS, rows);
+          return rows.reduce((n, r, i) => n + (written[i] ? r.size : 0), 0);
+        },
+        { atomic: true },
+      );
     },
     importVersions(agentId, versions) {
-      const program = db.dialect === 'postgres' ? insertVersionsPg : insertVersions;
-      return db.write(() => program(agentId, versions), { atomic: true });
+      return db.write(() => insertVersions(db.dialect, agentId, versions), { atomic: true });
     },
     importChangesets(agentId, changesets) {
-      return db.write(() => insertChangesets(agentId, changesets), { atomic: true });
+      return db.write(() => insertChangesets(db.dialect, agentId, changesets), { atomic: true });
     },
-    importNodes(agentId, nodes) {
-      const program = db.dialect === 'postgres' ? insertNodesPg : insertNodes;
-      return db.write(() => program(agentId, nodes), { atomic: true });
+    async importNodes(agentId, nodes) {
+      const rows = nodes.map((n) => ({ ...n, agentId, ...splitPath(n.path) }));
+      await db.write(() => insertAll(db.dialect, NODE_ROWS, rows), { atomic: true });
     },
     finishImport(agent, key) {
       return db.write(
