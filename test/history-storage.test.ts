@@ -281,6 +281,10 @@ for (const backend of heavyBackends()) {
           'DROP TABLE pack_queue',
           // …and without what later migrations added (each then runs again).
           'ALTER TABLE shares DROP COLUMN include_history',
+          ...(backend === 'sqlite'
+            ? ['api_keys_auth_update', 'api_keys_auth_delete', 'agents_auth_update', 'agents_auth_delete'].map((t) => `DROP TRIGGER ${t}`)
+            : ['DROP TRIGGER api_keys_auth ON api_keys', 'DROP TRIGGER agents_auth ON agents', 'DROP FUNCTION afs_auth_changed']),
+          'DROP TABLE auth_epoch',
           'DELETE FROM schema_migrations WHERE version >= 11',
         ]);
         store = openStore(testConfig(db));

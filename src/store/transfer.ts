@@ -311,7 +311,7 @@ function importRows(db: Db): Omit<TransferStore, ExportMethods> {
     },
     importBlobs(agentId, blobs) {
       // One transaction per batch (PostgreSQL committed each row on its own: a WAL flush per content).
-      const rows = blobs.map((b) => ({ agentId, hash: b.hash, size: b.bytes.length, content: b.bytes }));
+      const rows = blobs.map((b) => ({ agentId, hash: b.hash, size: b.bytes.length, content: b.bytes, encoding: 'raw' }));
       return db.write(
         function* () {
           const written = yield* insertEach(db.dialect, BLOB_ROWS, rows);

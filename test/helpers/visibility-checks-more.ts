@@ -114,9 +114,12 @@ export async function searchChecks(p: Probe): Promise<void> {
       if (!path) continue;
       const owner = path.startsWith(p.pub('/')) ? path.slice(p.pub('').length) : path.startsWith(p.shr('/')) ? path.slice(p.shr('').length) : null;
       if (owner === null) continue;
+      // A published directory (its publicPath) is visible when a file under it is.
+      const underPublished = item.type === 'published' && [...view.published[viewer].keys()].some((f) => f.startsWith(`${owner}/`));
       const ok = path.startsWith('/shared/')
         ? viewer === 'recipient' && view.shared.has(owner)
         : view.published[viewer].has(owner) ||
+          underPublished ||
           view.ambiguous.has(owner) ||
           (attachmentPaths.get(path) === true && !(viewer === 'stranger' && view.strangerBlocksOwner));
       if (!ok) p.fail('search.hidden-path', `${viewer} search finds ${item.type} ${path}, which it may not read`);
