@@ -1,0 +1,203 @@
+// This service's POST /mcp against the official MCP filesystem server
+// (@modelcontextprotocol/server-filesystem: stdio, plain files, no versions, no auth), driven one
+// call at a time by the same MCP SDK client: read a 1 KB file, write 1 KB, edit one line, list a
+// directory of 20 files. Measures each server's CPU per call from /proc/<pid>/stat (user + system,
+// all threads); on PostgreSQL also the CPU of the backends serving this server's database (their
+// pids from pg_stat_activity: other sessions use the same PostgreSQL). The two alternate, round
+// after round (the machine is shared), and the table gives each one's median over the rounds.
+// Run: npm run bench:mcp-fs [-- --calls 1000 --rounds 3 --backends sqlite,postgres]
+// BENCH_NODE_ARGS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof) adds node flags to our server.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { gitRev, median, register } from './common.mjs';
+import { cpuOf, startServer } from './server-process.mjs';
+
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const ADMIN_PG = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const FS_SERVER = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+
+const { values: opts } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '3' },
+    backends: { type: 'string', default: 'sqlite,postgres' },
+    only: { type: 'string', default: 'read,write,edit,list' },
+  },
+});
+const CALLS = Number(opts.calls);
+const WARMUP = Number(opts.warmup);
+const ROUNDS = Number(opts.rounds);
+
+/** 1 KB of text in 16 lines of 64 bytes; line 8 is the one the edit scenario flips. */
+const text = (tag) =>
+  Array.from({ length: 16 }, (_, i) => `${i === 7 ? 'EDIT-A' : `line ${String(i).padStart(2, '0')}`} ${tag} `.padEnd(63, '.') + '\n').join('');
+
+/**
+ * The four scenarios, each as the call for one side (`p` maps a path under the tree's root to the
+ * server's own path). The write writes new content each call (ours: a new version each); the edit
+ * flips line 8 between two texts (each call a change).
+ */
+const SCENARIOS = {
+  read: { ours: 'read', theirs: 'read_text_file', args: (p) => ({ path: p('/bench/read.txt') }) },
+  write: { ours: 'write', theirs: 'write_file', args: (p, i) => ({ path: p('/bench/write.txt'), content: text(`w${i}`) }) },
+  edit: {
+    ours: 'edit',
+    theirs: 'edit_file',
+    args: (p, i, side) => {
+      const [from, to] = i % 2 ? ['EDIT-B', 'EDIT-A'] : ['EDIT-A', 'EDIT-B'];
+      return side === 'ours'
+        ? { path: p('/bench/edit.txt'), old_string: from, new_string: to }
+        : { path: p('/bench/edit.txt'), edits: [{ oldText: from, newText: to }] };
+    },
+  },
+  list: { ours: 'list', theirs: 'list_directory', args: (p) => ({ path: p('/bench/dir') }) },
+};
+
+/** The same starting tree on both sides: the files to read and edit, a directory of 20 files. */
+const TREE = [
+  ['/bench/read.txt', text('r')],
+  ['/bench/write.txt', text('w')],
+  ['/bench/edit.txt', text('e')],
+  ...Array.from({ length: 20 }, (_, i) => [`/bench/dir/f${String(i).padStart(2, '0')}.txt`, text(`d${i}`)]),
+];
+
+/** PostgreSQL backends serving `db` (this server's pool): pid → CPU seconds. */
+async function backendCpu(admin, db) {
+  const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [db]);
+  return new Map(rows.map((r) => [r.pid, cpuOf(r.pid)]));
+}
+
+/** Our server on a fresh database, its agent and an MCP client on POST /mcp. */
+async function ours(backend) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afs-mcpfs-'));
+  let db = null;
+  let admin = null;
+  const env = { DATA_DIR: dir, REGISTRATIONS_PER_IP_PER_HOUR: '0' };
+  if (backend === 'postgres') {
+    db = `afs_mcpfs_${process.pid}_${Date.now()}`;
+    admin = new pg.Client({ connectionString: ADMIN_PG });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${db}`);
+    const url = new URL(ADMIN_PG);
+    url.pathname = `/${db}`;
+    env.DATABASE_URL = url.toString();
+  }
+  const server = await startServer(env);
+  const agent = await register(server.base, 'mcp-fs-bench');
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent.apiKey}` } } }),
+  );
+  for (const [p, content] of TREE) await must(client, 'write', { path: p, content });
+  return {
+    client,
+    p: (x) => x,
+    cpu: async () => {
+      let s = cpuOf(server.proc.pid);
+      if (admin) for (const v of (await backendCpu(admin, db)).values()) s += v;
+      return s;
+    },
+    /** Backends that came and went between two readings are missed: the pool keeps its connections. */
+    async close() {
+      await client.close();
+      await server.stop();
+      if (admin) {
+        await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+        await admin.end();
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The filesystem server over stdio on a temporary directory holding the same tree. */
+async function theirs() {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mcpfs-')));
+  for (const [p, content] of TREE) {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), content);
+  }
+  const transport = new StdioClientTransport({ command: process.execPath, args: [FS_SERVER, dir], stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  return {
+    client,
+    p: (x) => path.join(dir, x),
+    cpu: async () => cpuOf(transport.pid),
+    async close() {
+      await client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function must(client, name, args) {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${r.content?.[0]?.text}`);
+  return r;
+}
+
+/** CPU µs per call of `side` over CALLS calls of one scenario, one at a time (after WARMUP unmeasured). */
+async function measure(side, which, scenario, counter) {
+  const call = () => must(side.client, scenario[which], scenario.args(side.p, counter.i++, which));
+  for (let i = 0; i < WARMUP; i++) await call();
+  const before = await side.cpu();
+  for (let i = 0; i < CALLS; i++) await call();
+  return (((await side.cpu()) - before) * 1e6) / CALLS;
+}
+
+const fmt = (n) => String(Math.round(n));
+
+async function main() {
+  const backends = opts.backends.split(',');
+  const names = opts.only.split(',');
+  console.log(
+    `commit ${gitRev()}, ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ${CALLS} calls a scenario after ${WARMUP}, ${ROUNDS} rounds`,
+  );
+  const rows = [];
+  for (const backend of backends) {
+    const a = await ours(backend);
+    const b = await theirs();
+    const counters = { ours: { i: 0 }, theirs: { i: 0 } };
+    const got = Object.fromEntries(names.map((n) => [n, { ours: [], theirs: [] }]));
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const n of names) {
+          // Alternate which side goes first: a load that changes within the round weighs on both.
+          const order = round % 2 ? ['theirs', 'ours'] : ['ours', 'theirs'];
+          for (const which of order) {
+            const us = await measure(which === 'ours' ? a : b, which, SCENARIOS[n], counters[which]);
+            got[n][which].push(us);
+          }
+          console.log(`  ${backend} round ${round + 1} ${n}: ours ${fmt(got[n].ours.at(-1))} µs, theirs ${fmt(got[n].theirs.at(-1))} µs`);
+        }
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    for (const n of names) rows.push({ backend, n, o: median(got[n].ours), t: median(got[n].theirs) });
+  }
+  console.log(
+    `\nload after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log('| backend | scenario | ours µs/call | filesystem server µs/call | ratio |');
+  console.log('| ------- | -------- | ------------ | ------------------------- | ----- |');
+  for (const r of rows) console.log(`| ${r.backend} | ${r.n} | ${fmt(r.o)} | ${fmt(r.t)} | ${(r.o / r.t).toFixed(2)}× |`);
+}
+
+await main();
