@@ -5,8 +5,9 @@
 // all threads); on PostgreSQL also the CPU of the backends serving this server's database (their
 // pids from pg_stat_activity: other sessions use the same PostgreSQL). The two alternate, round
 // after round (the machine is shared), and the table gives each one's median over the rounds.
-// Run: npm run bench:mcp-fs [-- --calls 1000 --rounds 3 --backends sqlite,postgres]
+// Run: npm run bench:mcp-fs [-- --calls 1000 --rounds 3 --backends sqlite,postgres --before <dir with an older dist/>]
 // BENCH_NODE_ARGS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof) adds node flags to our server.
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,8 +31,12 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     backends: { type: 'string', default: 'sqlite,postgres' },
     only: { type: 'string', default: 'read,write,edit,list' },
+    // Another build of this service (a directory holding dist/), measured alongside as a third side.
+    before: { type: 'string' },
   },
 });
+// The SDK client's HTTP transport adds an abort listener per request to one signal and keeps it (client side, not measured).
+setMaxListeners(0);
 const CALLS = Number(opts.calls);
 const WARMUP = Number(opts.warmup);
 const ROUNDS = Number(opts.rounds);
@@ -69,6 +74,21 @@ const TREE = [
   ...Array.from({ length: 20 }, (_, i) => [`/bench/dir/f${String(i).padStart(2, '0')}.txt`, text(`d${i}`)]),
 ];
 
+/** CPU seconds per thread of a process, by thread name (BENCH_THREADS=1 prints where a scenario's CPU went). */
+function threadsCpu(pid) {
+  const out = new Map();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = `${fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}:${tid}`;
+      const f = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(name, (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
 /** PostgreSQL backends serving `db` (this server's pool): pid → CPU seconds. */
 async function backendCpu(admin, db) {
   const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [db]);
@@ -76,7 +96,7 @@ async function backendCpu(admin, db) {
 }
 
 /** Our server on a fresh database, its agent and an MCP client on POST /mcp. */
-async function ours(backend) {
+async function ours(backend, root = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afs-mcpfs-'));
   let db = null;
   let admin = null;
@@ -90,7 +110,7 @@ async function ours(backend) {
     url.pathname = `/${db}`;
     env.DATABASE_URL = url.toString();
   }
-  const server = await startServer(env);
+  const server = await startServer(env, root ? { serverJs: path.join(root, 'dist/src/server.js'), cwd: root } : {});
   const agent = await register(server.base, 'mcp-fs-bench');
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(
@@ -99,6 +119,7 @@ async function ours(backend) {
   for (const [p, content] of TREE) await must(client, 'write', { path: p, content });
   return {
     client,
+    pid: server.proc.pid,
     p: (x) => x,
     cpu: async () => {
       let s = cpuOf(server.proc.pid);
@@ -149,9 +170,15 @@ async function must(client, name, args) {
 async function measure(side, which, scenario, counter) {
   const call = () => must(side.client, scenario[which], scenario.args(side.p, counter.i++, which));
   for (let i = 0; i < WARMUP; i++) await call();
+  const threads = process.env.BENCH_THREADS && side.pid ? threadsCpu(side.pid) : null;
   const before = await side.cpu();
   for (let i = 0; i < CALLS; i++) await call();
-  return (((await side.cpu()) - before) * 1e6) / CALLS;
+  const us = (((await side.cpu()) - before) * 1e6) / CALLS;
+  if (threads) {
+    const after = [...threadsCpu(side.pid)].map(([k, v]) => [k, ((v - (threads.get(k) ?? 0)) * 1e6) / CALLS]).filter(([, v]) => v > 0);
+    console.log(`    threads (µs/call): ${after.map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);
+  }
+  return us;
 }
 
 const fmt = (n) => String(Math.round(n));
@@ -167,37 +194,40 @@ async function main() {
   );
   const rows = [];
   for (const backend of backends) {
-    const a = await ours(backend);
-    const b = await theirs();
-    const counters = { ours: { i: 0 }, theirs: { i: 0 } };
-    const got = Object.fromEntries(names.map((n) => [n, { ours: [], theirs: [] }]));
+    // kind: whose tools the side calls; a --before build is ours too.
+    const sides = [
+      { key: 'ours', kind: 'ours', side: await ours(backend) },
+      { key: 'theirs', kind: 'theirs', side: await theirs() },
+      ...(opts.before ? [{ key: 'before', kind: 'ours', side: await ours(backend, path.resolve(opts.before)) }] : []),
+    ];
+    const got = Object.fromEntries(names.map((n) => [n, Object.fromEntries(sides.map((x) => [x.key, []]))]));
+    const counters = Object.fromEntries(sides.map((x) => [x.key, { i: 0 }]));
     try {
       for (let round = 0; round < ROUNDS; round++) {
         for (const n of names) {
-          // Alternate which side goes first: a load that changes within the round weighs on both.
-          const order = round % 2 ? ['theirs', 'ours'] : ['ours', 'theirs'];
-          for (const which of order) {
-            const us = await measure(which === 'ours' ? a : b, which, SCENARIOS[n], counters[which]);
-            got[n][which].push(us);
-          }
-          console.log(`  ${backend} round ${round + 1} ${n}: ours ${fmt(got[n].ours.at(-1))} µs, theirs ${fmt(got[n].theirs.at(-1))} µs`);
+          // Rotate which side goes first: a load that changes within the round weighs on each.
+          const order = sides.map((_, i) => sides[(i + round) % sides.length]);
+          for (const x of order) got[n][x.key].push(await measure(x.side, x.kind, SCENARIOS[n], counters[x.key]));
+          console.log(`  ${backend} round ${round + 1} ${n}: ${sides.map((x) => `${x.key} ${fmt(got[n][x.key].at(-1))} µs`).join(', ')}`);
         }
       }
     } finally {
-      await a.close();
-      await b.close();
+      for (const x of sides) await x.side.close();
     }
-    for (const n of names) rows.push({ backend, n, o: median(got[n].ours), t: median(got[n].theirs) });
+    for (const n of names) rows.push({ backend, n, ...Object.fromEntries(sides.map((x) => [x.key, median(got[n][x.key])])) });
   }
-  console.log(
-    `\nload after: ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
-  );
-  console.log('| backend | scenario | ours µs/call | filesystem server µs/call | ratio |');
-  console.log('| ------- | -------- | ------------ | ------------------------- | ----- |');
-  for (const r of rows) console.log(`| ${r.backend} | ${r.n} | ${fmt(r.o)} | ${fmt(r.t)} | ${(r.o / r.t).toFixed(2)}× |`);
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  console.log(`\nload after: ${load}; medians over ${ROUNDS} rounds, server CPU µs per call`);
+  const b = opts.before ? [' before µs/call | before ratio |', ' -------------- | ------------ |'] : ['', ''];
+  console.log(`| backend | scenario | ours µs/call | filesystem server µs/call | ratio |${b[0]}`);
+  console.log(`| ------- | -------- | ------------ | ------------------------- | ----- |${b[1]}`);
+  for (const r of rows) {
+    const before = opts.before ? ` ${fmt(r.before)} | ${(r.before / r.theirs).toFixed(2)}× |` : '';
+    console.log(`| ${r.backend} | ${r.n} | ${fmt(r.ours)} | ${fmt(r.theirs)} | ${(r.ours / r.theirs).toFixed(2)}× |${before}`);
+  }
 }
 
 await main();
