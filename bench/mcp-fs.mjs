@@ -89,10 +89,10 @@ function threadsCpu(pid) {
   return out;
 }
 
-/** PostgreSQL backends serving `db` (this server's pool): pid → CPU seconds. */
+/** PostgreSQL backends serving `db` (this server's pool): [pid, CPU seconds] pairs. */
 async function backendCpu(admin, db) {
   const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [db]);
-  return new Map(rows.map((r) => [r.pid, cpuOf(r.pid)]));
+  return rows.map((r) => [r.pid, cpuOf(r.pid)]);
 }
 
 /** Our server on a fresh database, its agent and an MCP client on POST /mcp. */
@@ -121,12 +121,7 @@ async function ours(backend, root = null) {
     client,
     pid: server.proc.pid,
     p: (x) => x,
-    cpu: async () => {
-      let s = cpuOf(server.proc.pid);
-      if (admin) for (const v of (await backendCpu(admin, db)).values()) s += v;
-      return s;
-    },
-    /** Backends that came and went between two readings are missed: the pool keeps its connections. */
+    cpu: async () => new Map([['server', cpuOf(server.proc.pid)], ...(admin ? await backendCpu(admin, db) : [])]),
     async close() {
       await client.close();
       await server.stop();
@@ -152,7 +147,7 @@ async function theirs() {
   return {
     client,
     p: (x) => path.join(dir, x),
-    cpu: async () => cpuOf(transport.pid),
+    cpu: async () => new Map([['server', cpuOf(transport.pid)]]),
     async close() {
       await client.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -166,14 +161,17 @@ async function must(client, name, args) {
   return r;
 }
 
-/** CPU µs per call of `side` over CALLS calls of one scenario, one at a time (after WARMUP unmeasured). */
-async function measure(side, which, scenario, counter) {
+/** CPU µs per call of `side` over CALLS calls of one scenario, one at a time (after `warmup` unmeasured: 3 × WARMUP in the first round, while the JIT settles). */
+async function measure(side, which, scenario, counter, warmup) {
   const call = () => must(side.client, scenario[which], scenario.args(side.p, counter.i++, which));
-  for (let i = 0; i < WARMUP; i++) await call();
+  for (let i = 0; i < warmup; i++) await call();
   const threads = process.env.BENCH_THREADS && side.pid ? threadsCpu(side.pid) : null;
   const before = await side.cpu();
   for (let i = 0; i < CALLS; i++) await call();
-  const us = (((await side.cpu()) - before) * 1e6) / CALLS;
+  // Per process: a backend the pool closed meanwhile is missed (not subtracted), one it opened counts whole.
+  let spent = 0;
+  for (const [k, v] of await side.cpu()) spent += v - (before.get(k) ?? 0);
+  const us = (spent * 1e6) / CALLS;
   if (threads) {
     const after = [...threadsCpu(side.pid)].map(([k, v]) => [k, ((v - (threads.get(k) ?? 0)) * 1e6) / CALLS]).filter(([, v]) => v > 0);
     console.log(`    threads (µs/call): ${after.map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);
@@ -207,7 +205,7 @@ async function main() {
         for (const n of names) {
           // Rotate which side goes first: a load that changes within the round weighs on each.
           const order = sides.map((_, i) => sides[(i + round) % sides.length]);
-          for (const x of order) got[n][x.key].push(await measure(x.side, x.kind, SCENARIOS[n], counters[x.key]));
+          for (const x of order) got[n][x.key].push(await measure(x.side, x.kind, SCENARIOS[n], counters[x.key], round ? WARMUP : 3 * WARMUP));
           console.log(`  ${backend} round ${round + 1} ${n}: ${sides.map((x) => `${x.key} ${fmt(got[n][x.key].at(-1))} µs`).join(', ')}`);
         }
       }
