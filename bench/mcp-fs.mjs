@@ -170,8 +170,16 @@ async function measure(side, which, scenario, counter, warmup) {
   for (let i = 0; i < CALLS; i++) await call();
   // Per process: a backend the pool closed meanwhile is missed (not subtracted), one it opened counts whole.
   let spent = 0;
-  for (const [k, v] of await side.cpu()) spent += v - (before.get(k) ?? 0);
+  let db = 0;
+  for (const [k, v] of await side.cpu()) {
+    spent += v - (before.get(k) ?? 0);
+    if (k !== 'server') db += v - (before.get(k) ?? 0);
+  }
   const us = (spent * 1e6) / CALLS;
+  if (db)
+    console.log(
+      `    ${which}: server ${Math.round(((spent - db) * 1e6) / CALLS)} µs/call + PostgreSQL backends ${Math.round((db * 1e6) / CALLS)} µs/call`,
+    );
   if (threads) {
     const after = [...threadsCpu(side.pid)].map(([k, v]) => [k, ((v - (threads.get(k) ?? 0)) * 1e6) / CALLS]).filter(([, v]) => v > 0);
     console.log(`    threads (µs/call): ${after.map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);
