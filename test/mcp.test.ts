@@ -193,6 +193,20 @@ for (const backend of backends()) {
           400,
           -32600,
         ],
+        [
+          'an initialize request beside another message',
+          post([
+            {
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'initialize',
+              params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+            },
+            readCall(2, '/x'),
+          ]),
+          400,
+          -32600,
+        ],
         ['an unsupported protocol version header', post(readCall(1, '/x'), { 'mcp-protocol-version': '1999-01-01' }), 400, -32000],
       ];
       for (const [why, pending, status, code] of cases) {

@@ -15,7 +15,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { randomBytes } from 'node:crypto';
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportError, type ErrorCode } from '../core/errors.js';
 import { callTool } from '../tools/dispatch.js';
@@ -28,7 +28,7 @@ import { authenticate } from './plugins/auth.js';
 import { notFound, plainErrors } from './plugins/errors.js';
 import { applyRateLimit } from './plugins/rate-limit.js';
 import { rateLimited } from './rate-limit.js';
-import { checkHeaders, MAX_BATCH, McpExchange, type McpAnswer } from './mcp-exchange.js';
+import { checkHeaders, initializes, MAX_BATCH, McpExchange, type McpAnswer } from './mcp-exchange.js';
 import { allowed, conventions, ENABLE_TOOLSET, parseToolsets, toolsets, toolsList } from './mcp-list.js';
 
 /** The messages of a request: tools/call and the others. */
@@ -282,7 +282,7 @@ export async function mcpPlugin(app: FastifyInstance, opts: { parts: AppParts })
     if ('error' in chosen) return reply.code(400).send(errorBody('INVALID_INPUT', chosen.error, { field: 'toolsets', valid: known }));
     // initialize hands out a session id (the SDK's client sends it back on every request).
     const sent = req.headers['mcp-session-id'];
-    const initializing = messages.some(isInitializeRequest);
+    const initializing = messages.some(initializes);
     if (initializing) reply.header('mcp-session-id', randomBytes(16).toString('base64url'));
     // `<session>.<set>.<set>`: the sets an earlier enable_toolset named (unknown names are left out).
     const [sessionId = null, ...named] = initializing || typeof sent !== 'string' ? [] : sent.split('.');
