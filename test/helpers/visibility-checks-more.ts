@@ -114,8 +114,13 @@ export async function searchChecks(p: Probe): Promise<void> {
       if (!path) continue;
       const owner = path.startsWith(p.pub('/')) ? path.slice(p.pub('').length) : path.startsWith(p.shr('/')) ? path.slice(p.shr('').length) : null;
       if (owner === null) continue;
-      // A published directory (its publicPath) is visible when a file under it is.
-      const underPublished = item.type === 'published' && [...view.published[viewer].keys()].some((f) => f.startsWith(`${owner}/`));
+      // A publication's own path (a published hit's publicPath) is part of the public record of a live
+      // publication, even when nothing under a published directory is left to read (its files deleted).
+      const covers = (f: string) => f === owner || f.startsWith(`${owner}/`);
+      const underPublished =
+        item.type === 'published' &&
+        !(viewer === 'stranger' && view.strangerBlocksOwner) &&
+        ([...view.published[viewer].keys()].some(covers) || [...view.publishedProbe].some(covers));
       const ok = path.startsWith('/shared/')
         ? viewer === 'recipient' && view.shared.has(owner)
         : view.published[viewer].has(owner) ||
