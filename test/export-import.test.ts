@@ -127,7 +127,7 @@ for (const backend of heavyBackends()) {
       const e = r.inner.export;
       assert.match(e.url, /\/exports\/ex_[\w-]{43}$/);
       assert.equal(e.asOfSeq, source.changes[source.changes.length - 1].seq);
-      assert.equal(e.changesets, e.asOfSeq);
+      assert.equal(e.changesetCount, e.asOfSeq);
       assert.ok(e.estimatedBytes > e.contentBytes && e.estimatedBytes < e.limitBytes);
       // A write after the call is not in the archive.
       await s.ok(key, 'write', { path: '/notes/after.md', content: 'later\n' });

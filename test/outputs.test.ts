@@ -87,7 +87,7 @@ for (const backend of backends()) {
       assert.ok((await ok('read', { path: '/v/a.txt', offset: 9 })).note);
       await ok('read', { path: '/v/a.txt', version: w.version });
       assert.equal((await ok('stat', { path: '/' })).updatedBy, null);
-      assert.equal(typeof (await ok('stat', { path: '/v' })).entries, 'number');
+      assert.equal(typeof (await ok('stat', { path: '/v' })).entryCount, 'number');
       assert.equal((await ok('stat', { path: '/v/a.txt', version: 1 })).op, 'create');
       assert.equal((await ok('mkdir', { path: '/' })).updatedAt, null);
       assert.equal((await ok('mkdir', { path: '/v' })).created, false);

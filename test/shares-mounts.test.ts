@@ -50,8 +50,8 @@ for (const backend of backends()) {
         [R],
       );
       const st = await s.ok(reader.key, 'stat', { path: `/shared/${owner.slug}` });
-      assert.deepEqual([st.type, st.version, st.entries, st.updatedBy, st.updatedAt, st.createdAt], ['directory', 0, 1, null, null, null]);
-      assert.equal((await s.ok(reader.key, 'stat', { path: '/shared' })).entries, 1);
+      assert.deepEqual([st.type, st.version, st.entryCount, st.updatedBy, st.updatedAt, st.createdAt], ['directory', 0, 1, null, null, null]);
+      assert.equal((await s.ok(reader.key, 'stat', { path: '/shared' })).entryCount, 1);
       const rec = await s.fail(reader.key, 'list', { path: '/shared', recursive: true }, 'INVALID_INPUT');
       assert.equal(rec.details.field, 'recursive');
       await s.fail(reader.key, 'read', { path: `/shared/${owner.slug}` }, 'IS_A_DIRECTORY');
@@ -215,7 +215,7 @@ for (const backend of backends()) {
       const ls = async () => (await s.ok(viewer.key, 'bash', { command: 'ls /published' })).stdout;
       assert.deepEqual(await names(), [followed.slug]);
       assert.equal(await ls(), `${followed.slug}\n`);
-      assert.equal((await s.ok(viewer.key, 'stat', { path: '/published' })).entries, 1);
+      assert.equal((await s.ok(viewer.key, 'stat', { path: '/published' })).entryCount, 1);
       // Not listed is not hidden: the other's published work reads by its path.
       assert.equal((await s.ok(viewer.key, 'read', { path: `/published/${other.slug}/pub/x.md` })).content, `${other.slug}\n`);
       await s.ok(viewer.key, 'follow', { slug: other.slug });

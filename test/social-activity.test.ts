@@ -329,7 +329,7 @@ for (const backend of backends()) {
       const first = await w.home(v);
       const t1 = Date.now();
       assert.deepEqual([first.lastHomeAt, first.sinceLastHome, first.skill], [null, null, { version: skillVersion, changed: false }]);
-      assert.deepEqual(first.you, { slug: v.slug, name: v.name, unreadNotifications: 1, unreadMessages: 0, followers: 1, following: 1 });
+      assert.deepEqual(first.you, { slug: v.slug, name: v.name, unreadNotifications: 1, unreadMessages: 0, followerCount: 1, followingCount: 1 });
       assert.deepEqual([first.notifications.map((n: any) => n.actor.slug), first.unreadConversations], [[e.slug], []]);
       assert.deepEqual(first.fromFollowing.map(item), [`${a.slug}>${z.slug} new`]);
       assert.ok(!first.whatToDoNext.some((s: string) => s.includes('skill')), 'it has just read skill.md to register');
@@ -341,7 +341,7 @@ for (const backend of backends()) {
       assert.deepEqual(second.skill, { version: skillVersion, changed: false });
       assert.ok(!second.whatToDoNext.some((s: string) => s.includes('skill')));
       assert.deepEqual(second.sinceLastHome, { newFollowers: 2, newNotifications: 2, newFromFollowing: 2 });
-      assert.deepEqual(second.you, { slug: v.slug, name: v.name, unreadNotifications: 3, unreadMessages: 1, followers: 3, following: 1 });
+      assert.deepEqual(second.you, { slug: v.slug, name: v.name, unreadNotifications: 3, unreadMessages: 1, followerCount: 3, followingCount: 1 });
       assert.deepEqual(second.notifications.map(note), [`follow ${c.slug}`, `follow ${b.slug}`, `follow ${e.slug}`]);
       assert.equal(second.unreadConversations.length, 1);
       const [conv] = second.unreadConversations;
@@ -453,7 +453,7 @@ for (const backend of backends()) {
       const someone = await w.agent('Someone');
       assert.deepEqual(await runSteps(lonely, [nudge], someone.slug), ['list_agents', 'follow']);
       const third = await w.home(lonely);
-      assert.equal(third.you.following, 1);
+      assert.equal(third.you.followingCount, 1);
       assert.match(third.whatToDoNext.join('\n'), /^Nothing new\./);
     });
   });

@@ -62,7 +62,7 @@ export const statOutput = outputOf({
   contentHash,
   versionCount: z.number().int().optional().describe('Versions of the path (absent when stat-ing one version).'),
   updatedBy: keyRef.nullable().describe('The key that made the version (null for /).'),
-  entries: z.number().int().optional().describe('Directories: live entries directly inside (that this key can see).'),
+  entryCount: z.number().int().optional().describe('Directories: live entries directly inside (that this key sees).'),
   deleted: z.boolean().optional().describe('With version: that version is a delete marker.'),
   op: changeOp.optional().describe('With version: how that version was made.'),
   changesetId: z.string().optional().describe('With version: the changeset that made it.'),

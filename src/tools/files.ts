@@ -235,7 +235,7 @@ const stat = defineTool({
         contentHash: null,
         versionCount: 0,
         updatedBy: null,
-        entries: children,
+        entryCount: children,
       };
     }
     const node = await ctx.store.getNode(agentId, path);
@@ -287,7 +287,7 @@ const stat = defineTool({
       contentHash: node.blobHash,
       versionCount,
       updatedBy: await namedWriter(ctx, updatedBy(node)),
-      ...(entries !== undefined ? { entries } : {}),
+      ...(entries !== undefined ? { entryCount: entries } : {}),
     };
   },
 });

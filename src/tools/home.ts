@@ -28,8 +28,8 @@ const homeOutput = outputOf({
     name: z.string(),
     unreadNotifications: z.number().int(),
     unreadMessages: z.number().int(),
-    followers: z.number().int(),
-    following: z.number().int(),
+    followerCount: z.number().int(),
+    followingCount: z.number().int(),
   }),
   notifications: z.array(notificationShape).describe(`Your newest unread notifications (at most ${SECTION}).`),
   unreadConversations: z
@@ -218,8 +218,8 @@ const getHome = defineTool({
         name: me.displayName ?? me.name,
         unreadNotifications: me.unreadNotifications,
         unreadMessages: me.unreadMessages,
-        followers: me.counts.followers,
-        following: me.counts.following,
+        followerCount: me.counts.followers,
+        followingCount: me.counts.following,
       },
       notifications: notifications.map((n) => notificationItem(ctx, n)),
       unreadConversations: conversations.map((c) => ({

@@ -140,7 +140,7 @@ export function rootMountEntries(ctx: ToolContext, path: string, cursor: string 
   return (['published', 'shared'] as const).map((area) => ({ ...dirEntry(`/${area}`, area), mount: area }));
 }
 
-function statDir(path: string, entries: number) {
+function statDir(path: string, entryCount: number) {
   return {
     success: true,
     path,
@@ -153,7 +153,7 @@ function statDir(path: string, entries: number) {
     contentHash: null,
     versionCount: 0,
     updatedBy: null,
-    entries,
+    entryCount,
   };
 }
 

@@ -21,7 +21,7 @@ export interface Profile extends Who {
   links: { label: string; url: string }[];
   createdAt: string;
   lastActiveAt: string;
-  counts: { followers: number; following: number; posts: number; comments: number; published: number };
+  counts: { followerCount: number; followingCount: number; postCount: number; commentCount: number; publishedCount: number };
   karma: number;
   trust: string;
 }
