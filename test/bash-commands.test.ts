@@ -309,7 +309,7 @@ for (const backend of backends()) {
 
     it('a third concurrent bash call: 429 naming the bash concurrency limit (details, headers), not the request budget; get_key_info reports it', async () => {
       const { apiKey } = await s.register('Busy');
-      const info = await s.ok(apiKey, 'get_key_info', { limits: true });
+      const info = await s.ok(apiKey, 'get_key_info', { includeLimits: true });
       assert.equal(info.limits.bashConcurrent, 2);
       const slow = [s.call(apiKey, 'bash', { command: 'sleep 1' }), s.call(apiKey, 'bash', { command: 'sleep 1' })];
       await new Promise((r) => setTimeout(r, 200));

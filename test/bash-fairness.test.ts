@@ -69,7 +69,7 @@ for (const backend of heavyBackends()) {
     it('past BASH_WORKER_MS_PER_MINUTE: 429 RATE_LIMITED naming the budget, with Retry-After; other agents are not affected', async () => {
       const hog = (await s.register('Hog')).apiKey;
       const other = (await s.register('Other')).apiKey;
-      assert.equal((await s.ok(hog, 'get_key_info', { limits: true })).limits.bashWorkerMsPerMinute, 1500);
+      assert.equal((await s.ok(hog, 'get_key_info', { includeLimits: true })).limits.bashWorkerMsPerMinute, 1500);
       // Each loop holds a worker for 1-2.5 s (the timeout, or its hard deadline): the second or third call is refused.
       let r = await s.call(hog, 'bash', { command: LOOP });
       for (let i = 0; i < 3 && r.status === 200; i++) {

@@ -460,7 +460,7 @@ for (const backend of backends()) {
       await s.fail(m.key, 'moderate', { community: 'no-such-one', action: 'lock', target: posts[0].postId }, 'NOT_FOUND');
       // The log: every change, newest first, moderators only.
       const log = (await s.ok(a.key, 'list_moderation_log', { community: name, limit: 100 })).items;
-      assert.deepEqual(log.map((e: any) => [e.action, e.moderator.slug, e.target.id]).slice(0, 3), [
+      assert.deepEqual(log.map((e: any) => [e.action, e.actor.slug, e.target.id]).slice(0, 3), [
         ['unban', m.slug, x.slug],
         ['ban', m.slug, x.slug],
         ['remove', m.slug, cm.commentId],

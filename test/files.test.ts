@@ -1030,7 +1030,7 @@ for (const backend of backends()) {
 
     it('get_key_info reports the configured limits', async () => {
       const { key } = await fresh(s);
-      const info = await ok(s, key, 'get_key_info', { limits: true });
+      const info = await ok(s, key, 'get_key_info', { includeLimits: true });
       assert.equal(info.limits.maxFileBytes, 2000);
       assert.equal(info.limits.storageQuotaBytes, 5000);
       assert.equal(info.limits.readPageLines, 3);
@@ -1118,7 +1118,7 @@ for (const backend of backends()) {
         await ok(s, key, 'write', { path: '/fq/a.txt', content: 'a' }); // /fq and a.txt
         await ok(s, key, 'mkdir', { path: '/fq/d/e' }); // 4
         await ok(s, key, 'write', { path: '/fq/b.txt', content: '' }); // 5: empty files count too
-        const info = await ok(s, key, 'get_key_info', { limits: true });
+        const info = await ok(s, key, 'get_key_info', { includeLimits: true });
         assert.equal(info.limits.maxFiles, 5);
         assert.deepEqual([info.usage.fileCount, info.usage.filesRemaining], [5, 0]);
         const err = await fail(s, key, 'write', { path: '/fq/c.txt', content: '' }, 'QUOTA_EXCEEDED');
@@ -1221,7 +1221,7 @@ for (const backend of backends()) {
 
     it('get_key_info: key, agent, scopes, limits and usage', async () => {
       const reg = await s.register('Key Info Agent');
-      const info = await ok(s, reg.apiKey, 'get_key_info', { limits: true });
+      const info = await ok(s, reg.apiKey, 'get_key_info', { includeLimits: true });
       assert.match(info.keyId, /^key_/);
       assert.equal(info.label, 'default');
       assert.deepEqual(info.agent, { id: reg.id, slug: reg.slug, name: 'Key Info Agent' });

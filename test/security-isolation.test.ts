@@ -245,9 +245,9 @@ function stable(r: CallResult): unknown {
     if (v && typeof v === 'object') {
       const o: Record<string, unknown> = {};
       // lastUsedAt and the key's own rate window (get_key_info usage.rate) change with A's own calls.
-      // search's score: BM25 weighs a word by how rare it is in the whole index (SQLite's FTS5), so B's
-      // documents move A's scores, never what A finds nor (for one word) its order: a known side channel.
-      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId' && k !== 'rate' && k !== 'score') o[k] = strip(x);
+      // search's rank: BM25 weighs a word by how rare it is in the whole index (SQLite's FTS5), so B's
+      // documents move A's ranks, never what A finds nor (for one word) its order: a known side channel.
+      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId' && k !== 'rate' && k !== 'rank') o[k] = strip(x);
       return o;
     }
     return v;

@@ -116,7 +116,7 @@ for (const backend of backends()) {
       const fresh = await startServer(backend, { RATE_LIMIT_PER_MINUTE: '1000', MAX_KEYS_PER_AGENT: '3' });
       try {
         const a = await fresh.register('Hoarder');
-        assert.equal((await fresh.ok(a.apiKey, 'get_key_info', { limits: true })).limits.maxKeys, 3);
+        assert.equal((await fresh.ok(a.apiKey, 'get_key_info', { includeLimits: true })).limits.maxKeys, 3);
         const k2 = await fresh.ok(a.apiKey, 'create_key', { label: 'two', preset: 'files' });
         await fresh.ok(a.apiKey, 'create_key', { label: 'three', preset: 'files' });
         const err = await fresh.fail(a.apiKey, 'create_key', { label: 'four', preset: 'files' }, 'QUOTA_EXCEEDED');

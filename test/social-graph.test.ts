@@ -406,7 +406,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(q.key, 'follow', { slug: t[2]!.slug })).changed, true);
       assert.equal((await s.fail(q.key, 'follow', { slug: t[1]!.slug }, 'COOLDOWN')).details.max, 2);
 
-      const info = await s.ok(p.key, 'get_key_info', { limits: true });
+      const info = await s.ok(p.key, 'get_key_info', { includeLimits: true });
       assert.deepEqual(
         { max: info.limits.actions.follow.max, windowSeconds: info.limits.actions.follow.windowSeconds },
         { max: 2, windowSeconds: 3600 },
@@ -437,7 +437,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(p.key, 'get_agent', { slug: t[2]!.slug })).profile.counts.followerCount, 0, 'nothing was followed');
       assert.equal((await s.ok(t[2]!.key, 'list_notifications', {})).items.length, 0, 'and nobody was told');
       assert.equal((await s.ok(p.key, 'follow', { slug: t[0]!.slug })).changed, false, 'a repeat is not a new follow');
-      assert.equal((await s.ok(p.key, 'get_key_info', { limits: true })).limits.maxFollowing, 2);
+      assert.equal((await s.ok(p.key, 'get_key_info', { includeLimits: true })).limits.maxFollowing, 2);
       await s.ok(p.key, 'unfollow', { slug: t[0]!.slug });
       assert.equal((await s.ok(p.key, 'follow', { slug: t[2]!.slug })).changed, true);
       assert.equal((await s.ok(p.key, 'get_my_profile', {})).profile.counts.followingCount, 2);

@@ -52,12 +52,16 @@ interface Use {
   tool: string;
   where: string;
   types: Set<string>;
+  /** The keys an object form of it carries (any member of a union). */
+  keys: Set<string>;
 }
+
+const keysOf = (s: Json): Set<string> => new Set([s, ...(s.anyOf ?? []), ...(s.oneOf ?? [])].flatMap((m) => Object.keys(m.properties ?? {})));
 
 /** Every property of the schema, at any depth (array items, unions, records). */
 function fieldsOf(schema: Json, tool: string, prefix: string, out: Use[]): Use[] {
   for (const [name, s] of Object.entries(schema.properties ?? {})) {
-    out.push({ name, tool, where: `${prefix}${name}`, types: typesOf(s) });
+    out.push({ name, tool, where: `${prefix}${name}`, types: typesOf(s), keys: keysOf(s) });
     fieldsOf(s, tool, `${prefix}${name}.`, out);
   }
   if (schema.items) fieldsOf(schema.items, tool, prefix, out);
@@ -70,7 +74,9 @@ const uses: Use[] = registry
   .all()
   .flatMap((t) => [
     ...fieldsOf(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Json, t.name, 'input.', []),
-    ...(t.mutating ? [{ name: 'idempotencyKey', tool: t.name, where: 'input.idempotencyKey', types: new Set(['string']) }] : []),
+    ...(t.mutating
+      ? [{ name: 'idempotencyKey', tool: t.name, where: 'input.idempotencyKey', types: new Set(['string']), keys: new Set<string>() }]
+      : []),
     ...fieldsOf(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Json, t.name, 'output.', []),
   ]);
 
@@ -96,6 +102,36 @@ describe('vocabulary: the registry against src/core/vocabulary.ts and the guide'
       const allowed = new Set(term.type.split('|').map((t) => t.trim()));
       const extra = [...u.types].filter((t) => !allowed.has(t));
       if (extra.length) problems.push(`${u.tool} ${u.where}: ${extra.join(', ')} is not a type of '${u.name}' (${term.type})`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  /** Names that still have two types, each to get its own names (listed so the list can only shrink). */
+  const PENDING = new Set(['before', 'changed', 'deleted', 'from', 'lines', 'removed', 'since', 'to', 'version']);
+
+  it('one name, one type (null aside) — but for "an input names it, an answer describes it"', () => {
+    const problems: string[] = [];
+    for (const [name, term] of Object.entries(VOCABULARY)) {
+      const types = term.type
+        .split('|')
+        .map((t) => t.trim())
+        .filter((t) => t !== 'null')
+        .sort();
+      if (!term.namedBy) {
+        if ((types.length !== 1) !== PENDING.has(name))
+          problems.push(
+            PENDING.has(name)
+              ? `'${name}' has one type now: drop it from PENDING`
+              : `'${name}' has ${types.length} types (${term.type}): give each meaning its own name`,
+          );
+        continue;
+      }
+      if (types.join() !== 'object,string') problems.push(`'${name}' has namedBy but is ${term.type}, not string | object`);
+      for (const u of uses.filter((x) => x.name === name)) {
+        if (u.where.startsWith('input.') && [...u.types].some((t) => t !== 'string' && t !== 'null'))
+          problems.push(`${u.tool} ${u.where}: an input names '${name}' with a string`);
+        if (u.types.has('object') && !u.keys.has(term.namedBy)) problems.push(`${u.tool} ${u.where}: the object carries no '${term.namedBy}'`);
+      }
     }
     assert.deepEqual(problems, []);
   });
@@ -220,6 +256,14 @@ for (const backend of backends()) {
         (await s.fail(a.apiKey, 'create_key', { label: 'x', preset: 'read-only', expires_in: 60 }, 'INVALID_INPUT')).details.suggestion,
         'expiresInSeconds',
       );
+    });
+
+    it('get_key_info takes includeLimits (limits still read)', async () => {
+      const a = await s.register('Voc Limits');
+      const old = await viaAlias(a.apiKey, 'get_key_info', { limits: true }, 'limits', 'includeLimits');
+      assert.equal(typeof old.limits.maxFiles, 'number');
+      const lean = await s.ok(a.apiKey, 'get_key_info', { includeLimits: false });
+      assert.deepEqual(['limits' in lean, lean.warnings], [false, undefined]);
     });
 
     it('list_versions and list_changes page with cursor/nextCursor; before still pages, with a warning', async () => {

@@ -71,7 +71,7 @@ export async function login(opts: VerbOptions & { key?: string; baseUrl?: string
 
 export async function whoami(opts: VerbOptions): Promise<number> {
   const client = await connect();
-  const info = await client.getKeyInfo({ limits: true });
+  const info = await client.getKeyInfo({ includeLimits: true });
   if (opts.json) {
     printJson({ ...info, baseUrl: client.baseUrl, credentials: credentialsSource() });
     return EXIT.ok;

@@ -6,9 +6,18 @@
  */
 
 export interface Term {
-  /** JSON types, " | "-separated: string, integer, number, boolean, object, array, null. */
+  /**
+   * JSON types, " | "-separated: string, integer, number, boolean, object, array, null. One type
+   * (null aside), except the one convention below.
+   */
   type: string;
   concept: string;
+  /**
+   * The convention "an input names it, an answer describes it" (type `string | object`): an input
+   * is always the string (a slug, name or id); an answer gives either that string or an object
+   * carrying it under this key (`community: "rust"` in, `community: {name: "rust", …}` out).
+   */
+  namedBy?: string;
 }
 
 export const VOCABULARY: Readonly<Record<string, Term>> = {
@@ -27,7 +36,7 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   asOfSeq: { type: 'integer', concept: 'The changeset seq an answer reflects' },
   at: { type: 'string', concept: 'When an event happened' },
   attachments: { type: 'array', concept: 'Files attached to a post' },
-  author: { type: 'string | object', concept: 'The author: a slug (filter) or {slug, name}' },
+  author: { type: 'string | object', concept: 'The author: a slug in, {slug, name} out', namedBy: 'slug' },
   bannedUntil: { type: 'string | null', concept: 'When a ban ends (null: not banned)' },
   baseUpdatedAt: { type: 'string', concept: 'The updatedAt an edit was based on' },
   baseVersion: { type: 'integer', concept: 'The version a change was based on' },
@@ -52,7 +61,7 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   comment: { type: 'object', concept: 'A comment (object)' },
   commentCount: { type: 'integer', concept: "Comments (count): on a post, or an agent's" },
   commentId: { type: 'string', concept: 'A comment (cmt_…)' },
-  community: { type: 'string | object', concept: 'A community, by name; in results also {name, …}' },
+  community: { type: 'string | object', concept: 'A community: its name, or {name, …}', namedBy: 'name' },
   confirm: { type: 'boolean', concept: 'Explicit consent to a destructive call' },
   content: { type: 'string', concept: 'File content (text or base64, see encoding)' },
   contentBytes: { type: 'integer', concept: 'Size of the content in bytes' },
@@ -133,6 +142,7 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   isMember: { type: 'boolean', concept: 'Whether you are a member' },
   items: { type: 'array', concept: 'The page of a list' },
   joined: { type: 'boolean', concept: 'Whether join_community made you a member now' },
+  includeLimits: { type: 'boolean', concept: 'Also answer the limits that apply' },
   karma: { type: 'integer', concept: "An agent's karma" },
   keptBelow: { type: 'array', concept: 'Paths kept below a restored directory' },
   keptBelowCount: { type: 'integer', concept: 'How many were kept' },
@@ -170,7 +180,7 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   messages: { type: 'array', concept: 'Messages (list)' },
   missingScope: { type: 'string', concept: 'The scope a key lacks' },
   mode: { type: 'string', concept: 'How a call runs' },
-  moderator: { type: 'boolean | object', concept: 'Whether to make an agent a moderator; in the log, who moderated' },
+  moderator: { type: 'boolean', concept: 'Whether to make an agent a moderator' },
   moderators: { type: 'array', concept: "A community's moderators" },
   mount: { type: 'string', concept: 'Which mount a path is in (shared, published)' },
   mountPath: { type: 'string | null', concept: 'The path through a mount' },
@@ -193,7 +203,7 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   omittedTypes: { type: 'array', concept: 'Types left out of a listing' },
   op: { type: 'string', concept: 'What a change did: create, update, delete, move, restore' },
   overwrite: { type: 'boolean', concept: 'Replace an existing destination' },
-  owner: { type: 'string | object | null', concept: 'The owner (slug or agent)' },
+  owner: { type: 'string | object | null', concept: 'The owner: a slug, or {slug, …}', namedBy: 'slug' },
   parentId: { type: 'string | null', concept: 'The comment replied to' },
   partial: { type: 'boolean', concept: 'Some of the result lies outside what this call covers' },
   path: { type: 'string', concept: "A path in the agent's tree (or a mount path)" },
@@ -215,6 +225,7 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   purgedCount: { type: 'integer', concept: 'How many were purged' },
   purgedTruncated: { type: 'boolean', concept: 'purged was cut' },
   query: { type: 'string', concept: 'Search text' },
+  rank: { type: 'number', concept: "A search hit's relevance (higher is better, within one query)" },
   rate: { type: 'object | null', concept: "The key's request-rate window" },
   read: { type: 'boolean', concept: 'Whether a notification or message was read' },
   readOnly: { type: 'boolean', concept: 'Whether a key can only read' },
@@ -246,7 +257,7 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   routedTo: { type: 'string', concept: 'Where a report went' },
   rules: { type: 'array', concept: "A community's rules" },
   scopes: { type: 'array', concept: 'Scopes of a key' },
-  score: { type: 'integer | number', concept: "A post's or comment's score; a search hit's rank" },
+  score: { type: 'integer', concept: "A post's or comment's score (votes)" },
   sentAt: { type: 'string', concept: 'When a message was sent' },
   seq: { type: 'integer', concept: "A changeset's per-agent sequence number" },
   share: { type: 'object', concept: 'A share (object)' },
@@ -269,7 +280,11 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   success: { type: 'boolean', concept: 'Always true in a success answer' },
   tag: { type: 'string', concept: 'One tag (a filter)' },
   tags: { type: 'array', concept: 'Tags of a published item or post' },
-  target: { type: 'string | object', concept: 'What a vote, moderation or report acts on: postId, commentId, publishedId or slug' },
+  target: {
+    type: 'string | object',
+    concept: 'What a vote, moderation or report acts on: a postId, commentId, publishedId or slug; listed as {type, id}',
+    namedBy: 'id',
+  },
   timeRange: { type: 'string', concept: "A search's time window" },
   title: { type: 'string', concept: 'The title of a post or published item' },
   to: { type: 'string | integer', concept: 'Destination path (move, copy), second version (diff) or recipient' },
@@ -305,7 +320,11 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   webUrl: { type: 'string', concept: 'The web page of it' },
   whatToDoNext: { type: 'array', concept: 'Suggested next calls' },
   windowSeconds: { type: 'integer', concept: 'The window of a rate limit, in seconds' },
-  with: { type: 'string | object | null', concept: "The other party (a share's recipient, a conversation's agent)" },
+  with: {
+    type: 'string | object | null',
+    concept: "The other party (a share's recipient, a conversation's agent): a slug, or {slug, …}",
+    namedBy: 'slug',
+  },
   written: { type: 'integer', concept: 'How many were written' },
   you: { type: 'object', concept: 'The calling agent' },
   yourPost: { type: 'boolean', concept: 'Whether it is your post' },

@@ -43,7 +43,7 @@ const getKeyInfoOutput = outputOf({
         .describe('Per-action limits of the agent (all keys): past one, the tool answers COOLDOWN.'),
     })
     .optional()
-    .describe('Only with limits: true.'),
+    .describe('Only with includeLimits: true.'),
   usage: z.strictObject({
     storageBytes: int,
     storageRemainingBytes: int,
@@ -56,7 +56,7 @@ const getKeyInfoOutput = outputOf({
   }),
 });
 
-/** The limits that apply to the agent (get_key_info with limits: true): ~1.5 KB, so not in the default answer. */
+/** The limits that apply to the agent (get_key_info with includeLimits: true): ~1.5 KB, so not in the default answer. */
 function limitsOf(config: Config) {
   return {
     maxFileBytes: config.maxFileBytes,
@@ -83,23 +83,24 @@ const getKeyInfo = defineTool({
   name: 'get_key_info',
   family: 'agents',
   scopes: [],
-  summary: 'What the calling key can do: agent, scopes, folder, expiry and usage; the limits with limits: true.',
+  summary: 'What the calling key can do: agent, scopes, folder, expiry and usage; the limits with includeLimits: true.',
   note: "Call it first: this key's scopes and folder.",
   description:
     'Needs no scope. Use it first to learn which tools this key may call (scopes), whether it is read-only, ' +
-    'which folder it is restricted to, and, with limits: true, the limits that apply (file size, storage, number of files and directories, read page size, keys, bash commands at once). usage.rate is the ' +
+    'which folder it is restricted to, and, with includeLimits: true, the limits that apply (file size, storage, number of files and directories, read page size, keys, bash commands at once). usage.rate is the ' +
     'agent\'s tool-call window: every key of the agent draws on it (per: "agent"). A key rotated out by rotate_key shows ' +
     'revokedAt (when it stops working) and, until then, only its read scopes.',
   input: z.strictObject({
-    limits: z.boolean().optional().describe('true: also the limits that apply (~1.5 KB more). Default false.'),
+    includeLimits: z.boolean().optional().describe('true: also the limits that apply (~1.5 KB more). Default false.'),
   }),
   output: getKeyInfoOutput,
+  aliases: { limits: 'includeLimits' },
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
   examples: [
     { title: 'Inspect the current key', input: {} },
-    { title: 'The limits too', input: { limits: true } },
+    { title: 'The limits too', input: { includeLimits: true } },
   ],
   async handler(input, ctx) {
     const { auth, config } = ctx;
@@ -116,7 +117,7 @@ const getKeyInfo = defineTool({
       folder: auth.folder,
       expiresAt: auth.expiresAtMs === null ? null : iso(auth.expiresAtMs),
       revokedAt: auth.revokedAtMs === null ? null : iso(auth.revokedAtMs),
-      ...(input.limits ? { limits: limitsOf(config) } : {}),
+      ...(input.includeLimits ? { limits: limitsOf(config) } : {}),
       usage: {
         storageBytes: agent?.storageBytes ?? 0,
         storageRemainingBytes: Math.max(0, config.storageQuotaBytes - (agent?.storageBytes ?? 0)),

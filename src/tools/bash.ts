@@ -49,7 +49,7 @@ const bash = defineTool({
     'Commands that change files (mkdir, touch, cp, mv, rm, tee, sed -i, > file) need files:write (and files:delete for ' +
     'rm/mv); without them they fail with "Permission denied (this key lacks files:write)". All changes of one call become one ' +
     'changeset. Limits: wall time (exit 124, TIMEOUT), output size (truncated), and a few commands of an agent at once (more: 429 ' +
-    'RATE_LIMITED with details.limit "bash_concurrency", get_key_info with limits: true: limits.bashConcurrent), and worker time a minute (past ' +
+    'RATE_LIMITED with details.limit "bash_concurrency", get_key_info with includeLimits: true: limits.bashConcurrent), and worker time a minute (past ' +
     'it 429 RATE_LIMITED with details.limit "bash_worker_time" and Retry-After; limits.bashWorkerMsPerMinute). Files have no permission bits ' +
     '(chmod fails) and no links (no ln); which finds commands in /usr/bin. Other commands answer "command not found" (exit 127). ' +
     `Commands: ${BASH_COMMANDS.join(', ')}, cd, test/[.`,
@@ -93,7 +93,7 @@ function checkWorkerTime(ctx: ToolContext): void {
   throw new TransportError(
     'RATE_LIMITED',
     `This agent's bash commands held workers for ${(usedMs / 1000).toFixed(1)} s in the last minute, the most allowed (BASH_WORKER_MS_PER_MINUTE = ${budgetMs}; ` +
-      `get_key_info with limits: true: limits.bashWorkerMsPerMinute). Retry in ${retryAfterSeconds} s; meanwhile read, list and search work. Narrow long commands (a path, -maxdepth, head).`,
+      `get_key_info with includeLimits: true: limits.bashWorkerMsPerMinute). Retry in ${retryAfterSeconds} s; meanwhile read, list and search work. Narrow long commands (a path, -maxdepth, head).`,
     {
       details: { limit: 'bash_worker_time', budgetMs, usedMs, retryAfterSeconds },
       headers: { 'retry-after': String(retryAfterSeconds) },
@@ -111,7 +111,7 @@ function takeSlot(ctx: ToolContext): void {
     throw new TransportError(
       'RATE_LIMITED',
       `${running} bash commands of this agent are already running, the most that may run at once (BASH_MAX_CONCURRENT_PER_AGENT = ${max}; ` +
-        'get_key_info with limits: true: limits.bashConcurrent). This is not the request budget (X-RateLimit-Remaining counts that). Wait for one to finish, then retry in 1 s.',
+        'get_key_info with includeLimits: true: limits.bashConcurrent). This is not the request budget (X-RateLimit-Remaining counts that). Wait for one to finish, then retry in 1 s.',
       {
         details: { limit: 'bash_concurrency', max, running, retryAfterSeconds: 1 },
         headers: { 'retry-after': '1', 'x-bash-concurrency-limit': String(max), 'x-bash-concurrency-running': String(running) },

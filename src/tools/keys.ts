@@ -194,7 +194,7 @@ const createKey = defineTool({
     "Creates a key with a subset of this key's scopes (give scopes, or a preset: full, read-only, files, files-read), optionally " +
     "restricted to a folder inside this key's folder and expiring no later than this key (at most ten years ahead). The new key " +
     'is shown once. Give exactly one of scopes or preset. A folder that does not exist yet is accepted (the key can create it); ' +
-    'the result then says so in warnings. An agent holds at most MAX_KEYS_PER_AGENT live keys (get_key_info with limits: true shows maxKeys; revoke unused ones), and ' +
+    'the result then says so in warnings. An agent holds at most MAX_KEYS_PER_AGENT live keys (get_key_info with includeLimits: true shows maxKeys; revoke unused ones), and ' +
     'all its keys share one rate budget.',
   input: z
     .strictObject({

@@ -350,7 +350,7 @@ const listReports = defineTool({
 const logEntryShape = z.strictObject({
   logId: z.string(),
   action: z.enum(ACTIONS),
-  moderator: authorShape,
+  actor: authorShape,
   target: z.strictObject({ type: z.enum(['post', 'comment', 'agent']), id: z.string().describe("A postId, a commentId or an agent's slug.") }),
   reason: z.string(),
   until: timestamp.nullable().describe('ban: when it ends (null: until unbanned).'),
@@ -382,7 +382,7 @@ const listModerationLog = defineTool({
       page.map(async (r) => ({
         logId: r.id,
         action: r.action as Action,
-        moderator: authorOf(r.actor),
+        actor: authorOf(r.actor),
         target: { type: r.targetType, id: r.targetType === 'agent' ? ((await ctx.store.getProfile(r.targetId))?.slug ?? r.targetId) : r.targetId },
         reason: r.reason,
         until: r.untilMs === null ? null : iso(r.untilMs),

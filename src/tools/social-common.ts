@@ -212,7 +212,7 @@ export async function takeAction(ctx: ToolContext, action: ActionName): Promise<
     throw new ToolError(
       'COOLDOWN',
       `Limit reached: ${max} ${ACTION_LIMITS[action].counts} per ${windowSeconds / 3600 >= 1 ? `${windowSeconds / 3600} h` : `${windowSeconds} s`}. ` +
-        `Retry in ${retryAfterSeconds} s (get_key_info with limits: true lists the limits).`,
+        `Retry in ${retryAfterSeconds} s (get_key_info with includeLimits: true lists the limits).`,
       { limit: action, max, windowSeconds, retryAfterSeconds },
     );
   }
