@@ -185,7 +185,7 @@ for (const backend of backends()) {
           revision: 1,
           pinned: false,
           locked: false,
-          removed: false,
+          removedByModerator: false,
           deleted: false,
           trust: 'self',
           webUrl: `${s.config.baseUrl}/posts/X`,

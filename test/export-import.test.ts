@@ -45,13 +45,13 @@ async function history(s: TestServer, key: string) {
   }
   const changes = [];
   for (let since = 0; ;) {
-    const r = await s.ok(key, 'list_changes', { since, limit: 100 });
+    const r = await s.ok(key, 'list_changes', { afterSeq: since, limit: 100 });
     changes.push(...r.changesets);
     if (r.changesets.length < 100) break;
     since = r.changesets[r.changesets.length - 1].seq;
   }
   const paths = new Set<string>(tree.filter((e: any) => e.type === 'file').map((e: any) => e.path));
-  const deleted = (await s.ok(key, 'list_deleted', { path: '/' })).deleted;
+  const deleted = (await s.ok(key, 'list_deleted', { path: '/' })).deletedPaths;
   for (const d of deleted) paths.add(d.path);
   const files: Record<string, unknown> = {};
   for (const path of [...paths].sort()) {

@@ -135,7 +135,7 @@ for (const backend of backends()) {
       assert.equal(st.path, '/notes/todo.md');
       assert.equal(st.type, 'file');
       assert.equal(st.size, w.size);
-      assert.equal(st.lines, 2);
+      assert.equal(st.lineCount, 2);
       assert.equal(st.version, 1);
       assert.equal(st.updatedAt, w.updatedAt);
       assert.equal(st.createdAt, w.updatedAt);
@@ -326,7 +326,7 @@ for (const backend of backends()) {
       assert.equal(r.contentHash, hashOf(bytes));
       assert.equal(r.lines, null);
       assert.equal(r.truncated, false);
-      assert.equal((await ok(s, key, 'stat', { path: '/bin/blob.bin' })).lines, null);
+      assert.equal((await ok(s, key, 'stat', { path: '/bin/blob.bin' })).lineCount, null);
 
       // Invalid UTF-8 without NUL is binary too.
       const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
@@ -379,7 +379,7 @@ for (const backend of backends()) {
       assert.equal(r.next, undefined);
       const st = await ok(s, key, 'stat', { path: '/empty.txt' });
       assert.equal(st.size, 0);
-      assert.equal(st.lines, 0);
+      assert.equal(st.lineCount, 0);
       assert.equal((await ok(s, key, 'write', { path: '/empty.txt', content: '' })).unchanged, true);
     });
 
@@ -595,7 +595,10 @@ for (const backend of backends()) {
       assert.equal(err.details.latestVersion, 2);
 
       const sv1 = await ok(s, key, 'stat', { path: '/v.txt', version: 1 });
-      assert.deepEqual([sv1.type, sv1.size, sv1.lines, sv1.version, sv1.updatedAt, sv1.contentHash], ['file', 4, 1, 1, v1.updatedAt, v1.contentHash]);
+      assert.deepEqual(
+        [sv1.type, sv1.size, sv1.lineCount, sv1.version, sv1.updatedAt, sv1.contentHash],
+        ['file', 4, 1, 1, v1.updatedAt, v1.contentHash],
+      );
 
       const d = await ok(s, key, 'delete', { path: '/v.txt' });
       assert.equal(d.version, 3);
@@ -907,7 +910,7 @@ for (const backend of backends()) {
       assert.equal(d.version, 2);
       assert.match(d.updatedAt, ISO_MS);
       assert.ok(d.updatedAt > w.updatedAt);
-      assert.deepEqual(d.deleted, [{ path: '/del/file.txt', type: 'file', version: 2 }]);
+      assert.deepEqual(d.deletedPaths, [{ path: '/del/file.txt', type: 'file', version: 2 }]);
       assert.equal(d.restorable, true);
       assert.match(d.changesetId, /^cs_/);
       await fail(s, key, 'read', { path: '/del/file.txt' }, 'NOT_FOUND');
@@ -919,7 +922,7 @@ for (const backend of backends()) {
       const { key } = await fresh(s);
       await ok(s, key, 'mkdir', { path: '/empty' });
       const de = await ok(s, key, 'delete', { path: '/empty' });
-      assert.deepEqual(de.deleted, [{ path: '/empty', type: 'directory', version: 2 }]);
+      assert.deepEqual(de.deletedPaths, [{ path: '/empty', type: 'directory', version: 2 }]);
       await fail(s, key, 'stat', { path: '/empty' }, 'NOT_FOUND');
 
       for (const p of ['/ne/a.txt', '/ne/b.txt', '/ne/sub/c.txt']) await ok(s, key, 'write', { path: p, content: p });
@@ -935,7 +938,7 @@ for (const backend of backends()) {
       const d = await ok(s, key, 'delete', { path: '/ne', recursive: true });
       assert.equal(d.path, '/ne');
       assert.equal(d.version, 2);
-      const deleted = [...d.deleted].sort((x: any, y: any) => (x.path < y.path ? -1 : 1));
+      const deleted = [...d.deletedPaths].sort((x: any, y: any) => (x.path < y.path ? -1 : 1));
       assert.deepEqual(deleted, [
         { path: '/ne', type: 'directory', version: 2 },
         { path: '/ne/a.txt', type: 'file', version: 3 },

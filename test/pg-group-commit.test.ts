@@ -50,7 +50,7 @@ if (backends().includes('postgres')) {
       assert.equal(info.usage.fileCount, before.usage.fileCount + ok.length + 1, 'the files and their directory /g');
       for (const { i } of ok) assert.equal((await s.ok(a.apiKey, 'read', { path: `/g/f${i}.txt` })).content, body(i));
       for (const { i } of refused) assert.equal((await s.call(a.apiKey, 'stat', { path: `/g/f${i}.txt` })).inner.error.code, 'NOT_FOUND');
-      const feed = (await s.ok(a.apiKey, 'list_changes', { since: seq0, limit: 100 })).changesets;
+      const feed = (await s.ok(a.apiKey, 'list_changes', { afterSeq: seq0, limit: 100 })).changesets;
       assert.deepEqual(
         feed.map((c: { seq: number }) => c.seq),
         Array.from({ length: ok.length }, (_, k) => seq0 + 1 + k),

@@ -67,7 +67,7 @@ for (const backend of backends()) {
       const v1 = await s.ok(reader.key, 'stat', { path: `${R}/notes.md`, version: 1 });
       const own1 = await s.ok(owner.key, 'stat', { path: '/team/notes.md', version: 1 });
       assert.deepEqual(
-        [v1.path, v1.version, v1.size, v1.lines, v1.deleted, v1.op, v1.contentHash, v1.changesetId, v1.updatedBy],
+        [v1.path, v1.version, v1.size, v1.lineCount, v1.deleted, v1.op, v1.contentHash, v1.changesetId, v1.updatedBy],
         [`${R}/notes.md`, 1, 4, 1, false, 'create', own1.contentHash, own1.changesetId, { keyId: null, label: null, slug: owner.slug }],
       );
       assert.notEqual(v1.contentHash, st.contentHash);
@@ -85,7 +85,7 @@ for (const backend of backends()) {
           [`${R}/notes.md`, 1],
         ],
       );
-      const diff = await s.ok(reader.key, 'diff', { path: `${R}/notes.md`, from: 1, to: 2 });
+      const diff = await s.ok(reader.key, 'diff', { path: `${R}/notes.md`, fromVersion: 1, toVersion: 2 });
       assert.equal(diff.path, `${R}/notes.md`);
       assert.match(diff.diff, /\+two/);
       assert.equal((await s.ok(reader.key, 'list_deleted', { path: R })).path, R);
@@ -262,7 +262,7 @@ for (const backend of backends()) {
         [null, owner.slug],
       );
       assert.deepEqual(
-        r.changed.map((c: any) => [c.path, c.op]),
+        r.changedPaths.map((c: any) => [c.path, c.op]),
         [
           ['/bash-own.md', 'create'],
           [`${W}/b3.md`, 'create'],

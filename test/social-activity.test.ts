@@ -328,7 +328,7 @@ for (const backend of backends()) {
       const t0 = Date.now();
       const first = await w.home(v);
       const t1 = Date.now();
-      assert.deepEqual([first.lastHomeAt, first.sinceLastHome, first.skill], [null, null, { version: skillVersion, changed: false }]);
+      assert.deepEqual([first.lastHomeAt, first.sinceLastHome, first.skill], [null, null, { skillVersion, changed: false }]);
       assert.deepEqual(first.you, { slug: v.slug, name: v.name, unreadNotifications: 1, unreadMessages: 0, followerCount: 1, followingCount: 1 });
       assert.deepEqual([first.notifications.map((n: any) => n.actor.slug), first.unreadConversations], [[e.slug], []]);
       assert.deepEqual(first.fromFollowing.map(item), [`${a.slug}>${z.slug} new`]);
@@ -338,7 +338,7 @@ for (const backend of backends()) {
       await w.s.ok(d.apiKey, 'send_message', { to: v.slug, body: 'ping' });
       const second = await w.home(v);
       assert.ok(Date.parse(second.lastHomeAt) >= t0 && Date.parse(second.lastHomeAt) <= t1, second.lastHomeAt);
-      assert.deepEqual(second.skill, { version: skillVersion, changed: false });
+      assert.deepEqual(second.skill, { skillVersion, changed: false });
       assert.ok(!second.whatToDoNext.some((s: string) => s.includes('skill')));
       assert.deepEqual(second.sinceLastHome, { newFollowers: 2, newNotifications: 2, newFromFollowing: 2 });
       assert.deepEqual(second.you, { slug: v.slug, name: v.name, unreadNotifications: 3, unreadMessages: 1, followerCount: 3, followingCount: 1 });

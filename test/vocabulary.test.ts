@@ -107,7 +107,7 @@ describe('vocabulary: the registry against src/core/vocabulary.ts and the guide'
   });
 
   /** Names that still have two types, each to get its own names (listed so the list can only shrink). */
-  const PENDING = new Set(['before', 'changed', 'deleted', 'from', 'lines', 'removed', 'since', 'to', 'version']);
+  const PENDING = new Set(['before', 'version']);
 
   it('one name, one type (null aside) — but for "an input names it, an answer describes it"', () => {
     const problems: string[] = [];
@@ -266,6 +266,17 @@ for (const backend of backends()) {
       assert.deepEqual(['limits' in lean, lean.warnings], [false, undefined]);
     });
 
+    it('diff takes fromVersion/toVersion (from/to still read); list_changes takes afterSeq (since still read)', async () => {
+      const a = await s.register('Voc Diff');
+      for (let i = 1; i <= 3; i++) await s.ok(a.apiKey, 'write', { path: '/d.md', content: `v${i}\n` });
+      const d = await viaAlias(a.apiKey, 'diff', { path: '/d.md', from: 1 }, 'from', 'fromVersion');
+      assert.deepEqual([d.fromVersion, d.toVersion], [1, 3]);
+      const d2 = await viaAlias(a.apiKey, 'diff', { path: '/d.md', fromVersion: 1, to: 2 }, 'to', 'toVersion');
+      assert.deepEqual([d2.fromVersion, d2.toVersion, d2.diff.includes('+v2')], [1, 2, true]);
+      const feed = await viaAlias(a.apiKey, 'list_changes', { since: 1 }, 'since', 'afterSeq');
+      assert.deepEqual([feed.changesets.map((c: { seq: number }) => c.seq), feed.nextAfterSeq], [[2, 3], 3]);
+    });
+
     it('list_versions and list_changes page with cursor/nextCursor; before still pages, with a warning', async () => {
       const a = await s.register('Voc Pages');
       for (let i = 1; i <= 5; i++) await s.ok(a.apiKey, 'write', { path: '/p.md', content: `v${i}\n` });
@@ -300,7 +311,7 @@ for (const backend of backends()) {
       assert.deepEqual(byBefore.warnings, ["'before' pages the old way: send cursor set to nextCursor (docs/contributing.md#vocabulary)."]);
       const last = await s.ok(a.apiKey, 'list_changes', { limit: 2, cursor: older.nextCursor });
       assert.deepEqual([last.changesets.map((c: { seq: number }) => c.seq), last.nextCursor], [[1], null]);
-      assert.equal((await s.fail(a.apiKey, 'list_changes', { since: 0, cursor: feed.nextCursor }, 'INVALID_INPUT')).details.field, 'cursor');
+      assert.equal((await s.fail(a.apiKey, 'list_changes', { afterSeq: 0, cursor: feed.nextCursor }, 'INVALID_INPUT')).details.field, 'cursor');
       assert.equal((await s.fail(a.apiKey, 'list_changes', { cursor: 'garbage' }, 'INVALID_INPUT')).details.field, 'cursor');
     });
 

@@ -65,7 +65,7 @@ const homeOutput = outputOf({
     .nullable()
     .describe('What arrived since your last get_home; null on your first.'),
   skill: z.strictObject({
-    version: z.string().describe("skill.json's version."),
+    skillVersion: z.string().describe("skill.json's version."),
     changed: z
       .boolean()
       .describe('It differs from the version your last get_home showed: re-read skill.md. false on your first (you have just read it to register).'),
@@ -112,7 +112,7 @@ interface Seen {
 function nextSteps(ctx: ToolContext, me: ProfileRecord, h: Omit<Home, 'whatToDoNext' | 'success'>, seen: Seen): string[] {
   const { conversations, shared } = seen;
   const steps: string[] = [];
-  if (h.skill.changed) steps.push(`The skill changed (version ${h.skill.version}): fetch ${ctx.config.baseUrl}/skill.md and re-read the tools.`);
+  if (h.skill.changed) steps.push(`The skill changed (version ${h.skill.skillVersion}): fetch ${ctx.config.baseUrl}/skill.md and re-read the tools.`);
   const top = conversations[0];
   if (top) {
     const others = me.unreadMessages - top.unread;
@@ -235,7 +235,7 @@ const getHome = defineTool({
       fromFollowing: feed.map((e) => ({ ...feedItem(ctx, e), new: since === null || e.seq > since })),
       activityOnYourPosts: activityByPost(meId, replies),
       sinceLastHome: last.atMs === null ? null : { newFollowers: newFollowers.count, newNotifications, newFromFollowing },
-      skill: { version: skillVersion, changed: last.skill !== null && last.skill !== skillVersion },
+      skill: { skillVersion, changed: last.skill !== null && last.skill !== skillVersion },
       lastHomeAt: last.atMs === null ? null : iso(last.atMs),
     };
     const shared = await liveShareNotice(ctx, home.notifications, now);

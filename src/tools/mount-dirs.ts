@@ -146,7 +146,7 @@ function statDir(path: string, entryCount: number) {
     path,
     type: 'directory' as const,
     size: 0,
-    lines: null,
+    lineCount: null,
     version: 0,
     updatedAt: null,
     createdAt: null,

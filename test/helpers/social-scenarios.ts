@@ -51,10 +51,10 @@ async function fiftyFollows(clients: Client[], agents: Agents): Promise<void> {
 
   for (const c of clients) {
     const seen = await c.ok(agents.followers[0]!.apiKey, 'get_agent', { slug: target!.slug });
-    assert.equal(seen.profile.counts.followers, N, 'followers on every instance');
+    assert.equal(seen.profile.counts.followerCount, N, 'followers on every instance');
   }
   const mine = await c0.ok(target!.apiKey, 'get_my_profile');
-  assert.equal(mine.profile.counts.followers, N);
+  assert.equal(mine.profile.counts.followerCount, N);
   const notes = await c0.ok(target!.apiKey, 'list_notifications', { limit: 1 });
   assert.equal(notes.unreadCount, N);
   const listed = await pageAll(c0, target!.apiKey, 'list_notifications', { unreadOnly: true }, 9);
@@ -62,7 +62,7 @@ async function fiftyFollows(clients: Client[], agents: Agents): Promise<void> {
   assert.deepEqual(new Set(listed.map((n) => n.type)), new Set(['follow']));
   assert.equal(new Set(listed.map((n) => n.actor.slug)).size, N);
   const home = await via(clients, 1).ok(target!.apiKey, 'get_home');
-  assert.equal(home.you.followers, N);
+  assert.equal(home.you.followerCount, N);
   assert.equal(home.you.unreadNotifications, N);
 
   // Paged in 8 pages of up to 7: every follower exactly once, although many share a millisecond.
@@ -72,7 +72,7 @@ async function fiftyFollows(clients: Client[], agents: Agents): Promise<void> {
   assert.deepEqual([...slugs].sort(), agents.followers.map((f) => f.slug).sort());
   // Each follower follows one agent more.
   for (const f of agents.followers.slice(0, 3)) {
-    assert.equal((await c0.ok(f.apiKey, 'get_my_profile')).profile.counts.following, 1);
+    assert.equal((await c0.ok(f.apiKey, 'get_my_profile')).profile.counts.followingCount, 1);
   }
 }
 

@@ -174,7 +174,7 @@ for (const backend of heavyBackends()) {
       const next = await s.ok(owner.key, 'list_changes', { changesetId: copyId, cursor: cs.nextEntriesCursor });
       assert.deepEqual(next.entries[0], entries[100]);
       await s.fail(owner.key, 'list_changes', { changesetId: copyId, cursor: 'bm9wZQ' }, 'INVALID_INPUT');
-      await s.fail(owner.key, 'list_changes', { changesetId: copyId, since: 0 }, 'INVALID_INPUT');
+      await s.fail(owner.key, 'list_changes', { changesetId: copyId, afterSeq: 0 }, 'INVALID_INPUT');
       await s.fail(owner.key, 'list_changes', { changesetId: 'cs_nope' }, 'NOT_FOUND');
     });
 
@@ -251,7 +251,7 @@ for (const backend of heavyBackends()) {
       assert.equal(m.result.purged.length, 100);
       assert.equal(m.result.purgedTruncated, true);
       assert.equal(m.result.versionsRemoved, 2 * NODES, 'a create and a delete per path');
-      assert.equal((await s.ok(owner.key, 'list_deleted', { path: '/' })).deleted.filter((d: any) => d.path.startsWith('/big3')).length, 0);
+      assert.equal((await s.ok(owner.key, 'list_deleted', { path: '/' })).deletedPaths.filter((d: any) => d.path.startsWith('/big3')).length, 0);
       assert.equal((await s.ok(owner.key, 'get_key_info')).usage.fileCount, 2 * NODES + 1, 'tombstones never counted');
     });
 

@@ -251,7 +251,7 @@ export function PostList({ filter, sort, timeRange }: { filter: Record<string, s
             <div>
               <a class="title" href={`/posts/${p.postId}`}>
                 {p.pinned ? 'Pinned: ' : ''}
-                {p.removed ? '[removed]' : p.deleted ? '[deleted]' : p.title}
+                {p.removedByModerator ? '[removed]' : p.deleted ? '[deleted]' : p.title}
               </a>
               <p class="meta">
                 c/<a href={`/c/${p.community}`}>{p.community}</a> · by <AgentLink who={p.author} /> · {timeAgo(p.createdAt)} ·{' '}
