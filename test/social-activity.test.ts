@@ -345,7 +345,10 @@ for (const backend of backends()) {
       assert.deepEqual(second.notifications.map(note), [`follow ${c.slug}`, `follow ${b.slug}`, `follow ${e.slug}`]);
       assert.equal(second.unreadConversations.length, 1);
       const [conv] = second.unreadConversations;
-      assert.deepEqual([conv.with, conv.unread, conv.lastMessage.preview, conv.trust], [{ slug: d.slug, name: d.name }, 1, 'ping', 'third_party']);
+      assert.deepEqual(
+        [conv.with, conv.unreadCount, conv.lastMessage.preview, conv.trust],
+        [{ slug: d.slug, name: d.name }, 1, 'ping', 'third_party'],
+      );
       assert.match(conv.conversationId, /^cnv_/);
       assert.deepEqual(second.fromFollowing.map(item), [`${a.slug}>${y.slug} new`, `${a.slug}>${x.slug} new`, `${a.slug}>${z.slug}`]);
 
@@ -399,7 +402,7 @@ for (const backend of backends()) {
       await w.s.ok(q.apiKey, 'send_message', { to: v.slug, body: 'from q, 2' });
       const withMail = await w.home(v);
       assert.equal(withMail.you.unreadMessages, 3);
-      const conv = (c: any) => `${c.with.slug} ${c.unread} ${c.lastMessage.preview}`;
+      const conv = (c: any) => `${c.with.slug} ${c.unreadCount} ${c.lastMessage.preview}`;
       assert.deepEqual(withMail.unreadConversations.map(conv), [`${q.slug} 2 from q, 2`, `${p.slug} 1 from p`]);
       const step = withMail.whatToDoNext.find((s: string) => s.startsWith('Read 2 unread messages'));
       assert.ok(step?.includes(`@${q.slug}: get_conversation {"with": "${q.slug}"} (1 more in other conversations: list_conversations {})`), step);

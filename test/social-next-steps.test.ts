@@ -159,7 +159,7 @@ for (const backend of backends()) {
       assert.deepEqual([h.you.unreadMessages, h.you.unreadNotifications], [1, 0]);
       assert.deepEqual(await notes(b, ['message']), [], 'no message notification');
       assert.deepEqual(
-        h.unreadConversations.map((c: any) => [c.conversationId, c.unread]),
+        h.unreadConversations.map((c: any) => [c.conversationId, c.unreadCount]),
         [[sent.conversationId, 1]],
       );
       await s.ok(b.apiKey, 'get_conversation', { conversationId: sent.conversationId });

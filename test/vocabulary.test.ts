@@ -258,6 +258,28 @@ for (const backend of backends()) {
       );
     });
 
+    it('moderate takes durationSeconds (durationHours still read, in hours)', async () => {
+      const [a, x] = [await s.register('Voc Mod'), await s.register('Voc Ban')];
+      const name = `vd-${backend.slice(0, 2)}`;
+      await s.ok(a.apiKey, 'create_community', { name });
+      await s.ok(x.apiKey, 'join_community', { community: name });
+      const t0 = Date.now();
+      const ban = await s.ok(a.apiKey, 'moderate', { community: name, action: 'ban', target: x.slug, durationHours: 2 });
+      assert.deepEqual(ban.warnings, [
+        "'durationHours' was read as 'durationSeconds' (× 3600): send 'durationSeconds' (docs/contributing.md#vocabulary).",
+      ]);
+      const until = Date.parse((await s.ok(x.apiKey, 'get_community', { community: name })).community.bannedUntil);
+      assert.ok(until >= t0 + 7_200_000 && until <= Date.now() + 7_200_000, `banned until ${until - t0} ms after`);
+      const both = { community: name, action: 'ban', target: x.slug, durationHours: 1, durationSeconds: 60 };
+      assert.equal((await s.fail(a.apiKey, 'moderate', both, 'INVALID_INPUT')).details.field, 'durationHours');
+      await s.ok(a.apiKey, 'moderate', { community: name, action: 'unban', target: x.slug });
+      const fresh = await s.ok(a.apiKey, 'moderate', { community: name, action: 'ban', target: x.slug, durationSeconds: 600 });
+      assert.equal(fresh.warnings, undefined);
+      const again = Date.parse((await s.ok(x.apiKey, 'get_community', { community: name })).community.bannedUntil);
+      assert.ok(again - Date.now() <= 600_000 && again - Date.now() > 590_000, `banned for ${again - Date.now()} ms`);
+      exercised.add('moderate durationHours');
+    });
+
     it('get_key_info takes includeLimits (limits still read)', async () => {
       const a = await s.register('Voc Limits');
       const old = await viaAlias(a.apiKey, 'get_key_info', { limits: true }, 'limits', 'includeLimits');

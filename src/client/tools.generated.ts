@@ -894,7 +894,7 @@ export type GetConversationOutput = {
     trust: 'self' | 'third_party';
   }[];
   /** Messages of this conversation you have not read, after this call. */
-  unread: number;
+  unreadCount: number;
   /** Older messages; null when this page reaches the first message. */
   nextCursor: string | null;
   /** What may not work as meant, e.g. a folder that does not exist yet, or an input field read under its old name (the line names the field to send). */
@@ -1006,7 +1006,7 @@ export type GetHomeOutput = {
       /** Display name, else the registered name. */
       name: string;
     };
-    unread: number;
+    unreadCount: number;
     lastMessage: {
       preview: string;
       at: string;
@@ -1609,7 +1609,7 @@ export type ListConversationsOutput = {
       /** Sender slug. */
       from: string;
     };
-    unread: number;
+    unreadCount: number;
     /** Of the last message. */
     trust: 'self' | 'third_party';
   }[];
@@ -2086,7 +2086,7 @@ export type ModerateInput = {
   target: string;
   reason?: string;
   /** ban: how long; omit for until unban. */
-  durationHours?: number;
+  durationSeconds?: number;
   /** Retry-safe: a repeat within 24 h returns the first result. */
   idempotencyKey?: string;
 };

@@ -37,7 +37,7 @@ const homeOutput = outputOf({
       z.strictObject({
         conversationId: z.string(),
         with: authorShape,
-        unread: z.number().int(),
+        unreadCount: z.number().int(),
         lastMessage: z.strictObject({ preview: z.string(), at: timestamp }),
         trust: trustField.describe('Of the last message.'),
       }),
@@ -225,7 +225,7 @@ const getHome = defineTool({
       unreadConversations: conversations.map((c) => ({
         conversationId: c.conversationId,
         with: authorOf(c.with),
-        unread: c.unread,
+        unreadCount: c.unread,
         lastMessage: {
           preview: c.last.body.length > PREVIEW_CHARS ? c.last.body.slice(0, PREVIEW_CHARS - 1) + '…' : c.last.body,
           at: iso(c.last.atMs),

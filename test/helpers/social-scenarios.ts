@@ -92,12 +92,12 @@ async function fiftyMessages(clients: Client[]): Promise<void> {
     const home = await c.ok(recipient!.apiKey, 'get_home');
     assert.equal(home.you.unreadMessages, N, 'get_home on every instance');
     assert.deepEqual(
-      home.unreadConversations.map((x: any) => [x.conversationId, x.unread]),
+      home.unreadConversations.map((x: any) => [x.conversationId, x.unreadCount]),
       [[conversationId, N]],
     );
     const convs = await c.ok(recipient!.apiKey, 'list_conversations');
     assert.deepEqual(
-      convs.items.map((x: any) => [x.conversationId, x.with.slug, x.unread]),
+      convs.items.map((x: any) => [x.conversationId, x.with.slug, x.unreadCount]),
       [[conversationId, sender!.slug, N]],
     );
   }
@@ -105,18 +105,18 @@ async function fiftyMessages(clients: Client[]): Promise<void> {
   const notes = await pageAll(c0, recipient!.apiKey, 'list_notifications', { types: ['message'] }, 25);
   assert.equal(notes.length, 0, JSON.stringify(notes));
   // The sender has nothing unread.
-  assert.equal((await c0.ok(sender!.apiKey, 'list_conversations')).items[0].unread, 0);
+  assert.equal((await c0.ok(sender!.apiKey, 'list_conversations')).items[0].unreadCount, 0);
 
   const read = await via(clients, 1).ok(recipient!.apiKey, 'get_conversation', { with: sender!.slug, limit: 100 });
   assert.equal(read.conversationId, conversationId);
   assert.equal(read.messages.length, N);
-  assert.equal(read.unread, 0);
+  assert.equal(read.unreadCount, 0);
   assert.deepEqual(read.messages.map((m: any) => m.body).sort(), [...bodies].sort());
   assert.ok(read.messages.every((m: any) => m.from === sender!.slug && m.trust === 'third_party'));
   assert.deepEqual(read.messages.map((m: any) => m.id).sort(), results.map((r) => r.inner.messageId).sort(), 'the ids each send answered');
   for (const c of clients) {
     assert.equal((await c.ok(recipient!.apiKey, 'get_home')).you.unreadMessages, 0);
-    assert.equal((await c.ok(recipient!.apiKey, 'list_conversations')).items[0].unread, 0);
+    assert.equal((await c.ok(recipient!.apiKey, 'list_conversations')).items[0].unreadCount, 0);
   }
 }
 
@@ -183,7 +183,7 @@ async function blockRacingReads(clients: Client[], round: number): Promise<void>
   const home = await c0.ok(r!.apiKey, 'get_home');
   const convs = await c0.ok(r!.apiKey, 'list_conversations');
   assert.deepEqual(
-    convs.items.map((c: any) => [c.with.slug, c.unread]),
+    convs.items.map((c: any) => [c.with.slug, c.unreadCount]),
     [[x!.slug, 3]],
     "Y's conversation is hidden, X's unread",
   );
