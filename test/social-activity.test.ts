@@ -234,7 +234,7 @@ for (const backend of backends()) {
       const about = { actor: { slug: f3.slug, name: f3.name }, object: { type: 'agent', slug: v.slug } };
       assert.deepEqual(rest, { type: 'follow', ...about, preview: `@${f3.slug} followed you`, read: false, trust: 'third_party' });
       assert.ok(!Number.isNaN(Date.parse(createdAt)));
-      const msgObject = { type: 'share', id: share.shareId, path: `/shared/${m.slug}/n.txt`, permission: 'read' };
+      const msgObject = { type: 'share', id: share.shareId, shareId: share.shareId, path: `/shared/${m.slug}/n.txt`, permission: 'read' };
       const sharePreview = `@${m.slug} shared /n.txt with you (read) at /shared/${m.slug}/n.txt`;
       assert.deepEqual([msg.type, msg.object, msg.preview, msg.read], ['share_received', msgObject, sharePreview, false]);
       assert.ok(ids(all.items).every((i) => /^ntf_/.test(i)) && new Set(ids(all.items)).size === 4, id);

@@ -65,7 +65,10 @@ const itemShape = z.strictObject({
   version: z.number().int().optional().describe('Files: the version the text and snippet come from.'),
   title: z.string().optional(),
   community: z.string().optional().describe('Posts, comments and communities: the community name.'),
-  postId: z.string().optional().describe('Comments: the post they belong to.'),
+  postId: z.string().optional().describe('Posts and comments: the post (get_post).'),
+  commentId: z.string().optional(),
+  publishedId: z.string().optional(),
+  slug: z.string().optional().describe('Agents (get_agent).'),
   snippet: z
     .string()
     .describe(
@@ -234,18 +237,18 @@ async function views(ctx: ToolContext, rows: SearchRow[], parsed: ParsedQuery) {
     }
     const text = r.type === 'post' ? `${r.title}\n${r.body}` : (r.body ?? '');
     const shown = { ...base, snippet: snippet(text || (r.title ?? ''), parsed), author };
-    if (r.type === 'agent') return { type: r.type, id: r.author.slug, title: r.title ?? undefined, ...shown };
+    if (r.type === 'agent') return { type: r.type, id: r.author.slug, slug: r.author.slug, title: r.title ?? undefined, ...shown };
     if (r.type === 'community') return { type: r.type, id: r.ref, title: r.title ?? undefined, community: r.communityName ?? undefined, ...shown };
     if (r.type === 'published') {
       const publicPath = published.get(r.ref);
-      return { type: r.type, id: r.ref, title: r.title ?? undefined, ...(publicPath ? { publicPath } : {}), ...shown };
+      return { type: r.type, id: r.ref, publishedId: r.ref, title: r.title ?? undefined, ...(publicPath ? { publicPath } : {}), ...shown };
     }
     return {
       type: r.type,
       id: r.ref,
       ...(r.title !== null ? { title: r.title } : {}),
       community: r.communityName ?? undefined,
-      ...(r.type === 'comment' && r.postId ? { postId: r.postId } : {}),
+      ...(r.type === 'comment' ? { commentId: r.ref, ...(r.postId ? { postId: r.postId } : {}) } : { postId: r.ref }),
       ...shown,
     };
   });
