@@ -41,7 +41,7 @@ for (const backend of backends()) {
       const out = await bash(writer, `mv ${W}/a.md /taken.md`);
       assert.equal(out.stderr, `mv: cannot move '${W}/a.md' to '/taken.md': ${EXDEV}\n`);
       assert.equal(out.exitCode, 1);
-      assert.deepEqual(out.changed, []);
+      assert.deepEqual(out.changedPaths, []);
       const into = await bash(writer, `mv /mine.md ${W}/`);
       assert.equal(into.stderr, `mv: cannot move '/mine.md' to '${W}/mine.md': ${EXDEV}\n`);
       assert.equal((await s.ok(owner.key, 'read', { path: '/w/a.md' })).content, 'a\n', 'the source stays');

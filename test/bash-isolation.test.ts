@@ -98,12 +98,12 @@ for (const backend of heavyBackends()) {
       console.log(`${backend}: A timed out after ${slowMs.toFixed(0)} ms; V ran ${victims.length} commands`);
       for (const r of victims) {
         assert.equal(r.stdout, 'done\n');
-        assert.deepEqual(r.changed, [], `V's command reported changes it never made: ${JSON.stringify(r.changed)}`);
+        assert.deepEqual(r.changedPaths, [], `V's command reported changes it never made: ${JSON.stringify(r.changedPaths)}`);
         assert.equal(r.changesetId, null);
       }
       assert.equal((await s.ok(v.apiKey, 'read', { path: '/notes.txt' })).content, 'V keeps this\n');
       assert.equal((await s.ok(a.apiKey, 'read', { path: '/notes.txt' })).content, 'A keeps this\n', 'a timed-out command writes nothing');
-      const vChanges = await s.ok(v.apiKey, 'list_changes', { since: 0, limit: 10 });
+      const vChanges = await s.ok(v.apiKey, 'list_changes', { afterSeq: 0, limit: 10 });
       assert.equal(vChanges.changesets.length, 1, "V's only changeset is its own write");
     });
   });

@@ -55,7 +55,7 @@ for (const backend of heavyBackends()) {
       assert.equal((await s.ok(x, 'bash', { command: 'grep -c a /cat.txt' })).stdout, '1\n', 'the pool is whole again');
       // What the command did before the search is not saved: it was stopped as a whole.
       const w = await s.ok(x, 'bash', { command: "echo partial > /w.txt; grep -E '^(a+)+$' /cat.txt" });
-      assert.deepEqual([w.exitCode, w.stderr, w.changed], [2, GREP_STOPPED, []]);
+      assert.deepEqual([w.exitCode, w.stderr, w.changedPaths], [2, GREP_STOPPED, []]);
       await s.fail(x, 'stat', { path: '/w.txt' }, 'NOT_FOUND');
     });
 

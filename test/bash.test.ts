@@ -24,7 +24,7 @@ interface BashResult {
   exitCode: number;
   truncated: boolean;
   changesetId: string | null;
-  changed: Array<{ path: string; op: string; version: number; updatedAt: string }>;
+  changedPaths: Array<{ path: string; op: string; version: number; updatedAt: string }>;
 }
 
 /** Runs a command and asserts the success envelope (a non-zero exit is still a success). */
@@ -48,7 +48,7 @@ async function write(s: TestServer, key: string, files: Record<string, string>):
 async function changesetCount(s: TestServer, key: string): Promise<number> {
   let n = 0;
   for (let since = 0; ;) {
-    const page = await s.ok(key, 'list_changes', { since, limit: 200 });
+    const page = await s.ok(key, 'list_changes', { afterSeq: since, limit: 200 });
     n += page.changesets.length;
     if (page.changesets.length < 200) return n;
     since = page.changesets[page.changesets.length - 1].seq;
@@ -230,7 +230,7 @@ for (const backend of heavyBackends()) {
       let r = await bash(s, key, 'mv /a.txt /b.txt');
       assert.equal(r.exitCode, 0, r.stderr);
       assert.deepEqual(
-        r.changed.map((c) => [c.path, c.op, c.version]),
+        r.changedPaths.map((c) => [c.path, c.op, c.version]),
         [
           ['/a.txt', 'move', 3],
           ['/b.txt', 'move', 1],
@@ -249,7 +249,7 @@ for (const backend of heavyBackends()) {
       // A directory, then an edit in the same command: still the same files.
       r = await bash(s, key, 'mv /d /e && echo x2 >> /e/x.md');
       assert.deepEqual(
-        r.changed.map((c) => [c.path, c.op]),
+        r.changedPaths.map((c) => [c.path, c.op]),
         [
           ['/d', 'move'],
           ['/d/x.md', 'move'],
@@ -269,7 +269,7 @@ for (const backend of heavyBackends()) {
       // Moved twice, or moved away and replaced: one move; the new file at the old path has its own history.
       r = await bash(s, key, 'mv /b.txt /c.txt && mv /c.txt /f.txt && echo new > /b.txt');
       assert.deepEqual(
-        r.changed.map((c) => [c.path, c.op]),
+        r.changedPaths.map((c) => [c.path, c.op]),
         [
           ['/b.txt', 'update'],
           ['/f.txt', 'move'],
@@ -295,7 +295,7 @@ for (const backend of heavyBackends()) {
       // mv there and back is no change at all; cp is still a new file.
       r = await bash(s, key, 'mv /f.txt /g.txt && mv /g.txt /f.txt && cp /f.txt /h.txt');
       assert.deepEqual(
-        r.changed.map((c) => [c.path, c.op]),
+        r.changedPaths.map((c) => [c.path, c.op]),
         [['/h.txt', 'create']],
       );
     });
@@ -310,7 +310,7 @@ for (const backend of heavyBackends()) {
       r = await bash(s, key, 'cd sub && pwd && cat x.txt', '/docs');
       assert.equal(r.stdout, '/docs/sub\nx\n');
       r = await bash(s, key, 'echo made > new.txt', '/docs/sub');
-      assert.equal(r.changed[0]?.path, '/docs/sub/new.txt');
+      assert.equal(r.changedPaths[0]?.path, '/docs/sub/new.txt');
       r = await bash(s, key, 'pwd', '/docs/');
       assert.equal(r.stdout, '/docs\n');
       r = await bash(s, key, 'pwd');
@@ -348,7 +348,7 @@ for (const backend of heavyBackends()) {
         '/a/t.txt create null→1',
         '/e.txt update 1→2',
       ]);
-      assert.deepEqual(r.changed.map((c) => c.path).sort(), cs.entries.map((e: any) => e.path).sort(), 'the result lists the same paths');
+      assert.deepEqual(r.changedPaths.map((c) => c.path).sort(), cs.entries.map((e: any) => e.path).sort(), 'the result lists the same paths');
       assert.equal((await s.ok(key, 'read', { path: '/a/g.txt' })).content, 'y\nz\n', '> then >> is one version');
       assert.equal((await s.ok(key, 'read', { path: '/e.txt' })).content, 'ALPHA\nbeta\nmore\n');
       assert.equal((await s.ok(key, 'stat', { path: '/a/g.txt' })).versionCount, 1);
@@ -358,7 +358,7 @@ for (const backend of heavyBackends()) {
       assert.ok(d.changesetId);
       const dcs = (await s.ok(key, 'list_changes', { limit: 1 })).changesets[0];
       assert.deepEqual(dcs.entries.map((e: any) => `${e.path} ${e.op}`).sort(), ['/a/b delete', '/a/b/f.txt delete', '/a/h.txt delete']);
-      const deleted = (await s.ok(key, 'list_deleted', {})).deleted.map((x: any) => x.path);
+      const deleted = (await s.ok(key, 'list_deleted', {})).deletedPaths.map((x: any) => x.path);
       assert.ok(deleted.includes('/a/h.txt'));
     });
 
@@ -378,7 +378,7 @@ for (const backend of heavyBackends()) {
       ]) {
         const r = await bash(s, key, cmd);
         assert.equal(r.changesetId, null, cmd);
-        assert.deepEqual(r.changed, [], cmd);
+        assert.deepEqual(r.changedPaths, [], cmd);
       }
       assert.equal(await changesetCount(s, key), before);
       assert.equal(await snapshot(s, key), snap);
@@ -387,7 +387,7 @@ for (const backend of heavyBackends()) {
       const r = await bash(s, key, "sed -i 's/two/TWO/' /s.md");
       assert.ok(r.changesetId);
       assert.deepEqual(
-        r.changed.map((c) => [c.path, c.op, c.version]),
+        r.changedPaths.map((c) => [c.path, c.op, c.version]),
         [['/s.md', 'update', 2]],
       );
     });
@@ -533,7 +533,7 @@ for (const backend of heavyBackends()) {
       const w = await s.addKey(id, { scopes: ['files:read', 'files:write'] });
       const ok = await bash(s, w, 'echo hi > /new.txt && mkdir /m && cp /e.txt /m/e.txt');
       assert.equal(ok.exitCode, 0, ok.stderr);
-      assert.equal(ok.changed.length, 3);
+      assert.equal(ok.changedPaths.length, 3);
       const snap = await snapshot(s, key);
       for (const cmd of ['rm /e.txt', 'rm -r /d', 'mv /e.txt /moved.txt', 'rmdir /m']) {
         const r = await bash(s, w, cmd);
@@ -640,7 +640,7 @@ for (const backend of heavyBackends()) {
       assert.equal(r.stdout, '1\n');
       assert.match(r.stderr, /No such file or directory/);
       r = await bash(s, a.key, 'echo a > /mine/b.txt');
-      assert.equal(r.changed[0]?.op, 'create', 'the same path under another agent is unrelated');
+      assert.equal(r.changedPaths[0]?.op, 'create', 'the same path under another agent is unrelated');
       assert.equal((await s.ok(b.key, 'read', { path: '/mine/b.txt' })).content, 'collision needle\n');
     });
 
@@ -848,7 +848,7 @@ for (const backend of heavyBackends()) {
       // As in GNU bash, what ran before the limit stays done (one changeset, revertable); a
       // timeout instead writes nothing (its result is an error, not a finished command).
       assert.deepEqual(
-        r.changed.map((c) => c.path),
+        r.changedPaths.map((c) => c.path),
         ['/count.txt'],
       );
       assert.equal((await s.ok(key, 'read', { path: '/count.txt' })).content, 'start\n');

@@ -128,7 +128,7 @@ for (const backend of backends()) {
         [[spam.postId, 'spam', carol!.slug]],
       );
       await s.ok(mod!.key, 'moderate', { community: name, action: 'remove', target: spam.postId, reason: 'spam' });
-      await s.ok(mod!.key, 'moderate', { community: name, action: 'ban', target: bob!.slug, durationHours: 48, reason: 'spam' });
+      await s.ok(mod!.key, 'moderate', { community: name, action: 'ban', target: bob!.slug, durationSeconds: 172_800, reason: 'spam' });
       const bobNotes = (await s.ok(bob!.key, 'list_notifications', { types: ['moderation'] })).items;
       assert.equal(bobNotes.length, 2, 'removal and ban told');
       assert.equal((await s.fail(bob!.key, 'create_post', { community: name, title: 'again' }, 'FORBIDDEN')).details.reason, 'banned');

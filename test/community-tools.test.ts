@@ -185,7 +185,7 @@ for (const backend of backends()) {
           revision: 1,
           pinned: false,
           locked: false,
-          removed: false,
+          removedByModerator: false,
           deleted: false,
           trust: 'self',
           webUrl: `${s.config.baseUrl}/posts/X`,
@@ -439,7 +439,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(x.key, 'list_comments', { postId: posts[0].postId })).items[0].body, 'rude words', 'its author sees it');
       await s.fail(m.key, 'moderate', { community: name, action: 'pin', target: cm.commentId }, 'INVALID_INPUT');
       // ban with a duration: membership ends, posting, commenting and voting refused; unban lifts it.
-      const ban = await s.ok(m.key, 'moderate', { community: name, action: 'ban', target: x.slug, durationHours: 24 });
+      const ban = await s.ok(m.key, 'moderate', { community: name, action: 'ban', target: x.slug, durationSeconds: 86_400 });
       assert.equal(ban.changed, true);
       const g = (await s.ok(x.key, 'get_community', { community: name })).community;
       assert.equal(g.isMember, false);
@@ -456,11 +456,11 @@ for (const backend of backends()) {
         'not_moderator',
       );
       await s.fail(m.key, 'moderate', { community: name, action: 'lock', target: 'pst_doesnotexist' }, 'NOT_FOUND');
-      await s.fail(m.key, 'moderate', { community: name, action: 'lock', target: posts[0].postId, durationHours: 2 }, 'INVALID_INPUT');
+      await s.fail(m.key, 'moderate', { community: name, action: 'lock', target: posts[0].postId, durationSeconds: 7200 }, 'INVALID_INPUT');
       await s.fail(m.key, 'moderate', { community: 'no-such-one', action: 'lock', target: posts[0].postId }, 'NOT_FOUND');
       // The log: every change, newest first, moderators only.
       const log = (await s.ok(a.key, 'list_moderation_log', { community: name, limit: 100 })).items;
-      assert.deepEqual(log.map((e: any) => [e.action, e.moderator.slug, e.target.id]).slice(0, 3), [
+      assert.deepEqual(log.map((e: any) => [e.action, e.actor.slug, e.target.id]).slice(0, 3), [
         ['unban', m.slug, x.slug],
         ['ban', m.slug, x.slug],
         ['remove', m.slug, cm.commentId],

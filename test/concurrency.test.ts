@@ -45,7 +45,7 @@ async function editsAgainstOneBase(clients: Client[], key: string, path: string)
   const final = await c0.ok(key, 'read', { path });
   assert.equal(final.content, `${filler}\nvalue: writer-${winner}\n${filler}\n`);
   assert.equal(final.version, base.version + 1);
-  const changes = (await c0.ok(key, 'list_changes', { since: seq })).changesets;
+  const changes = (await c0.ok(key, 'list_changes', { afterSeq: seq })).changesets;
   assert.equal(changes.length, 1, 'one changeset');
 }
 
@@ -71,7 +71,7 @@ async function plainAppends(clients: Client[], key: string, path: string): Promi
   const last = results.reduce((a, b) => (b.inner.version > a.inner.version ? b : a));
   assert.equal(last.inner.size, Buffer.byteLength(final.content));
   assert.equal(last.inner.contentHash, final.contentHash);
-  const changes = (await c0.ok(key, 'list_changes', { since: seq, limit: 200 })).changesets;
+  const changes = (await c0.ok(key, 'list_changes', { afterSeq: seq, limit: 200 })).changesets;
   assert.equal(changes.length, N);
 }
 

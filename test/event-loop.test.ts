@@ -165,7 +165,7 @@ for (const backend of heavyBackends()) {
     it('diff and restore between two versions with 10,000 different lines', { timeout: T }, async () => {
       const first = await s.ok(key, 'write', { path: '/d.txt', content: lines(10_000, (i) => `first ${i} ${(i * 7919) % 10007}`) });
       await s.ok(key, 'write', { path: '/d.txt', content: lines(10_000, (i) => `second ${(i * 104729) % 10007} ${i}`) });
-      const d = await guarded('diff', 'diff', { path: '/d.txt', from: first.version });
+      const d = await guarded('diff', 'diff', { path: '/d.txt', fromVersion: first.version });
       assert.equal(d.inner.success, true, JSON.stringify(d.inner).slice(0, 300));
       assert.ok(d.inner.diff.length > 0);
       const r = await guarded('restore dry run', 'restore', { path: '/d.txt', version: first.version, dryRun: true });
@@ -250,7 +250,7 @@ for (const backend of heavyBackends()) {
       const first = await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `first version line ${i} `.padEnd(38, 'a')) });
       await s.ok(key, 'write', { path: '/big10/d.txt', content: lines(260_000, (i) => `second version line ${i} `.padEnd(38, 'b')) });
       await s.ok(key, 'share', { path: '/big10', with: recipient.slug, permission: 'read', includeHistory: true });
-      const body = JSON.stringify({ path: `/shared/${owner}/big10/d.txt`, from: first.version });
+      const body = JSON.stringify({ path: `/shared/${owner}/big10/d.txt`, fromVersion: first.version });
       const { result, probe } = await measured(remote, readerKey, () => remote.call(recipient.apiKey, 'diff', undefined, body));
       assert.equal(result.inner.success, true, JSON.stringify(result.inner).slice(0, 300));
       assert.ok(result.inner.diff.length > 0);

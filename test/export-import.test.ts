@@ -45,13 +45,13 @@ async function history(s: TestServer, key: string) {
   }
   const changes = [];
   for (let since = 0; ;) {
-    const r = await s.ok(key, 'list_changes', { since, limit: 100 });
+    const r = await s.ok(key, 'list_changes', { afterSeq: since, limit: 100 });
     changes.push(...r.changesets);
     if (r.changesets.length < 100) break;
     since = r.changesets[r.changesets.length - 1].seq;
   }
   const paths = new Set<string>(tree.filter((e: any) => e.type === 'file').map((e: any) => e.path));
-  const deleted = (await s.ok(key, 'list_deleted', { path: '/' })).deleted;
+  const deleted = (await s.ok(key, 'list_deleted', { path: '/' })).deletedPaths;
   for (const d of deleted) paths.add(d.path);
   const files: Record<string, unknown> = {};
   for (const path of [...paths].sort()) {
@@ -127,7 +127,7 @@ for (const backend of heavyBackends()) {
       const e = r.inner.export;
       assert.match(e.url, /\/exports\/ex_[\w-]{43}$/);
       assert.equal(e.asOfSeq, source.changes[source.changes.length - 1].seq);
-      assert.equal(e.changesets, e.asOfSeq);
+      assert.equal(e.changesetCount, e.asOfSeq);
       assert.ok(e.estimatedBytes > e.contentBytes && e.estimatedBytes < e.limitBytes);
       // A write after the call is not in the archive.
       await s.ok(key, 'write', { path: '/notes/after.md', content: 'later\n' });

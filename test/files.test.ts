@@ -135,14 +135,14 @@ for (const backend of backends()) {
       assert.equal(st.path, '/notes/todo.md');
       assert.equal(st.type, 'file');
       assert.equal(st.size, w.size);
-      assert.equal(st.lines, 2);
+      assert.equal(st.lineCount, 2);
       assert.equal(st.version, 1);
       assert.equal(st.updatedAt, w.updatedAt);
       assert.equal(st.createdAt, w.updatedAt);
       assert.equal(st.contentHash, w.contentHash);
       assert.equal(st.versionCount, 1);
       assert.deepEqual(st.updatedBy, { keyId: info.keyId, label: info.label });
-      assert.equal(st.entries, undefined, 'files have no entries count');
+      assert.equal(st.entryCount, undefined, 'files have no entries count');
     });
 
     it('overwrite: version 2; identical content → unchanged: true and no new version', async () => {
@@ -304,13 +304,13 @@ for (const backend of backends()) {
         const st = await ok(s, key, 'stat', { path: dir });
         assert.equal(st.type, 'directory', dir);
         assert.equal(st.version, 1, dir);
-        assert.equal(st.entries, 1, dir);
+        assert.equal(st.entryCount, 1, dir);
         assert.match(st.updatedAt, ISO_MS);
       }
       // A second file reuses the directories (no new versions for them).
       await ok(s, key, 'write', { path: '/p/q/other.txt', content: 'x' });
       assert.equal((await ok(s, key, 'stat', { path: '/p/q' })).version, 1);
-      assert.equal((await ok(s, key, 'stat', { path: '/p/q' })).entries, 2);
+      assert.equal((await ok(s, key, 'stat', { path: '/p/q' })).entryCount, 2);
     });
 
     it('base64: binary bytes round-trip exactly; text written as base64 reads as text', async () => {
@@ -326,7 +326,7 @@ for (const backend of backends()) {
       assert.equal(r.contentHash, hashOf(bytes));
       assert.equal(r.lines, null);
       assert.equal(r.truncated, false);
-      assert.equal((await ok(s, key, 'stat', { path: '/bin/blob.bin' })).lines, null);
+      assert.equal((await ok(s, key, 'stat', { path: '/bin/blob.bin' })).lineCount, null);
 
       // Invalid UTF-8 without NUL is binary too.
       const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
@@ -379,7 +379,7 @@ for (const backend of backends()) {
       assert.equal(r.next, undefined);
       const st = await ok(s, key, 'stat', { path: '/empty.txt' });
       assert.equal(st.size, 0);
-      assert.equal(st.lines, 0);
+      assert.equal(st.lineCount, 0);
       assert.equal((await ok(s, key, 'write', { path: '/empty.txt', content: '' })).unchanged, true);
     });
 
@@ -595,7 +595,10 @@ for (const backend of backends()) {
       assert.equal(err.details.latestVersion, 2);
 
       const sv1 = await ok(s, key, 'stat', { path: '/v.txt', version: 1 });
-      assert.deepEqual([sv1.type, sv1.size, sv1.lines, sv1.version, sv1.updatedAt, sv1.contentHash], ['file', 4, 1, 1, v1.updatedAt, v1.contentHash]);
+      assert.deepEqual(
+        [sv1.type, sv1.size, sv1.lineCount, sv1.version, sv1.updatedAt, sv1.contentHash],
+        ['file', 4, 1, 1, v1.updatedAt, v1.contentHash],
+      );
 
       const d = await ok(s, key, 'delete', { path: '/v.txt' });
       assert.equal(d.version, 3);
@@ -701,12 +704,12 @@ for (const backend of backends()) {
       assert.deepEqual(rc.lines, { start: 2, end: 2, total: 3 });
     });
 
-    it('stat of a directory (entries) and of the root', async () => {
+    it('stat of a directory (entryCount) and of the root', async () => {
       const { key } = await fresh(s);
       const root0 = await ok(s, key, 'stat', { path: '/' });
       assert.equal(root0.path, '/');
       assert.equal(root0.type, 'directory');
-      assert.equal(root0.entries, 0);
+      assert.equal(root0.entryCount, 0);
       assert.match(root0.updatedAt, ISO_MS);
       await ok(s, key, 'write', { path: '/a.txt', content: 'a' });
       await ok(s, key, 'write', { path: '/b/c.txt', content: 'c' });
@@ -714,17 +717,17 @@ for (const backend of backends()) {
       await ok(s, key, 'mkdir', { path: '/b/e' });
       const root = await ok(s, key, 'stat', { path: '/' });
       assert.equal(root.type, 'directory');
-      assert.equal(root.entries, 2);
+      assert.equal(root.entryCount, 2);
       const b = await ok(s, key, 'stat', { path: '/b' });
       assert.equal(b.type, 'directory');
-      assert.equal(b.entries, 3);
+      assert.equal(b.entryCount, 3);
       assert.equal(b.version, 1);
       assert.equal(b.versionCount, 1);
       assert.equal(b.contentHash, null);
       assert.match(b.createdAt, ISO_MS);
       await ok(s, key, 'delete', { path: '/b/d.txt' });
-      assert.equal((await ok(s, key, 'stat', { path: '/b' })).entries, 2, 'deleted entries are not counted');
-      assert.equal((await ok(s, key, 'stat', { path: '/b/e' })).entries, 0);
+      assert.equal((await ok(s, key, 'stat', { path: '/b' })).entryCount, 2, 'deleted entries are not counted');
+      assert.equal((await ok(s, key, 'stat', { path: '/b/e' })).entryCount, 0);
       await fail(s, key, 'stat', { path: '/b/nothing' }, 'NOT_FOUND');
     });
 
@@ -907,7 +910,7 @@ for (const backend of backends()) {
       assert.equal(d.version, 2);
       assert.match(d.updatedAt, ISO_MS);
       assert.ok(d.updatedAt > w.updatedAt);
-      assert.deepEqual(d.deleted, [{ path: '/del/file.txt', type: 'file', version: 2 }]);
+      assert.deepEqual(d.deletedPaths, [{ path: '/del/file.txt', type: 'file', version: 2 }]);
       assert.equal(d.restorable, true);
       assert.match(d.changesetId, /^cs_/);
       await fail(s, key, 'read', { path: '/del/file.txt' }, 'NOT_FOUND');
@@ -919,7 +922,7 @@ for (const backend of backends()) {
       const { key } = await fresh(s);
       await ok(s, key, 'mkdir', { path: '/empty' });
       const de = await ok(s, key, 'delete', { path: '/empty' });
-      assert.deepEqual(de.deleted, [{ path: '/empty', type: 'directory', version: 2 }]);
+      assert.deepEqual(de.deletedPaths, [{ path: '/empty', type: 'directory', version: 2 }]);
       await fail(s, key, 'stat', { path: '/empty' }, 'NOT_FOUND');
 
       for (const p of ['/ne/a.txt', '/ne/b.txt', '/ne/sub/c.txt']) await ok(s, key, 'write', { path: p, content: p });
@@ -935,7 +938,7 @@ for (const backend of backends()) {
       const d = await ok(s, key, 'delete', { path: '/ne', recursive: true });
       assert.equal(d.path, '/ne');
       assert.equal(d.version, 2);
-      const deleted = [...d.deleted].sort((x: any, y: any) => (x.path < y.path ? -1 : 1));
+      const deleted = [...d.deletedPaths].sort((x: any, y: any) => (x.path < y.path ? -1 : 1));
       assert.deepEqual(deleted, [
         { path: '/ne', type: 'directory', version: 2 },
         { path: '/ne/a.txt', type: 'file', version: 3 },
@@ -1120,7 +1123,7 @@ for (const backend of backends()) {
         await ok(s, key, 'write', { path: '/fq/b.txt', content: '' }); // 5: empty files count too
         const info = await ok(s, key, 'get_key_info', { includeLimits: true });
         assert.equal(info.limits.maxFiles, 5);
-        assert.deepEqual([info.usage.files, info.usage.filesRemaining], [5, 0]);
+        assert.deepEqual([info.usage.fileCount, info.usage.filesRemaining], [5, 0]);
         const err = await fail(s, key, 'write', { path: '/fq/c.txt', content: '' }, 'QUOTA_EXCEEDED');
         assert.deepEqual(err.details, { quota: 'files', usedFiles: 5, addFiles: 1, limitFiles: 5 });
         assert.match(err.message, /File quota exceeded: 5 files and directories exist \(the limit is 5\)/);
@@ -1135,19 +1138,19 @@ for (const backend of backends()) {
         await ok(s, key, 'move', { from: '/fq/b.txt', to: '/fq/b2.txt' });
         // A delete frees its entries (the tombstone does not count) and works at or over the limit.
         await ok(s, key, 'delete', { path: '/fq/d', recursive: true });
-        assert.equal((await ok(s, key, 'get_key_info')).usage.files, 3);
+        assert.equal((await ok(s, key, 'get_key_info')).usage.fileCount, 3);
         await ok(s, key, 'write', { path: '/fq/c.txt', content: '' });
         // Restoring the directory brings back /fq/d/e too (its recursive delete took it): 2 more.
         const rq = await fail(s, key, 'restore', { path: '/fq/d', version: 1 }, 'QUOTA_EXCEEDED');
         assert.equal(rq.details.addFiles, 2);
         await ok(s, key, 'delete', { path: '/fq/c.txt' });
         await ok(s, key, 'restore', { path: '/fq/d', version: 1 });
-        assert.equal((await ok(s, key, 'get_key_info')).usage.files, 5);
+        assert.equal((await ok(s, key, 'get_key_info')).usage.fileCount, 5);
         s.config.maxFilesPerAgent = 2;
         await ok(s, key, 'delete', { path: '/fq/b2.txt' });
         await fail(s, key, 'write', { path: '/fq/c.txt', content: '' }, 'QUOTA_EXCEEDED');
         await ok(s, key, 'delete', { path: '/fq', recursive: true });
-        assert.equal((await ok(s, key, 'get_key_info')).usage.files, 0);
+        assert.equal((await ok(s, key, 'get_key_info')).usage.fileCount, 0);
       } finally {
         s.config.maxFilesPerAgent = saved;
       }
@@ -1253,27 +1256,27 @@ for (const backend of backends()) {
         bashConcurrent: s.config.bashMaxConcurrentPerAgent,
         bashWorkerMsPerMinute: s.config.bashWorkerMsPerMinute,
         actions: {
-          follow: { max: 200, windowSeconds: 3600, counts: 'follows that start following someone' },
-          send_message: { max: 100, windowSeconds: 3600, counts: 'messages sent' },
-          message_stranger: { max: 20, windowSeconds: 3600, counts: 'messages sent to agents who do not follow you' },
-          share: { max: 200, windowSeconds: 3600, counts: 'shares and links created (updates of a share too)' },
-          publish: { max: 100, windowSeconds: 86_400, counts: 'items published (republishing a path too)' },
-          create_community: { max: 5, windowSeconds: 86_400, counts: 'communities created' },
-          create_post: { max: 10, windowSeconds: 3600, counts: 'posts created' },
-          comment: { max: 120, windowSeconds: 3600, counts: 'comments written' },
-          vote: { max: 600, windowSeconds: 3600, counts: 'votes cast or changed' },
-          report: { max: 30, windowSeconds: 3600, counts: 'reports filed' },
+          follow: { max: 200, windowSeconds: 3600, counted: 'follows that start following someone' },
+          send_message: { max: 100, windowSeconds: 3600, counted: 'messages sent' },
+          message_stranger: { max: 20, windowSeconds: 3600, counted: 'messages sent to agents who do not follow you' },
+          share: { max: 200, windowSeconds: 3600, counted: 'shares and links created (updates of a share too)' },
+          publish: { max: 100, windowSeconds: 86_400, counted: 'items published (republishing a path too)' },
+          create_community: { max: 5, windowSeconds: 86_400, counted: 'communities created' },
+          create_post: { max: 10, windowSeconds: 3600, counted: 'posts created' },
+          comment: { max: 120, windowSeconds: 3600, counted: 'comments written' },
+          vote: { max: 600, windowSeconds: 3600, counted: 'votes cast or changed' },
+          report: { max: 30, windowSeconds: 3600, counted: 'reports filed' },
         },
       });
       assert.equal(info.revokedAt, null);
       // The limits come only on request: the default answer stays short.
       const lean = await ok(s, reg.apiKey, 'get_key_info');
       assert.equal('limits' in lean, false);
-      assert.deepEqual([lean.keyId, lean.scopes, lean.usage.files], [info.keyId, info.scopes, 0]);
+      assert.deepEqual([lean.keyId, lean.scopes, lean.usage.fileCount], [info.keyId, info.scopes, 0]);
       assert.equal(info.usage.rate.per, 'agent');
       assert.equal(info.usage.storageBytes, 0);
       assert.equal(info.usage.storageRemainingBytes, s.config.storageQuotaBytes);
-      assert.equal(info.usage.files, 0);
+      assert.equal(info.usage.fileCount, 0);
       assert.equal(info.usage.filesRemaining, s.config.maxFilesPerAgent);
 
       await ok(s, reg.apiKey, 'write', { path: '/u1.txt', content: 'hello world' }); // 11 bytes
@@ -1286,10 +1289,10 @@ for (const backend of backends()) {
       await ok(s, reg.apiKey, 'write', { path: '/u1.txt', content: 'bye\n' });
       u = (await ok(s, reg.apiKey, 'get_key_info')).usage;
       assert.equal(u.storageBytes, 15);
-      assert.equal(u.files, 3, 'two files and a directory');
+      assert.equal(u.fileCount, 3, 'two files and a directory');
       assert.equal(u.filesRemaining, s.config.maxFilesPerAgent - 3);
       await ok(s, reg.apiKey, 'delete', { path: '/u2.txt' });
-      assert.equal((await ok(s, reg.apiKey, 'get_key_info')).usage.files, 2, 'deleted files do not count');
+      assert.equal((await ok(s, reg.apiKey, 'get_key_info')).usage.fileCount, 2, 'deleted files do not count');
 
       const ro = await s.addKey(reg.id, { scopes: ['files:read'], label: 'reader' });
       const roInfo = await ok(s, ro, 'get_key_info');
@@ -1421,10 +1424,10 @@ for (const backend of backends()) {
         assert.equal(st.type, 'directory');
         assert.equal(st.path, '/projects');
         // /projects really holds x, xy and other.txt; through this key only x is visible.
-        assert.equal(st.entries, 1, 'the entry count does not reveal what is outside the folder');
+        assert.equal(st.entryCount, 1, 'the entry count does not reveal what is outside the folder');
         const root = await ok(s, fk, 'stat', { path: '/' });
         assert.equal(root.type, 'directory');
-        assert.equal(root.entries, 1, 'the root shows only /projects');
+        assert.equal(root.entryCount, 1, 'the root shows only /projects');
         const inside = await ok(s, fk, 'stat', { path: '/projects/x' });
         assert.equal(inside.type, 'directory');
       });
@@ -1465,7 +1468,7 @@ for (const backend of backends()) {
       }
       assert.deepEqual(own(await ok(s, b.key, 'list', { path: '/' })), []);
       assert.deepEqual(own(await ok(s, b.key, 'list', { path: '/', recursive: true })), []);
-      assert.equal((await ok(s, b.key, 'stat', { path: '/' })).entries, 0);
+      assert.equal((await ok(s, b.key, 'stat', { path: '/' })).entryCount, 0);
       assert.equal((await ok(s, b.key, 'get_key_info')).usage.storageBytes, 0);
       // B's own file at the same path is independent (its own versions).
       const wb = await ok(s, b.key, 'write', { path: '/private/secret-plans.md', content: 'B' });

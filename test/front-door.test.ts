@@ -280,8 +280,8 @@ for (const backend of backends()) {
       assert.equal(first.replayed, undefined);
       assert.equal(again.replayed, true);
       await s.ok(key, 'write', { path: '/d/g.txt', content: 'y' });
-      assert.equal((await s.ok(key, 'stat', { path: '/d' })).entries, 2);
-      assert.equal((await s.ok(key, 'stat', { path: '/d/f.txt' })).entries, undefined);
+      assert.equal((await s.ok(key, 'stat', { path: '/d' })).entryCount, 2);
+      assert.equal((await s.ok(key, 'stat', { path: '/d/f.txt' })).entryCount, undefined);
     });
 
     it('every response carries X-Request-Id, reference files and health checks included', async () => {

@@ -206,7 +206,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(key, 'stat', { path: '/small.txt' })).versionCount, 20);
       const deleted = await s.ok(key, 'list_deleted', { path: '/many' });
       assert.deepEqual(
-        deleted.deleted.map((f: any) => f.path),
+        deleted.deletedPaths.map((f: any) => f.path),
         ['/many/gone.txt'],
       );
 

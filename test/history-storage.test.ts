@@ -324,7 +324,7 @@ for (const backend of heavyBackends()) {
       await packAll(s.store);
       for (const [i, t] of texts.entries())
         assert.equal((await s.ok(key, 'read', { path: '/h.txt', version: i + 1 })).content, t, `version ${i + 1}`);
-      const d = await s.ok(key, 'diff', { path: '/h.txt', from: 3, to: 150 });
+      const d = await s.ok(key, 'diff', { path: '/h.txt', fromVersion: 3, toVersion: 150 });
       assert.equal(d.identical, false);
       assert.ok(d.diff.includes('revision 0149'));
       await s.ok(key, 'restore', { path: '/h.txt', version: 5 });

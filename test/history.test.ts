@@ -88,7 +88,7 @@ for (const backend of backends()) {
         const gone = await s.fail(key, 'read', { path: '/m/a.txt' }, 'NOT_FOUND');
         assert.equal(gone.details.deleted.version, 3);
 
-        const changes = (await s.ok(key, 'list_changes', { since: seq })).changesets;
+        const changes = (await s.ok(key, 'list_changes', { afterSeq: seq })).changesets;
         assert.equal(changes.length, 1, 'exactly one changeset');
         assert.equal(changes[0].changesetId, mv.changesetId);
         assert.equal(changes[0].tool, 'move');
@@ -133,7 +133,7 @@ for (const backend of backends()) {
         assert.ok(childHistory.includes('/archive/dst/sub/y.txt@1:move'), childHistory.join());
         await s.fail(key, 'list', { path: '/src' }, 'NOT_FOUND');
         await s.fail(key, 'read', { path: '/src/sub/y.txt' }, 'NOT_FOUND');
-        const changes = (await s.ok(key, 'list_changes', { since: seq })).changesets;
+        const changes = (await s.ok(key, 'list_changes', { afterSeq: seq })).changesets;
         assert.equal(changes.length, 1);
         // 5 moved paths (source tombstone + destination each) plus the new /archive parent.
         assert.equal(changes[0].entries.length, 11);
@@ -300,7 +300,7 @@ for (const backend of backends()) {
         const st = await s.ok(key, 'stat', { path: '/v.txt', version: 2 });
         assert.equal(st.version, 2);
         assert.equal(st.size, 8);
-        assert.equal(st.lines, 2);
+        assert.equal(st.lineCount, 2);
         assert.equal(st.updatedAt, w2.updatedAt);
         assert.equal(st.op, 'update');
         assert.equal(st.deleted, false);
@@ -318,28 +318,28 @@ for (const backend of backends()) {
         await s.ok(key, 'write', { path: '/df.txt', content: 'a\nb\nc\n' });
         await s.ok(key, 'write', { path: '/df.txt', content: 'a\nB\nc\n' });
         await s.ok(key, 'write', { path: '/df.txt', content: 'a\nB\nc\nd\n' });
-        const d12 = await s.ok(key, 'diff', { path: '/df.txt', from: 1, to: 2 });
+        const d12 = await s.ok(key, 'diff', { path: '/df.txt', fromVersion: 1, toVersion: 2 });
         assert.equal(d12.diff, '--- a/df.txt\t(version 1)\n+++ b/df.txt\t(version 2)\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n');
         assert.equal(d12.identical, false);
-        const d1 = await s.ok(key, 'diff', { path: '/df.txt', from: 1 });
-        assert.equal(d1.to, 3);
+        const d1 = await s.ok(key, 'diff', { path: '/df.txt', fromVersion: 1 });
+        assert.equal(d1.toVersion, 3);
         assert.equal(d1.diff, '--- a/df.txt\t(version 1)\n+++ b/df.txt\t(version 3)\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n c\n+d\n');
-        const back = await s.ok(key, 'diff', { path: '/df.txt', from: 3, to: 1 });
+        const back = await s.ok(key, 'diff', { path: '/df.txt', fromVersion: 3, toVersion: 1 });
         assert.ok(back.diff.includes('-B\n+b\n') && back.diff.includes('-d\n'));
-        const same = await s.ok(key, 'diff', { path: '/df.txt', from: 2, to: 2 });
+        const same = await s.ok(key, 'diff', { path: '/df.txt', fromVersion: 2, toVersion: 2 });
         assert.equal(same.diff, '');
         assert.equal(same.identical, true);
 
         await s.ok(key, 'delete', { path: '/df.txt' });
-        const gone = await s.ok(key, 'diff', { path: '/df.txt', from: 3 });
-        assert.equal(gone.to, 4);
+        const gone = await s.ok(key, 'diff', { path: '/df.txt', fromVersion: 3 });
+        assert.equal(gone.toVersion, 4);
         assert.equal(gone.diff, '--- a/df.txt\t(version 3)\n+++ /dev/null\n@@ -1,4 +0,0 @@\n-a\n-B\n-c\n-d\n');
-        const born = await s.ok(key, 'diff', { path: '/df.txt', from: 4, to: 1 });
+        const born = await s.ok(key, 'diff', { path: '/df.txt', fromVersion: 4, toVersion: 1 });
         assert.equal(born.diff, '--- /dev/null\n+++ b/df.txt\t(version 1)\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n');
-        const err = await s.fail(key, 'diff', { path: '/df.txt', from: 1, to: 7 }, 'VERSION_NOT_FOUND');
+        const err = await s.fail(key, 'diff', { path: '/df.txt', fromVersion: 1, toVersion: 7 }, 'VERSION_NOT_FOUND');
         assert.equal(err.details.version, 7);
-        await s.fail(key, 'diff', { path: '/df.txt', from: 9 }, 'VERSION_NOT_FOUND');
-        await s.fail(key, 'diff', { path: '/nothing.txt', from: 1 }, 'NOT_FOUND');
+        await s.fail(key, 'diff', { path: '/df.txt', fromVersion: 9 }, 'VERSION_NOT_FOUND');
+        await s.fail(key, 'diff', { path: '/nothing.txt', fromVersion: 1 }, 'NOT_FOUND');
       });
     });
 
@@ -387,7 +387,7 @@ for (const backend of backends()) {
         await s.ok(key, 'write', { path: '/u/deep/dir/f.txt', content: 'back\n' });
         await s.ok(key, 'write', { path: '/u/deep/other.txt', content: 'other\n' });
         const del = await s.ok(key, 'delete', { path: '/u', recursive: true });
-        assert.equal(del.deleted.length, 5);
+        assert.equal(del.deletedPaths.length, 5);
         await s.fail(key, 'list', { path: '/u' }, 'NOT_FOUND');
 
         const marker = await s.fail(key, 'restore', { path: '/u/deep/dir/f.txt', version: 2 }, 'VERSION_NOT_FOUND');
@@ -447,16 +447,16 @@ for (const backend of backends()) {
         assert.equal(filtered.nextCursor, null);
         const lc = await s.ok(key, 'list_changes', { path: '/lc' });
         assert.equal(lc.changesets.length, 7);
-        await s.fail(key, 'list_changes', { since: 1, before: 5 }, 'INVALID_INPUT');
+        await s.fail(key, 'list_changes', { afterSeq: 1, before: 5 }, 'INVALID_INPUT');
       });
 
-      it('since: oldest first after seq; nextSince resumes without gaps or repeats, also as new changes arrive', async () => {
+      it('afterSeq: oldest first after seq; nextAfterSeq resumes without gaps or repeats, also as new changes arrive', async () => {
         const { key } = await fresh();
         for (let i = 0; i < 12; i++) await s.ok(key, 'write', { path: `/feed/${i}.txt`, content: `${i}` });
         const seen: number[] = [];
         let since = 0;
         for (let round = 0; round < 10; round++) {
-          const page = await s.ok(key, 'list_changes', { since, limit: 5 });
+          const page = await s.ok(key, 'list_changes', { afterSeq: since, limit: 5 });
           const seqs = page.changesets.map((c: any) => c.seq);
           assert.deepEqual(
             seqs,
@@ -464,9 +464,9 @@ for (const backend of backends()) {
             'oldest first',
           );
           seen.push(...seqs);
-          if (seqs.length) assert.equal(page.nextSince, seqs[seqs.length - 1]);
-          else assert.equal(page.nextSince, since);
-          since = page.nextSince;
+          if (seqs.length) assert.equal(page.nextAfterSeq, seqs[seqs.length - 1]);
+          else assert.equal(page.nextAfterSeq, since);
+          since = page.nextAfterSeq;
           if (round === 1) await s.ok(key, 'write', { path: '/feed/late.txt', content: 'late' });
           if (seqs.length === 0) break;
         }
@@ -475,10 +475,10 @@ for (const backend of backends()) {
           Array.from({ length: 13 }, (_, i) => i + 1),
         );
         // With a path filter, since still advances over changesets it skips.
-        const filtered = await s.ok(key, 'list_changes', { since: 0, path: '/feed/late.txt' });
+        const filtered = await s.ok(key, 'list_changes', { afterSeq: 0, path: '/feed/late.txt' });
         assert.equal(filtered.changesets.length, 1);
         assert.equal(filtered.changesets[0].seq, 13);
-        assert.equal(filtered.nextSince, 13);
+        assert.equal(filtered.nextAfterSeq, 13);
       });
     });
 
@@ -503,7 +503,7 @@ for (const backend of backends()) {
         for (const [path, content] of Object.entries(files)) assert.equal(await text(key, path), content, path);
         const listed = (await s.ok(key, 'list', { path: '/t', recursive: true })).entries.map((e: any) => e.path);
         assert.deepEqual(listed, ['/t/a.txt', '/t/sub', '/t/sub/b.txt', '/t/sub/deeper', '/t/sub/deeper/c.txt']);
-        const changes = (await s.ok(key, 'list_changes', { since: seq })).changesets;
+        const changes = (await s.ok(key, 'list_changes', { afterSeq: seq })).changesets;
         assert.equal(changes.length, 1);
         assert.equal(changes[0].tool, 'revert_changeset');
         assert.equal(changes[0].changesetId, rv.changesetId);
@@ -588,10 +588,10 @@ for (const backend of backends()) {
 
         const all = await s.ok(key, 'list_deleted', { path: '/ld' });
         assert.deepEqual(
-          all.deleted.map((d: any) => d.path),
+          all.deletedPaths.map((d: any) => d.path),
           ['/ld/a.txt', '/ld/b.txt', '/ld/c.txt'],
         );
-        for (const d of all.deleted) {
+        for (const d of all.deletedPaths) {
           assert.equal(d.version, 3);
           assert.equal(d.lastVersion, 2);
           assert.equal(d.type, 'file');
@@ -601,29 +601,29 @@ for (const backend of backends()) {
         assert.equal(all.nextCursor, null);
         const root = await s.ok(key, 'list_deleted', {});
         assert.deepEqual(
-          root.deleted.map((d: any) => d.path),
+          root.deletedPaths.map((d: any) => d.path),
           ['/elsewhere/z.txt', '/ld/a.txt', '/ld/b.txt', '/ld/c.txt'],
         );
 
         const p1 = await s.ok(key, 'list_deleted', { path: '/ld', limit: 2 });
         assert.deepEqual(
-          p1.deleted.map((d: any) => d.path),
+          p1.deletedPaths.map((d: any) => d.path),
           ['/ld/a.txt', '/ld/b.txt'],
         );
         assert.ok(p1.nextCursor);
         const p2 = await s.ok(key, 'list_deleted', { path: '/ld', limit: 2, cursor: p1.nextCursor });
         assert.deepEqual(
-          p2.deleted.map((d: any) => d.path),
+          p2.deletedPaths.map((d: any) => d.path),
           ['/ld/c.txt'],
         );
         assert.equal(p2.nextCursor, null);
 
         // lastVersion is what restore takes.
-        await s.ok(key, 'restore', { path: '/ld/b.txt', version: all.deleted[1].lastVersion });
+        await s.ok(key, 'restore', { path: '/ld/b.txt', version: all.deletedPaths[1].lastVersion });
         assert.equal(await text(key, '/ld/b.txt'), 'bb');
         const after = await s.ok(key, 'list_deleted', { path: '/ld' });
         assert.deepEqual(
-          after.deleted.map((d: any) => d.path),
+          after.deletedPaths.map((d: any) => d.path),
           ['/ld/a.txt', '/ld/c.txt'],
         );
       });
@@ -668,10 +668,10 @@ for (const backend of backends()) {
         await s.fail(key, 'read', { path: '/s/secret.txt', version: 2 }, 'VERSION_NOT_FOUND');
         await s.fail(key, 'list_versions', { path: '/s/secret.txt' }, 'NOT_FOUND');
         await s.fail(key, 'restore', { path: '/s/secret.txt', version: 2 }, 'NOT_FOUND');
-        await s.fail(key, 'diff', { path: '/s/secret.txt', from: 1 }, 'NOT_FOUND');
+        await s.fail(key, 'diff', { path: '/s/secret.txt', fromVersion: 1 }, 'NOT_FOUND');
         await s.fail(key, 'purge', { path: '/s/secret.txt', confirm: true }, 'NOT_FOUND');
         const deleted = await s.ok(key, 'list_deleted', {});
-        assert.deepEqual(deleted.deleted, []);
+        assert.deepEqual(deleted.deletedPaths, []);
         const listed = (await s.ok(key, 'list', { path: '/s' })).entries.map((e: any) => e.path);
         assert.deepEqual(listed, ['/s/other.txt']);
 
@@ -710,13 +710,13 @@ for (const backend of backends()) {
         await s.ok(key, 'write', { path: '/solo.txt', content: 'solo' });
         await s.ok(key, 'delete', { path: '/solo.txt' });
         assert.deepEqual(
-          (await s.ok(key, 'list_deleted', {})).deleted.map((d: any) => d.path),
+          (await s.ok(key, 'list_deleted', {})).deletedPaths.map((d: any) => d.path),
           ['/pd/gone.txt', '/solo.txt'],
         );
 
         await s.ok(key, 'purge', { path: '/solo.txt', confirm: true });
         assert.deepEqual(
-          (await s.ok(key, 'list_deleted', {})).deleted.map((d: any) => d.path),
+          (await s.ok(key, 'list_deleted', {})).deletedPaths.map((d: any) => d.path),
           ['/pd/gone.txt'],
         );
         await s.fail(key, 'restore', { path: '/solo.txt', version: 1 }, 'NOT_FOUND');
@@ -724,7 +724,7 @@ for (const backend of backends()) {
         const p = await s.ok(key, 'purge', { path: '/pd', confirm: true });
         assert.deepEqual([...p.purged].sort(), ['/pd', '/pd/gone.txt', '/pd/keep', '/pd/keep/x.txt']);
         assert.equal(await usage(key), 0);
-        assert.deepEqual((await s.ok(key, 'list_deleted', {})).deleted, []);
+        assert.deepEqual((await s.ok(key, 'list_deleted', {})).deletedPaths, []);
         await s.fail(key, 'read', { path: '/pd/keep/x.txt' }, 'NOT_FOUND');
         await s.fail(key, 'stat', { path: '/pd' }, 'NOT_FOUND');
         assert.deepEqual(

@@ -662,7 +662,7 @@ for (const backend of backends()) {
         ] as const) {
           await ok(r, apiKey, 'get_key_info');
           await ok(w, apiKey, 'write', { path: `/usage-${i}.txt`, content: 'x'.repeat(i) });
-          assert.equal((await ok(r, apiKey, 'get_key_info')).usage.files, i);
+          assert.equal((await ok(r, apiKey, 'get_key_info')).usage.fileCount, i);
         }
         // Expiry needs no announcement: every cached key is checked against the clock.
         const at = Date.now() + 700;

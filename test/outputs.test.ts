@@ -87,7 +87,7 @@ for (const backend of backends()) {
       assert.ok((await ok('read', { path: '/v/a.txt', offset: 9 })).note);
       await ok('read', { path: '/v/a.txt', version: w.version });
       assert.equal((await ok('stat', { path: '/' })).updatedBy, null);
-      assert.equal(typeof (await ok('stat', { path: '/v' })).entries, 'number');
+      assert.equal(typeof (await ok('stat', { path: '/v' })).entryCount, 'number');
       assert.equal((await ok('stat', { path: '/v/a.txt', version: 1 })).op, 'create');
       assert.equal((await ok('mkdir', { path: '/' })).updatedAt, null);
       assert.equal((await ok('mkdir', { path: '/v' })).created, false);
@@ -100,9 +100,9 @@ for (const backend of backends()) {
           { old_string: 'three', new_string: '3' },
         ],
       });
-      await ok('diff', { path: '/v/a.txt', from: 1 });
+      await ok('diff', { path: '/v/a.txt', fromVersion: 1 });
       await ok('write', { path: '/v/bin', content: Buffer.from([0, 9]).toString('base64'), encoding: 'base64' });
-      assert.equal((await ok('diff', { path: '/v/bin', from: 1 })).binary, true);
+      assert.equal((await ok('diff', { path: '/v/bin', fromVersion: 1 })).binary, true);
       assert.equal((await ok('restore', { path: '/v/a.txt', version: 1, dryRun: true })).applied, false);
       await ok('restore', { path: '/v/a.txt', version: 1 });
       await ok('copy', { from: '/v', to: '/c' });
@@ -110,9 +110,9 @@ for (const backend of backends()) {
       const del = await ok('delete', { path: '/m', recursive: true });
       await ok('list_deleted', { path: '/' });
       await ok('restore', { path: '/m/a.txt', version: 1 });
-      const since = await ok('list_changes', { since: 0, limit: 2 });
-      assert.equal(typeof since.nextSince, 'number');
-      await ok('list_changes', { before: since.nextSince + 1 });
+      const since = await ok('list_changes', { afterSeq: 0, limit: 2 });
+      assert.equal(typeof since.nextAfterSeq, 'number');
+      await ok('list_changes', { before: since.nextAfterSeq + 1 });
       await ok('list_changes', { path: '/v' });
       await ok('list_changes', { changesetId: del.changesetId });
       assert.equal((await ok('revert_changeset', { changesetId: del.changesetId, dryRun: true, force: true })).applied, false);
@@ -122,7 +122,7 @@ for (const backend of backends()) {
       await ok('bash', { command: 'cat /v/a.txt' });
       const b = await ok('bash', { command: 'mkdir -p /b && echo hi > /b/x.txt; grep -c nothing /b/x.txt' });
       assert.equal(b.exitCode, 1);
-      assert.equal(b.changed.length, 2);
+      assert.equal(b.changedPaths.length, 2);
       await ok('purge', { path: '/b', confirm: true });
       const minted = await ok('create_key', { label: 'k', preset: 'files-read', folder: '/v' });
       const rotated = await ok('rotate_key', { keyId: minted.keyId, gracePeriodSeconds: 60 });

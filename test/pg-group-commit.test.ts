@@ -47,10 +47,10 @@ if (backends().includes('postgres')) {
       // Usage, files and the feed hold exactly the admitted commits.
       const info = await s.ok(a.apiKey, 'get_key_info');
       assert.equal(info.usage.storageBytes, before.usage.storageBytes + ok.length * SIZE);
-      assert.equal(info.usage.files, before.usage.files + ok.length + 1, 'the files and their directory /g');
+      assert.equal(info.usage.fileCount, before.usage.fileCount + ok.length + 1, 'the files and their directory /g');
       for (const { i } of ok) assert.equal((await s.ok(a.apiKey, 'read', { path: `/g/f${i}.txt` })).content, body(i));
       for (const { i } of refused) assert.equal((await s.call(a.apiKey, 'stat', { path: `/g/f${i}.txt` })).inner.error.code, 'NOT_FOUND');
-      const feed = (await s.ok(a.apiKey, 'list_changes', { since: seq0, limit: 100 })).changesets;
+      const feed = (await s.ok(a.apiKey, 'list_changes', { afterSeq: seq0, limit: 100 })).changesets;
       assert.deepEqual(
         feed.map((c: { seq: number }) => c.seq),
         Array.from({ length: ok.length }, (_, k) => seq0 + 1 + k),

@@ -89,7 +89,7 @@ for (const backend of backends()) {
       assert.equal((await s.ok(b.key, 'stat', { path: `${P}/pubdir/report.md` })).versionCount, 1);
       assert.equal((await s.ok(b.key, 'stat', { path: `${P}/pin/p.md` })).size, 10);
       await s.fail(b.key, 'list_versions', { path: `${P}/pubdir/creds.env` }, 'NOT_FOUND');
-      await s.fail(b.key, 'diff', { path: `${P}/pubdir/report.md`, from: 1 }, 'FORBIDDEN');
+      await s.fail(b.key, 'diff', { path: `${P}/pubdir/report.md`, fromVersion: 1 }, 'FORBIDDEN');
       await s.fail(b.key, 'list_deleted', { path: `${P}/pubdir` }, 'FORBIDDEN');
       const names = (await s.ok(b.key, 'list', { path: `${P}/pubdir` })).entries.map((e: any) => e.name);
       assert.deepEqual(names, ['report.md']);

@@ -179,7 +179,7 @@ for (const backend of backends()) {
       assert.ok(checked >= registry.all().length);
     });
 
-    it("examples show a post's or comment's score as served (an integer vote count), only search scores as a placeholder", async () => {
+    it("examples show a post's or comment's score as served (an integer vote count), only a search hit's rank as a placeholder", async () => {
       const pages = [...(await familyPages(s)).values(), (await s.raw('/heartbeat.md')).body as string];
       const scored: Array<{ id: string; score: unknown }> = [];
       const walk = (v: unknown): void => {
@@ -194,7 +194,7 @@ for (const backend of backends()) {
       assert.ok(scored.length > 0, 'some example shows a post');
       for (const p of scored) assert.ok(Number.isInteger(p.score), `${p.id}: score ${String(p.score)}`);
       // A search hit's relevance differs per run: one placeholder; a post's votes do not.
-      assert.deepEqual(normalizeExample({ hits: [{ score: 3.25 }], post: { score: 0 } }), { hits: [{ score: 1.5 }], post: { score: 0 } });
+      assert.deepEqual(normalizeExample({ hits: [{ rank: 3.25 }], post: { score: 0 } }), { hits: [{ rank: 1.5 }], post: { score: 0 } });
     });
 
     it('heartbeat.md: how often, what to keep, the steps in order, each starting with one call and its exact input', async () => {

@@ -79,7 +79,7 @@ for (const backend of backends()) {
         ['/rank/many.md', '/rank/short.md', '/rank/long.md'],
         'more hits first, then the shorter text',
       );
-      assert.ok(ranked[0].score > ranked[1].score && ranked[1].score > ranked[2].score);
+      assert.ok(ranked[0].rank > ranked[1].rank && ranked[1].rank > ranked[2].rank);
     });
 
     it('paging: cursors walk the results once; a cursor of another query is refused', async () => {

@@ -82,8 +82,8 @@ function pathProbes(r: Refs): Probe[] {
       { tool: 'copy', input: { from: path, to: '/a-copied.txt' } },
       { tool: 'list_versions', input: { path } },
       { tool: 'list_versions', input: { path, before: 2 } },
-      { tool: 'diff', input: { path, from: 1 } },
-      { tool: 'diff', input: { path, from: 1, to: 2 } },
+      { tool: 'diff', input: { path, fromVersion: 1 } },
+      { tool: 'diff', input: { path, fromVersion: 1, toVersion: 2 } },
       { tool: 'restore', input: { path, version: 1 } },
       { tool: 'restore', input: { path, version: 2, dryRun: true } },
       { tool: 'list_changes', input: { path } },
@@ -113,8 +113,8 @@ const GLOBAL_PROBES: Probe[] = [
   { tool: 'list', input: { path: '/', recursive: true } },
   { tool: 'list', input: { path: '/projects', recursive: true } },
   { tool: 'list_changes', input: {} },
-  { tool: 'list_changes', input: { since: 0 } },
-  { tool: 'list_changes', input: { since: 3 } },
+  { tool: 'list_changes', input: { afterSeq: 0 } },
+  { tool: 'list_changes', input: { afterSeq: 3 } },
   { tool: 'list_changes', input: { before: 50 } },
   { tool: 'list_changes', input: { path: '/projects' } },
   { tool: 'list_deleted', input: {} },
@@ -128,7 +128,7 @@ const GLOBAL_PROBES: Probe[] = [
   { tool: 'stat', input: { path: '/common.txt', version: 4 } },
   { tool: 'list_versions', input: { path: '/common.txt' } },
   { tool: 'list_versions', input: { path: '/common.txt', before: 3 } },
-  { tool: 'diff', input: { path: '/common.txt', from: 1, to: 4 } },
+  { tool: 'diff', input: { path: '/common.txt', fromVersion: 1, toVersion: 4 } },
   { tool: 'restore', input: { path: '/common.txt', version: 3, dryRun: true } },
   { tool: 'edit', input: { path: '/common.txt', old_string: 'a', new_string: 'b', expectedVersion: 4, dryRun: true } },
   { tool: 'read', input: { path: '/projects/x/mine.txt', version: 2 } },
@@ -245,9 +245,9 @@ function stable(r: CallResult): unknown {
     if (v && typeof v === 'object') {
       const o: Record<string, unknown> = {};
       // lastUsedAt and the key's own rate window (get_key_info usage.rate) change with A's own calls.
-      // search's score: BM25 weighs a word by how rare it is in the whole index (SQLite's FTS5), so B's
-      // documents move A's scores, never what A finds nor (for one word) its order: a known side channel.
-      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId' && k !== 'rate' && k !== 'score') o[k] = strip(x);
+      // search's rank: BM25 weighs a word by how rare it is in the whole index (SQLite's FTS5), so B's
+      // documents move A's ranks, never what A finds nor (for one word) its order: a known side channel.
+      for (const [k, x] of Object.entries(v)) if (k !== 'lastUsedAt' && k !== 'requestId' && k !== 'rate' && k !== 'rank') o[k] = strip(x);
       return o;
     }
     return v;
@@ -309,7 +309,7 @@ for (const backend of isolationBackends()) {
           content: e.type === 'file' ? (await s.ok(key, 'read', { path: e.path })).content : null,
         };
       }
-      const deleted = (await s.ok(key, 'list_deleted', {})).deleted;
+      const deleted = (await s.ok(key, 'list_deleted', {})).deletedPaths;
       const changes = (await s.ok(key, 'list_changes', { limit: 200 })).changesets;
       const keys = (await s.ok(key, 'list_keys')).keys.map((k: any) => [k.keyId, k.revokedAt, k.label]);
       return { files, deleted, changes, keys };
@@ -421,7 +421,7 @@ for (const backend of isolationBackends()) {
           const rt = await asA(key, twin[i]!.tool, twin[i]!.input);
           const where = `${kind} key: ${real[i]!.tool} ${JSON.stringify(real[i]!.input)}`;
           // Nothing of that name exists for A: every tool fails, except feeds/listings (empty) and bash (a failing command).
-          const empty = (rr.inner.changesets ?? rr.inner.deleted ?? [1]).length === 0;
+          const empty = (rr.inner.changesets ?? rr.inner.deletedPaths ?? [1]).length === 0;
           const failed = rr.isError || empty || (real[i]!.tool === 'bash' && (rr.inner.exitCode !== 0 || /ABSENT/.test(rr.inner.stdout)));
           assert.ok(failed, `${where} must find nothing in A's namespace: ${JSON.stringify(rr.inner).slice(0, 300)}`);
           assert.deepEqual(
@@ -507,7 +507,7 @@ for (const backend of isolationBackends()) {
       assert.equal(mv.inner.version, 1);
       const sh = await asA(aFull, 'bash', { command: `echo A > /bzqdir/b1.txt; cat /bzqdir/b1.txt; ls /bzqdir` });
       assert.equal(sh.inner.stdout, 'A\nb1.txt\nbzqnested\n');
-      assert.equal(sh.inner.changed[0].version, 1);
+      assert.equal(sh.inner.changedPaths[0].version, 1);
       assert.equal((await asA(aFull, 'read', { path: B_REFS.secret })).inner.content, 'A wrote this\n');
       assert.equal((await asA(aFull, 'list_versions', { path: B_REFS.secret })).inner.versions.length, 1);
       assert.equal((await asA(aFull, 'read', { path: B_REFS.deep })).inner.content, 'my own secret plan\n');

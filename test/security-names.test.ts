@@ -193,7 +193,7 @@ for (const backend of backends()) {
         assert.match(r.stderr, /read-only/i, command);
       }
       const dn = await s.ok(key, 'bash', { command: 'echo gone > /dev/null && cat /dev/null && echo ok' });
-      assert.deepEqual([dn.stdout, dn.exitCode, dn.changed], ['ok\n', 0, []]);
+      assert.deepEqual([dn.stdout, dn.exitCode, dn.changedPaths], ['ok\n', 0, []]);
       await s.fail(key, 'stat', { path: '/dev' }, 'NOT_FOUND');
     });
 

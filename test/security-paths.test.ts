@@ -243,7 +243,7 @@ const TOOL_CASES: ToolCase[] = [
   { name: 'append', tool: 'append', input: (p, i) => ({ path: p, content: `+${i}\n` }), echo: (r) => r.path },
   { name: 'edit', tool: 'edit', input: (p) => ({ path: p, old_string: 'never-there-zz', new_string: 'y' }), echo: (r) => r.path },
   { name: 'list_versions', tool: 'list_versions', input: (p) => ({ path: p }), echo: (r) => r.path },
-  { name: 'diff', tool: 'diff', input: (p) => ({ path: p, from: 1 }), echo: (r) => r.path },
+  { name: 'diff', tool: 'diff', input: (p) => ({ path: p, fromVersion: 1 }), echo: (r) => r.path },
   { name: 'restore', tool: 'restore', input: (p) => ({ path: p, version: 1 }), echo: (r) => r.path },
   { name: 'list_deleted', tool: 'list_deleted', navigable: true, input: (p) => ({ path: p }), echo: (r) => r.path },
   { name: 'list_changes', tool: 'list_changes', navigable: true, input: (p) => ({ path: p, limit: 5 }) },
@@ -336,7 +336,7 @@ for (const backend of backends()) {
       const live = (await s.ok(key, 'list', { path: '/', recursive: true })).entries
         .filter((e: any) => !e.mount)
         .map((e: any) => [e.path, e.type, e.version]);
-      const deleted = (await s.ok(key, 'list_deleted', { limit: 1000 })).deleted.map((e: any) => [e.path, e.version]);
+      const deleted = (await s.ok(key, 'list_deleted', { limit: 1000 })).deletedPaths.map((e: any) => [e.path, e.version]);
       return { live, deleted };
     };
     const outside = async () => {

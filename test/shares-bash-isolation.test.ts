@@ -108,7 +108,7 @@ for (const backend of backends()) {
       let text = JSON.stringify(r.inner);
       for (const [from, to] of names) text = text.replaceAll(from, to);
       const v = JSON.parse(text);
-      if (v.success) return { stdout: v.stdout, stderr: v.stderr, exitCode: v.exitCode, changed: v.changed };
+      if (v.success) return { stdout: v.stdout, stderr: v.stderr, exitCode: v.exitCode, changed: v.changedPaths };
       return { error: v.error?.code, message: v.error?.message };
     };
 
@@ -147,7 +147,7 @@ for (const backend of backends()) {
       for (const template of COMMANDS.filter((c) => /^(mv|rm|mkdir|touch|echo x|sed -i|tee)/.test(c))) {
         const r = await s.ok(reader.apiKey, 'bash', { command: template.replaceAll('P', p) });
         assert.notEqual(r.exitCode, 0, template);
-        assert.deepEqual(r.changed, [], template);
+        assert.deepEqual(r.changedPaths, [], template);
         assert.match(r.stderr, /Read-only file system|Permission denied|No such file/, template);
       }
       assert.equal(await ownerTree(), snapshot);

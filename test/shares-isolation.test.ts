@@ -30,7 +30,7 @@ const PROBES: Array<[string, Record<string, unknown>]> = [
   ['list', { path: 'P' }],
   ['list', { path: 'P', recursive: true }],
   ['list_versions', { path: 'P/secret.md' }],
-  ['diff', { path: 'P/secret.md', from: 1, to: 2 }],
+  ['diff', { path: 'P/secret.md', fromVersion: 1, toVersion: 2 }],
   ['list_deleted', { path: 'P' }],
   ['write', { path: 'P/new.md', content: 'x' }],
   ['write', { path: 'P/secret.md', content: 'x', expectedVersion: 2 }],

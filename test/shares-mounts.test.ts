@@ -50,8 +50,8 @@ for (const backend of backends()) {
         [R],
       );
       const st = await s.ok(reader.key, 'stat', { path: `/shared/${owner.slug}` });
-      assert.deepEqual([st.type, st.version, st.entries, st.updatedBy, st.updatedAt, st.createdAt], ['directory', 0, 1, null, null, null]);
-      assert.equal((await s.ok(reader.key, 'stat', { path: '/shared' })).entries, 1);
+      assert.deepEqual([st.type, st.version, st.entryCount, st.updatedBy, st.updatedAt, st.createdAt], ['directory', 0, 1, null, null, null]);
+      assert.equal((await s.ok(reader.key, 'stat', { path: '/shared' })).entryCount, 1);
       const rec = await s.fail(reader.key, 'list', { path: '/shared', recursive: true }, 'INVALID_INPUT');
       assert.equal(rec.details.field, 'recursive');
       await s.fail(reader.key, 'read', { path: `/shared/${owner.slug}` }, 'IS_A_DIRECTORY');
@@ -67,7 +67,7 @@ for (const backend of backends()) {
       const v1 = await s.ok(reader.key, 'stat', { path: `${R}/notes.md`, version: 1 });
       const own1 = await s.ok(owner.key, 'stat', { path: '/team/notes.md', version: 1 });
       assert.deepEqual(
-        [v1.path, v1.version, v1.size, v1.lines, v1.deleted, v1.op, v1.contentHash, v1.changesetId, v1.updatedBy],
+        [v1.path, v1.version, v1.size, v1.lineCount, v1.deleted, v1.op, v1.contentHash, v1.changesetId, v1.updatedBy],
         [`${R}/notes.md`, 1, 4, 1, false, 'create', own1.contentHash, own1.changesetId, { keyId: null, label: null, slug: owner.slug }],
       );
       assert.notEqual(v1.contentHash, st.contentHash);
@@ -85,7 +85,7 @@ for (const backend of backends()) {
           [`${R}/notes.md`, 1],
         ],
       );
-      const diff = await s.ok(reader.key, 'diff', { path: `${R}/notes.md`, from: 1, to: 2 });
+      const diff = await s.ok(reader.key, 'diff', { path: `${R}/notes.md`, fromVersion: 1, toVersion: 2 });
       assert.equal(diff.path, `${R}/notes.md`);
       assert.match(diff.diff, /\+two/);
       assert.equal((await s.ok(reader.key, 'list_deleted', { path: R })).path, R);
@@ -215,7 +215,7 @@ for (const backend of backends()) {
       const ls = async () => (await s.ok(viewer.key, 'bash', { command: 'ls /published' })).stdout;
       assert.deepEqual(await names(), [followed.slug]);
       assert.equal(await ls(), `${followed.slug}\n`);
-      assert.equal((await s.ok(viewer.key, 'stat', { path: '/published' })).entries, 1);
+      assert.equal((await s.ok(viewer.key, 'stat', { path: '/published' })).entryCount, 1);
       // Not listed is not hidden: the other's published work reads by its path.
       assert.equal((await s.ok(viewer.key, 'read', { path: `/published/${other.slug}/pub/x.md` })).content, `${other.slug}\n`);
       await s.ok(viewer.key, 'follow', { slug: other.slug });
@@ -262,7 +262,7 @@ for (const backend of backends()) {
         [null, owner.slug],
       );
       assert.deepEqual(
-        r.changed.map((c: any) => [c.path, c.op]),
+        r.changedPaths.map((c: any) => [c.path, c.op]),
         [
           ['/bash-own.md', 'create'],
           [`${W}/b3.md`, 'create'],

@@ -91,7 +91,7 @@ for (const backend of backends()) {
       const roWrite = await s.ok(bob.key, 'bash', { command: `echo x > ${mount}/new.md` });
       assert.notEqual(roWrite.exitCode, 0);
       assert.match(roWrite.stderr, /Read-only file system/i);
-      assert.deepEqual(roWrite.changed, []);
+      assert.deepEqual(roWrite.changedPaths, []);
       const hidden = await s.ok(bob.key, 'bash', { command: `cat /shared/${alice.slug}/private/secret.md; ls /shared/${alice.slug}` });
       assert.match(hidden.stderr, /No such file or directory/);
       assert.equal(hidden.stdout, 'projects\n');
@@ -100,7 +100,7 @@ for (const backend of backends()) {
       const sed = await s.ok(carol.key, 'bash', { command: `sed -i 's/hello/hello there/' ${mount}/readme.md && echo note > ${mount}/carol.md` });
       assert.equal(sed.exitCode, 0, sed.stderr);
       assert.deepEqual(
-        sed.changed.map((c: any) => c.path),
+        sed.changedPaths.map((c: any) => c.path),
         [`${mount}/carol.md`, `${mount}/readme.md`],
       );
       assert.equal(sed.changesets.length, 1);
@@ -113,7 +113,7 @@ for (const backend of backends()) {
       assert.equal(rootDelete.details.reason, 'share_root');
       const rootRm = await s.ok(carol.key, 'bash', { command: `rm -rf ${mount}` });
       assert.match(rootRm.stderr, /Operation not permitted/i);
-      assert.deepEqual(rootRm.changed, []);
+      assert.deepEqual(rootRm.changedPaths, []);
       await s.ok(alice.key, 'delete', { path: '/projects/x/carol.md' });
       await s.ok(alice.key, 'write', { path: '/projects/x/readme.md', content: 'hello\nTODO: ship\n' });
 

@@ -129,7 +129,7 @@ for (const backend of backends()) {
         assert.equal(outside.details.folder, '/work', tool);
       }
       assert.deepEqual((await s.ok(a.key, 'list_shares', { direction: 'outgoing' })).items, [], 'no link made');
-      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 0, 'nothing published');
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.publishedCount, 0, 'nothing published');
     });
 
     it('share: the cooldown refuses a new share', async () => {
@@ -160,11 +160,11 @@ for (const backend of backends()) {
         [[pub.published.publishedId, 1]],
         'still the first version, published once',
       );
-      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 1);
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.publishedCount, 1);
       const unpub = await s.ok(a.key, 'unpublish', { publishedId: pub.published.publishedId, idempotencyKey: 'unpub-1' });
       assert.deepEqual(first(await s.ok(a.key, 'unpublish', { publishedId: pub.published.publishedId, idempotencyKey: 'unpub-1' })), unpub);
       assert.deepEqual((await s.ok(b.key, 'browse_published', { author: a.slug })).items, []);
-      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 0);
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.publishedCount, 0);
 
       const toRevoke = (await s.ok(a.key, 'share', { path: '/docs', with: b.slug })).share;
       const revoked = await s.ok(a.key, 'revoke_share', { shareId: toRevoke.shareId, idempotencyKey: 'rv-1' });
@@ -309,7 +309,7 @@ for (const backend of backends()) {
     it('publish: pinned, explicit, head, directory, republish; refusals; the profile counts', async () => {
       const a = await agent();
       await s.ok(a.key, 'write', { path: '/docs/a.md', content: 'a2\n' });
-      const count = async () => (await s.ok(a.key, 'get_my_profile', {})).profile.counts.published;
+      const count = async () => (await s.ok(a.key, 'get_my_profile', {})).profile.counts.publishedCount;
       const file = await s.ok(a.key, 'publish', { path: '/docs/a.md', title: 'A', description: 'd', tags: ['x-1', 'x-1'] });
       assert.deepEqual(
         { ...file.published, publishedId: 'P' },
@@ -367,14 +367,14 @@ for (const backend of backends()) {
         unpublished: true,
       });
       await s.fail(a.key, 'unpublish', { publishedId: ids[0] }, 'NOT_FOUND');
-      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 2);
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.publishedCount, 2);
       // By path, as publish took it: the live item there; none (or another agent's path) is NOT_FOUND.
       assert.deepEqual(await s.ok(a.key, 'unpublish', { path: '/p2.md' }), { success: true, publishedId: ids[1], path: '/p2.md', unpublished: true });
       assert.deepEqual((await s.fail(a.key, 'unpublish', { path: '/p2.md' }, 'NOT_FOUND')).details, { path: '/p2.md' });
       await s.fail(b.key, 'unpublish', { path: '/p3.md' }, 'NOT_FOUND');
       assert.equal((await s.fail(a.key, 'unpublish', { path: '/p3.md', publishedId: ids[2] }, 'INVALID_INPUT')).details.field, 'path');
       assert.equal((await s.fail(a.key, 'unpublish', {}, 'INVALID_INPUT')).details.field, 'path');
-      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.published, 1);
+      assert.equal((await s.ok(a.key, 'get_my_profile', {})).profile.counts.publishedCount, 1);
       await s.ok(a.key, 'publish', { path: '/p4.md', title: 'p4' });
     });
 

@@ -234,7 +234,7 @@ for (const backend of backends()) {
       const about = { actor: { slug: f3.slug, name: f3.name }, object: { type: 'agent', slug: v.slug } };
       assert.deepEqual(rest, { type: 'follow', ...about, preview: `@${f3.slug} followed you`, read: false, trust: 'third_party' });
       assert.ok(!Number.isNaN(Date.parse(createdAt)));
-      const msgObject = { type: 'share', id: share.shareId, path: `/shared/${m.slug}/n.txt`, permission: 'read' };
+      const msgObject = { type: 'share', id: share.shareId, shareId: share.shareId, path: `/shared/${m.slug}/n.txt`, permission: 'read' };
       const sharePreview = `@${m.slug} shared /n.txt with you (read) at /shared/${m.slug}/n.txt`;
       assert.deepEqual([msg.type, msg.object, msg.preview, msg.read], ['share_received', msgObject, sharePreview, false]);
       assert.ok(ids(all.items).every((i) => /^ntf_/.test(i)) && new Set(ids(all.items)).size === 4, id);
@@ -328,8 +328,8 @@ for (const backend of backends()) {
       const t0 = Date.now();
       const first = await w.home(v);
       const t1 = Date.now();
-      assert.deepEqual([first.lastHomeAt, first.sinceLastHome, first.skill], [null, null, { version: skillVersion, changed: false }]);
-      assert.deepEqual(first.you, { slug: v.slug, name: v.name, unreadNotifications: 1, unreadMessages: 0, followers: 1, following: 1 });
+      assert.deepEqual([first.lastHomeAt, first.sinceLastHome, first.skill], [null, null, { skillVersion, changed: false }]);
+      assert.deepEqual(first.you, { slug: v.slug, name: v.name, unreadNotifications: 1, unreadMessages: 0, followerCount: 1, followingCount: 1 });
       assert.deepEqual([first.notifications.map((n: any) => n.actor.slug), first.unreadConversations], [[e.slug], []]);
       assert.deepEqual(first.fromFollowing.map(item), [`${a.slug}>${z.slug} new`]);
       assert.ok(!first.whatToDoNext.some((s: string) => s.includes('skill')), 'it has just read skill.md to register');
@@ -338,14 +338,17 @@ for (const backend of backends()) {
       await w.s.ok(d.apiKey, 'send_message', { to: v.slug, body: 'ping' });
       const second = await w.home(v);
       assert.ok(Date.parse(second.lastHomeAt) >= t0 && Date.parse(second.lastHomeAt) <= t1, second.lastHomeAt);
-      assert.deepEqual(second.skill, { version: skillVersion, changed: false });
+      assert.deepEqual(second.skill, { skillVersion, changed: false });
       assert.ok(!second.whatToDoNext.some((s: string) => s.includes('skill')));
       assert.deepEqual(second.sinceLastHome, { newFollowers: 2, newNotifications: 2, newFromFollowing: 2 });
-      assert.deepEqual(second.you, { slug: v.slug, name: v.name, unreadNotifications: 3, unreadMessages: 1, followers: 3, following: 1 });
+      assert.deepEqual(second.you, { slug: v.slug, name: v.name, unreadNotifications: 3, unreadMessages: 1, followerCount: 3, followingCount: 1 });
       assert.deepEqual(second.notifications.map(note), [`follow ${c.slug}`, `follow ${b.slug}`, `follow ${e.slug}`]);
       assert.equal(second.unreadConversations.length, 1);
       const [conv] = second.unreadConversations;
-      assert.deepEqual([conv.with, conv.unread, conv.lastMessage.preview, conv.trust], [{ slug: d.slug, name: d.name }, 1, 'ping', 'third_party']);
+      assert.deepEqual(
+        [conv.with, conv.unreadCount, conv.lastMessage.preview, conv.trust],
+        [{ slug: d.slug, name: d.name }, 1, 'ping', 'third_party'],
+      );
       assert.match(conv.conversationId, /^cnv_/);
       assert.deepEqual(second.fromFollowing.map(item), [`${a.slug}>${y.slug} new`, `${a.slug}>${x.slug} new`, `${a.slug}>${z.slug}`]);
 
@@ -399,7 +402,7 @@ for (const backend of backends()) {
       await w.s.ok(q.apiKey, 'send_message', { to: v.slug, body: 'from q, 2' });
       const withMail = await w.home(v);
       assert.equal(withMail.you.unreadMessages, 3);
-      const conv = (c: any) => `${c.with.slug} ${c.unread} ${c.lastMessage.preview}`;
+      const conv = (c: any) => `${c.with.slug} ${c.unreadCount} ${c.lastMessage.preview}`;
       assert.deepEqual(withMail.unreadConversations.map(conv), [`${q.slug} 2 from q, 2`, `${p.slug} 1 from p`]);
       const step = withMail.whatToDoNext.find((s: string) => s.startsWith('Read 2 unread messages'));
       assert.ok(step?.includes(`@${q.slug}: get_conversation {"with": "${q.slug}"} (1 more in other conversations: list_conversations {})`), step);
@@ -453,7 +456,7 @@ for (const backend of backends()) {
       const someone = await w.agent('Someone');
       assert.deepEqual(await runSteps(lonely, [nudge], someone.slug), ['list_agents', 'follow']);
       const third = await w.home(lonely);
-      assert.equal(third.you.following, 1);
+      assert.equal(third.you.followingCount, 1);
       assert.match(third.whatToDoNext.join('\n'), /^Nothing new\./);
     });
   });

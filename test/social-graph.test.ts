@@ -34,7 +34,7 @@ for (const backend of backends()) {
     };
     const counts = async (a: Agent) => {
       const c = (await s.ok(a.key, 'get_my_profile', {})).profile.counts;
-      return { followers: c.followers, following: c.following };
+      return { followers: c.followerCount, following: c.followingCount };
     };
     const slugsOf = (items: any[]) => items.map((i) => i.agent.slug);
     /** The caller's notifications whose actor is `from`, and the unread count. */
@@ -63,7 +63,7 @@ for (const backend of backends()) {
       assert.deepEqual(await counts(a), { followers: 1, following: 0 });
       assert.deepEqual(await counts(b), { followers: 0, following: 1 });
       const seen = await s.ok(a.key, 'get_agent', { slug: b.slug });
-      assert.deepEqual([seen.isFollowing, seen.followsYou, seen.profile.counts.followers], [false, true, 0]);
+      assert.deepEqual([seen.isFollowing, seen.followsYou, seen.profile.counts.followerCount], [false, true, 0]);
     });
 
     it('follow, unfollow, block, unblock: yourself → SELF_ACTION; an unknown slug → NOT_FOUND', async () => {
@@ -149,14 +149,14 @@ for (const backend of backends()) {
       for (const at of times) assert.match(at, ISO_MS);
       assert.deepEqual([...times].sort().reverse(), times, 'since descends');
       const item = own.items[2];
-      assert.deepEqual(Object.keys(item.agent).sort(), ['description', 'displayName', 'followers', 'lastActiveAt', 'name', 'slug', 'trust']);
-      assert.deepEqual([item.agent.name, item.agent.followers, item.agent.trust], ['List Fan One', 0, 'third_party']);
+      assert.deepEqual(Object.keys(item.agent).sort(), ['description', 'displayName', 'followerCount', 'lastActiveAt', 'name', 'slug', 'trust']);
+      assert.deepEqual([item.agent.name, item.agent.followerCount, item.agent.trust], ['List Fan One', 0, 'third_party']);
 
       const viewer = await agent('List Viewer');
       assert.deepEqual(await s.ok(viewer.key, 'list_followers', { slug: `@${t.slug}` }), own, "another agent's list is the same");
       const following = await s.ok(fans[0]!.key, 'list_following', {});
       assert.deepEqual(slugsOf(following.items), [other.slug, t.slug]);
-      assert.equal(following.items[1].agent.followers, 3);
+      assert.equal(following.items[1].agent.followerCount, 3);
       assert.deepEqual(await s.ok(viewer.key, 'list_following', { slug: fans[0]!.slug }), following);
       assert.deepEqual(slugsOf((await s.ok(t.key, 'list_following', {})).items), []);
       assert.deepEqual(slugsOf((await s.ok(other.key, 'list_followers', {})).items), [fans[0]!.slug]);
@@ -331,7 +331,7 @@ for (const backend of backends()) {
       await s.ok(a.key, 'send_message', { to: b.slug, body: 'hello from a' });
       const home = await s.ok(b.key, 'get_home', {});
       // The message is counted once, in its conversation (no notification).
-      assert.deepEqual([home.you.unreadNotifications, home.you.unreadMessages, home.you.followers], [1, 1, 1]);
+      assert.deepEqual([home.you.unreadNotifications, home.you.unreadMessages, home.you.followerCount], [1, 1, 1]);
 
       await s.ok(b.key, 'block', { slug: a.slug });
       assert.deepEqual(await notifications(b), { items: [], unread: 0 });
@@ -339,7 +339,7 @@ for (const backend of backends()) {
       assert.ok(!(await s.ok(b.key, 'list_agents', { limit: 100 })).items.some((p: any) => p.slug === a.slug));
       assert.deepEqual((await s.ok(b.key, 'list_conversations', {})).items, []);
       const after = await s.ok(b.key, 'get_home', {});
-      assert.deepEqual([after.you.unreadNotifications, after.you.unreadMessages, after.you.followers], [0, 0, 0]);
+      assert.deepEqual([after.you.unreadNotifications, after.you.unreadMessages, after.you.followerCount], [0, 0, 0]);
       assert.deepEqual([after.notifications, after.unreadConversations], [[], []]);
       const follow = await s.fail(a.key, 'follow', { slug: b.slug }, 'FORBIDDEN');
       const message = await s.fail(a.key, 'send_message', { to: b.slug, body: 'are you there?' }, 'FORBIDDEN');
@@ -387,8 +387,8 @@ for (const backend of backends()) {
       const other = await s.addKey(p.id, { scopes: [...PRESETS.full] });
       await s.fail(other, 'follow', { slug: t[2]!.slug }, 'COOLDOWN');
       const target = await s.ok(p.key, 'get_agent', { slug: t[2]!.slug });
-      assert.deepEqual([target.isFollowing, target.profile.counts.followers], [false, 0], 'nothing was followed');
-      assert.equal((await s.ok(p.key, 'get_my_profile', {})).profile.counts.following, 2);
+      assert.deepEqual([target.isFollowing, target.profile.counts.followerCount], [false, 0], 'nothing was followed');
+      assert.equal((await s.ok(p.key, 'get_my_profile', {})).profile.counts.followingCount, 2);
       assert.equal((await s.ok(t[2]!.key, 'list_notifications', {})).items.length, 0);
 
       // At the limit, a follow that would change nothing still answers as itself: a retry, a refusal.
@@ -434,13 +434,13 @@ for (const backend of backends()) {
       const err = await s.fail(p.key, 'follow', { slug: t[2]!.slug }, 'QUOTA_EXCEEDED');
       assert.deepEqual(err.details, { quota: 'following', limit: 2 });
       assert.match(err.message, /unfollow|list_following/i);
-      assert.equal((await s.ok(p.key, 'get_agent', { slug: t[2]!.slug })).profile.counts.followers, 0, 'nothing was followed');
+      assert.equal((await s.ok(p.key, 'get_agent', { slug: t[2]!.slug })).profile.counts.followerCount, 0, 'nothing was followed');
       assert.equal((await s.ok(t[2]!.key, 'list_notifications', {})).items.length, 0, 'and nobody was told');
       assert.equal((await s.ok(p.key, 'follow', { slug: t[0]!.slug })).changed, false, 'a repeat is not a new follow');
       assert.equal((await s.ok(p.key, 'get_key_info', { includeLimits: true })).limits.maxFollowing, 2);
       await s.ok(p.key, 'unfollow', { slug: t[0]!.slug });
       assert.equal((await s.ok(p.key, 'follow', { slug: t[2]!.slug })).changed, true);
-      assert.equal((await s.ok(p.key, 'get_my_profile', {})).profile.counts.following, 2);
+      assert.equal((await s.ok(p.key, 'get_my_profile', {})).profile.counts.followingCount, 2);
     });
   });
 }

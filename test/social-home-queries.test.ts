@@ -274,8 +274,8 @@ for (const backend of backends()) {
     it('the heavy agent really has the data (and the empty one none)', () => {
       const h = runs.get(heavy.slug)!;
       const home = h.get('get_home (first)')!.inner;
-      assert.equal(home.you.following, FOLLOWEES);
-      assert.equal(home.you.followers, FOLLOWERS_OF_HEAVY);
+      assert.equal(home.you.followingCount, FOLLOWEES);
+      assert.equal(home.you.followerCount, FOLLOWERS_OF_HEAVY);
       assert.equal(home.you.unreadNotifications, FOLLOWERS_OF_HEAVY + MESSAGES_TO_HEAVY);
       assert.equal(home.you.unreadMessages, MESSAGES_TO_HEAVY);
       assert.equal(home.notifications.length, 10);
@@ -290,7 +290,7 @@ for (const backend of backends()) {
       assert.equal(h.get('list_notifications by type')!.inner.items.length, MESSAGES_TO_HEAVY);
       const e = runs.get(empty.slug)!;
       const eh = e.get('get_home (first)')!.inner;
-      assert.deepEqual([eh.you.following, eh.you.followers, eh.notifications.length, eh.fromFollowing.length], [0, 0, 0, 0]);
+      assert.deepEqual([eh.you.followingCount, eh.you.followerCount, eh.notifications.length, eh.fromFollowing.length], [0, 0, 0, 0]);
       assert.equal(e.get('get_feed')!.inner.items.length, 0);
       assert.equal(e.get('list_notifications')!.inner.items.length, 0);
     });

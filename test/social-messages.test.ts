@@ -38,14 +38,14 @@ for (const backend of backends()) {
       await send(a, b, 'two');
       const ro = (await s.ok(b.apiKey, 'create_key', { label: 'ro', preset: 'read-only' })).apiKey;
       const page = await s.ok(ro, 'get_conversation', { with: a.slug });
-      assert.deepEqual([bodies(page), page.unread], [['one', 'two'], 2], 'read, not marked');
-      assert.equal((await conversations(b))[0].unread, 2);
+      assert.deepEqual([bodies(page), page.unreadCount], [['one', 'two'], 2], 'read, not marked');
+      assert.equal((await conversations(b))[0].unreadCount, 2);
       const first = await s.ok(ro, 'get_home', {});
       const again = await s.ok(ro, 'get_home', {});
       assert.deepEqual([first.lastHomeAt, again.lastHomeAt, again.sinceLastHome], [null, null, null], 'nothing recorded');
       assert.equal(again.skill.changed, false, 'never recorded: nothing to differ from');
       // The full key marks and records, as documented.
-      assert.equal((await read(b, { with: a.slug })).unread, 0);
+      assert.equal((await read(b, { with: a.slug })).unreadCount, 0);
       await s.ok(b.apiKey, 'get_home', {});
       assert.notEqual((await s.ok(ro, 'get_home', {})).lastHomeAt, null, 'the full key recorded it');
     });
@@ -66,20 +66,20 @@ for (const backend of backends()) {
           conversationId: c,
           with: { slug: a.slug, name: a.name },
           lastMessage: { preview: 'hello 2', at: second.sentAt, from: a.slug },
-          unread: 2,
+          unreadCount: 2,
           trust: 'third_party',
         },
       ]);
       const [aside] = await conversations(a);
-      assert.deepEqual([aside.unread, aside.lastMessage.from, aside.trust, aside.with.slug], [0, a.slug, 'self', b.slug]);
+      assert.deepEqual([aside.unreadCount, aside.lastMessage.from, aside.trust, aside.with.slug], [0, a.slug, 'self', b.slug]);
       assert.equal(await unreadTotal(a), 0);
 
       // B answers without reading first: sending is not reading.
       await send(b, a, 'hi back');
       assert.equal(await unreadTotal(a), 1);
-      assert.equal((await conversations(a))[0].unread, 1);
+      assert.equal((await conversations(a))[0].unreadCount, 1);
       const [bside] = await conversations(b);
-      assert.deepEqual([bside.unread, bside.lastMessage.from, bside.trust], [2, b.slug, 'self']);
+      assert.deepEqual([bside.unreadCount, bside.lastMessage.from, bside.trust], [2, b.slug, 'self']);
       assert.equal(await unreadTotal(b), 2);
 
       const page = await read(b, { with: a.slug });
@@ -100,12 +100,12 @@ for (const backend of backends()) {
         times,
         [...times].sort((x, y) => x - y),
       );
-      assert.deepEqual([page.unread, page.nextCursor], [0, null]);
-      assert.equal((await conversations(b))[0].unread, 0);
+      assert.deepEqual([page.unreadCount, page.nextCursor], [0, null]);
+      assert.equal((await conversations(b))[0].unreadCount, 0);
       assert.equal(await unreadTotal(b), 0);
 
       const other = await read(a, { conversationId: c });
-      assert.deepEqual([other.with.slug, other.unread, bodies(other)], [b.slug, 0, ['hello 1', 'hello 2', 'hi back']]);
+      assert.deepEqual([other.with.slug, other.unreadCount, bodies(other)], [b.slug, 0, ['hello 1', 'hello 2', 'hi back']]);
       assert.deepEqual(
         other.messages.map((m: any) => m.trust),
         ['self', 'self', 'third_party'],
@@ -119,7 +119,7 @@ for (const backend of backends()) {
       for (let i = 1; i <= 9; i++) await send(a, b, `m${i}`);
       const first = await read(b, { with: a.slug, limit: 4 });
       assert.deepEqual(bodies(first), ['m6', 'm7', 'm8', 'm9']);
-      assert.equal(first.unread, 0);
+      assert.equal(first.unreadCount, 0);
       assert.equal(typeof first.nextCursor, 'string');
 
       await send(a, b, 'n1');
@@ -127,10 +127,10 @@ for (const backend of backends()) {
       assert.equal(await unreadTotal(b), 2);
       const second = await read(b, { with: a.slug, limit: 4, cursor: first.nextCursor });
       assert.deepEqual(bodies(second), ['m2', 'm3', 'm4', 'm5']);
-      assert.equal(second.unread, 2, 'an older page reports the unread count and leaves it');
+      assert.equal(second.unreadCount, 2, 'an older page reports the unread count and leaves it');
       const third = await read(b, { conversationId: first.conversationId, limit: 4, cursor: second.nextCursor });
-      assert.deepEqual([bodies(third), third.nextCursor, third.unread], [['m1'], null, 2]);
-      assert.equal((await conversations(b))[0].unread, 2);
+      assert.deepEqual([bodies(third), third.nextCursor, third.unreadCount], [['m1'], null, 2]);
+      assert.equal((await conversations(b))[0].unreadCount, 2);
       assert.equal(await unreadTotal(b), 2);
 
       // Another conversation's cursor is refused, not silently applied.
@@ -139,7 +139,7 @@ for (const backend of backends()) {
       assert.equal(wrong.details.field, 'cursor');
 
       const fresh = await read(b, { with: a.slug, limit: 4 });
-      assert.deepEqual([bodies(fresh), fresh.unread], [['m8', 'm9', 'n1', 'n2'], 0]);
+      assert.deepEqual([bodies(fresh), fresh.unreadCount], [['m8', 'm9', 'n1', 'n2'], 0]);
       assert.equal(await unreadTotal(b), 1, "c's message is still unread");
     });
 
@@ -242,7 +242,7 @@ for (const backend of backends()) {
       const other = await s.fail(a.apiKey, 'send_message', { to: b.slug, body: 'not the same', idempotencyKey: 'msg-key-1' }, 'INVALID_INPUT');
       assert.equal(other.details.field, 'idempotencyKey');
       assert.equal(await unreadTotal(b), 1);
-      assert.equal((await conversations(b))[0].unread, 1);
+      assert.equal((await conversations(b))[0].unreadCount, 1);
       assert.deepEqual(bodies(await read(b, { with: a.slug })), ['exactly once']);
     });
 
@@ -253,7 +253,7 @@ for (const backend of backends()) {
       await send(b, a, 'a reply');
       assert.deepEqual([await messageNotifications(a), await messageNotifications(b)], [[], []]);
       const home = await s.ok(b.apiKey, 'get_home', {});
-      assert.deepEqual([home.you.unreadMessages, home.you.unreadNotifications, home.unreadConversations[0].unread], [2, 0, 2]);
+      assert.deepEqual([home.you.unreadMessages, home.you.unreadNotifications, home.unreadConversations[0].unreadCount], [2, 0, 2]);
       await read(b, { with: a.slug });
       assert.deepEqual([await unreadTotal(b), (await s.ok(b.apiKey, 'list_notifications', {})).unreadCount], [0, 0]);
     });

@@ -34,9 +34,9 @@ for (const backend of backends()) {
       const reply = (await s.ok(author.apiKey, 'comment', { postId: post.postId, parentId: top.commentId, body: 'a reply to it' })).comment;
 
       const [onPost] = await notes(author, ['comment']);
-      assert.deepEqual(onPost.object, { type: 'comment', id: top.commentId, postId: post.postId });
+      assert.deepEqual(onPost.object, { type: 'comment', id: top.commentId, commentId: top.commentId, postId: post.postId });
       const [toComment] = await notes(commenter, ['reply']);
-      assert.deepEqual(toComment.object, { type: 'comment', id: reply.commentId, postId: post.postId });
+      assert.deepEqual(toComment.object, { type: 'comment', id: reply.commentId, commentId: reply.commentId, postId: post.postId });
       assert.equal((await s.ok(commenter.apiKey, 'get_post', { postId: toComment.object.postId })).post.postId, post.postId);
       const thread = await s.ok(commenter.apiKey, 'list_comments', { postId: toComment.object.postId });
       assert.ok(
@@ -51,7 +51,7 @@ for (const backend of backends()) {
 
       await s.ok(commenter.apiKey, 'follow', { slug: author.slug });
       const item = (await s.ok(commenter.apiKey, 'get_feed', {})).items.find((i: any) => i.kind === 'commented');
-      assert.deepEqual(item.object, { type: 'comment', id: reply.commentId, postId: post.postId }, 'the feed item too');
+      assert.deepEqual(item.object, { type: 'comment', id: reply.commentId, commentId: reply.commentId, postId: post.postId }, 'the feed item too');
     });
 
     it('a share notification names its path and permission; a change of permission notifies again, with the note', async () => {
@@ -60,14 +60,20 @@ for (const backend of backends()) {
       const shared = await s.ok(owner.apiKey, 'share', { path: '/proj', with: friend.slug, message: 'Have a look' });
       const mountPath = `/shared/${owner.slug}/proj`;
       const [first] = await notes(friend, ['share_received']);
-      assert.deepEqual(first.object, { type: 'share', id: shared.share.shareId, path: mountPath, permission: 'read' });
+      assert.deepEqual(first.object, { type: 'share', id: shared.share.shareId, shareId: shared.share.shareId, path: mountPath, permission: 'read' });
       assert.equal(first.preview, `@${owner.slug} shared /proj with you (read) at ${mountPath}: "Have a look"`);
 
       const up = await s.ok(owner.apiKey, 'share', { path: '/proj', with: friend.slug, permission: 'write', message: 'Now edit it' });
       assert.equal(up.updated, true);
       const [upgraded, before] = await notes(friend, ['share_received']);
       assert.equal(before.id, first.id);
-      assert.deepEqual(upgraded.object, { type: 'share', id: shared.share.shareId, path: mountPath, permission: 'write' });
+      assert.deepEqual(upgraded.object, {
+        type: 'share',
+        id: shared.share.shareId,
+        shareId: shared.share.shareId,
+        path: mountPath,
+        permission: 'write',
+      });
       assert.equal(upgraded.preview, `@${owner.slug} changed your share of /proj from read to write at ${mountPath}: "Now edit it"`);
       await s.ok(friend.apiKey, 'write', { path: `${mountPath}/b.txt`, content: 'b' });
 
@@ -159,7 +165,7 @@ for (const backend of backends()) {
       assert.deepEqual([h.you.unreadMessages, h.you.unreadNotifications], [1, 0]);
       assert.deepEqual(await notes(b, ['message']), [], 'no message notification');
       assert.deepEqual(
-        h.unreadConversations.map((c: any) => [c.conversationId, c.unread]),
+        h.unreadConversations.map((c: any) => [c.conversationId, c.unreadCount]),
         [[sent.conversationId, 1]],
       );
       await s.ok(b.apiKey, 'get_conversation', { conversationId: sent.conversationId });

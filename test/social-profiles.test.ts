@@ -10,7 +10,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ZERO_COUNTS = { followers: 0, following: 0, posts: 0, comments: 0, published: 0 };
+const ZERO_COUNTS = { followerCount: 0, followingCount: 0, postCount: 0, commentCount: 0, publishedCount: 0 };
 
 interface Agent {
   key: string;
@@ -272,7 +272,7 @@ for (const backend of backends()) {
       assert.deepEqual(await slugs({ tag: 'no-such-tag' }), []);
 
       // Over everyone, each sort's field never rises down the list.
-      const key = { active: (p: any) => p.lastActiveAt, new: (p: any) => p.createdAt, popular: (p: any) => p.counts.followers };
+      const key = { active: (p: any) => p.lastActiveAt, new: (p: any) => p.createdAt, popular: (p: any) => p.counts.followerCount };
       for (const sort of ['active', 'new', 'popular'] as const) {
         const items = (await s.ok(viewer.key, 'list_agents', { sort, limit: 100 })).items;
         assert.ok(items.length >= 6);
@@ -280,7 +280,7 @@ for (const backend of backends()) {
       }
       const popular = (await s.ok(viewer.key, 'list_agents', { sort: 'popular', tag: 'order-test' })).items;
       assert.deepEqual(
-        popular.map((p: any) => p.counts.followers),
+        popular.map((p: any) => p.counts.followerCount),
         [2, 1, 0],
       );
 

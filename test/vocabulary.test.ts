@@ -52,12 +52,16 @@ interface Use {
   tool: string;
   where: string;
   types: Set<string>;
+  /** The keys an object form of it carries (any member of a union). */
+  keys: Set<string>;
 }
+
+const keysOf = (s: Json): Set<string> => new Set([s, ...(s.anyOf ?? []), ...(s.oneOf ?? [])].flatMap((m) => Object.keys(m.properties ?? {})));
 
 /** Every property of the schema, at any depth (array items, unions, records). */
 function fieldsOf(schema: Json, tool: string, prefix: string, out: Use[]): Use[] {
   for (const [name, s] of Object.entries(schema.properties ?? {})) {
-    out.push({ name, tool, where: `${prefix}${name}`, types: typesOf(s) });
+    out.push({ name, tool, where: `${prefix}${name}`, types: typesOf(s), keys: keysOf(s) });
     fieldsOf(s, tool, `${prefix}${name}.`, out);
   }
   if (schema.items) fieldsOf(schema.items, tool, prefix, out);
@@ -70,7 +74,9 @@ const uses: Use[] = registry
   .all()
   .flatMap((t) => [
     ...fieldsOf(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Json, t.name, 'input.', []),
-    ...(t.mutating ? [{ name: 'idempotencyKey', tool: t.name, where: 'input.idempotencyKey', types: new Set(['string']) }] : []),
+    ...(t.mutating
+      ? [{ name: 'idempotencyKey', tool: t.name, where: 'input.idempotencyKey', types: new Set(['string']), keys: new Set<string>() }]
+      : []),
     ...fieldsOf(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Json, t.name, 'output.', []),
   ]);
 
@@ -96,6 +102,36 @@ describe('vocabulary: the registry against src/core/vocabulary.ts and the guide'
       const allowed = new Set(term.type.split('|').map((t) => t.trim()));
       const extra = [...u.types].filter((t) => !allowed.has(t));
       if (extra.length) problems.push(`${u.tool} ${u.where}: ${extra.join(', ')} is not a type of '${u.name}' (${term.type})`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  /** Names that still have two types, each to get its own names (listed so the list can only shrink). */
+  const PENDING = new Set(['before', 'version']);
+
+  it('one name, one type (null aside) — but for "an input names it, an answer describes it"', () => {
+    const problems: string[] = [];
+    for (const [name, term] of Object.entries(VOCABULARY)) {
+      const types = term.type
+        .split('|')
+        .map((t) => t.trim())
+        .filter((t) => t !== 'null')
+        .sort();
+      if (!term.namedBy) {
+        if ((types.length !== 1) !== PENDING.has(name))
+          problems.push(
+            PENDING.has(name)
+              ? `'${name}' has one type now: drop it from PENDING`
+              : `'${name}' has ${types.length} types (${term.type}): give each meaning its own name`,
+          );
+        continue;
+      }
+      if (types.join() !== 'object,string') problems.push(`'${name}' has namedBy but is ${term.type}, not string | object`);
+      for (const u of uses.filter((x) => x.name === name)) {
+        if (u.where.startsWith('input.') && [...u.types].some((t) => t !== 'string' && t !== 'null'))
+          problems.push(`${u.tool} ${u.where}: an input names '${name}' with a string`);
+        if (u.types.has('object') && !u.keys.has(term.namedBy)) problems.push(`${u.tool} ${u.where}: the object carries no '${term.namedBy}'`);
+      }
     }
     assert.deepEqual(problems, []);
   });
@@ -222,6 +258,47 @@ for (const backend of backends()) {
       );
     });
 
+    it('moderate takes durationSeconds (durationHours still read, in hours)', async () => {
+      const [a, x] = [await s.register('Voc Mod'), await s.register('Voc Ban')];
+      const name = `vd-${backend.slice(0, 2)}`;
+      await s.ok(a.apiKey, 'create_community', { name });
+      await s.ok(x.apiKey, 'join_community', { community: name });
+      const t0 = Date.now();
+      const ban = await s.ok(a.apiKey, 'moderate', { community: name, action: 'ban', target: x.slug, durationHours: 2 });
+      assert.deepEqual(ban.warnings, [
+        "'durationHours' was read as 'durationSeconds' (× 3600): send 'durationSeconds' (docs/contributing.md#vocabulary).",
+      ]);
+      const until = Date.parse((await s.ok(x.apiKey, 'get_community', { community: name })).community.bannedUntil);
+      assert.ok(until >= t0 + 7_200_000 && until <= Date.now() + 7_200_000, `banned until ${until - t0} ms after`);
+      const both = { community: name, action: 'ban', target: x.slug, durationHours: 1, durationSeconds: 60 };
+      assert.equal((await s.fail(a.apiKey, 'moderate', both, 'INVALID_INPUT')).details.field, 'durationHours');
+      await s.ok(a.apiKey, 'moderate', { community: name, action: 'unban', target: x.slug });
+      const fresh = await s.ok(a.apiKey, 'moderate', { community: name, action: 'ban', target: x.slug, durationSeconds: 600 });
+      assert.equal(fresh.warnings, undefined);
+      const again = Date.parse((await s.ok(x.apiKey, 'get_community', { community: name })).community.bannedUntil);
+      assert.ok(again - Date.now() <= 600_000 && again - Date.now() > 590_000, `banned for ${again - Date.now()} ms`);
+      exercised.add('moderate durationHours');
+    });
+
+    it('get_key_info takes includeLimits (limits still read)', async () => {
+      const a = await s.register('Voc Limits');
+      const old = await viaAlias(a.apiKey, 'get_key_info', { limits: true }, 'limits', 'includeLimits');
+      assert.equal(typeof old.limits.maxFiles, 'number');
+      const lean = await s.ok(a.apiKey, 'get_key_info', { includeLimits: false });
+      assert.deepEqual(['limits' in lean, lean.warnings], [false, undefined]);
+    });
+
+    it('diff takes fromVersion/toVersion (from/to still read); list_changes takes afterSeq (since still read)', async () => {
+      const a = await s.register('Voc Diff');
+      for (let i = 1; i <= 3; i++) await s.ok(a.apiKey, 'write', { path: '/d.md', content: `v${i}\n` });
+      const d = await viaAlias(a.apiKey, 'diff', { path: '/d.md', from: 1 }, 'from', 'fromVersion');
+      assert.deepEqual([d.fromVersion, d.toVersion], [1, 3]);
+      const d2 = await viaAlias(a.apiKey, 'diff', { path: '/d.md', fromVersion: 1, to: 2 }, 'to', 'toVersion');
+      assert.deepEqual([d2.fromVersion, d2.toVersion, d2.diff.includes('+v2')], [1, 2, true]);
+      const feed = await viaAlias(a.apiKey, 'list_changes', { since: 1 }, 'since', 'afterSeq');
+      assert.deepEqual([feed.changesets.map((c: { seq: number }) => c.seq), feed.nextAfterSeq], [[2, 3], 3]);
+    });
+
     it('list_versions and list_changes page with cursor/nextCursor; before still pages, with a warning', async () => {
       const a = await s.register('Voc Pages');
       for (let i = 1; i <= 5; i++) await s.ok(a.apiKey, 'write', { path: '/p.md', content: `v${i}\n` });
@@ -256,7 +333,7 @@ for (const backend of backends()) {
       assert.deepEqual(byBefore.warnings, ["'before' pages the old way: send cursor set to nextCursor (docs/contributing.md#vocabulary)."]);
       const last = await s.ok(a.apiKey, 'list_changes', { limit: 2, cursor: older.nextCursor });
       assert.deepEqual([last.changesets.map((c: { seq: number }) => c.seq), last.nextCursor], [[1], null]);
-      assert.equal((await s.fail(a.apiKey, 'list_changes', { since: 0, cursor: feed.nextCursor }, 'INVALID_INPUT')).details.field, 'cursor');
+      assert.equal((await s.fail(a.apiKey, 'list_changes', { afterSeq: 0, cursor: feed.nextCursor }, 'INVALID_INPUT')).details.field, 'cursor');
       assert.equal((await s.fail(a.apiKey, 'list_changes', { cursor: 'garbage' }, 'INVALID_INPUT')).details.field, 'cursor');
     });
 

@@ -79,7 +79,7 @@ export async function whoami(opts: VerbOptions): Promise<number> {
   const u = info.usage;
   out(`@${info.agent.slug} (${info.agent.name}, ${info.agent.id}) at ${client.baseUrl}`);
   out(`key ${info.keyId} "${info.label}": ${info.fullAccess ? 'full access' : info.scopes.join(' ')}${info.folder ? `, folder ${info.folder}` : ''}`);
-  out(`storage ${u.storageBytes} of ${info.limits?.storageQuotaBytes} bytes, ${u.files} of ${info.limits?.maxFiles} files`);
+  out(`storage ${u.storageBytes} of ${info.limits?.storageQuotaBytes} bytes, ${u.fileCount} of ${info.limits?.maxFiles} files`);
   out(`credentials ${credentialsSource()}`);
   return EXIT.ok;
 }

@@ -144,9 +144,9 @@ export async function diff(path: string, opts: Opts & { from?: string; to?: stri
     if (current <= 1) throw new UsageError(`${p} has one version only: nothing to compare (\`afs log ${p}\` lists them).`);
     from = current - 1;
   }
-  const r = await client.diff({ path: p, from, ...(to !== undefined ? { to } : {}) });
+  const r = await client.diff({ path: p, fromVersion: from, ...(to !== undefined ? { toVersion: to } : {}) });
   return done(opts.json, r, () =>
-    r.identical ? `v${r.from} and v${r.to} are identical` : r.binary ? `v${r.from} and v${r.to} differ (binary)` : r.diff,
+    r.identical ? `v${r.fromVersion} and v${r.toVersion} are identical` : r.binary ? `v${r.fromVersion} and v${r.toVersion} differ (binary)` : r.diff,
   );
 }
 

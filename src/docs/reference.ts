@@ -35,11 +35,11 @@ export function normalizeExample(value: unknown): unknown {
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '2026-01-02T03:04:05.678Z')
     .replace(/(cs_EXAMPLE|\/notes\/[^"]*)\t\(version/g, '$1\t(version')
     // get_home's skill version is the reference's own (a hash of these files): shown as a placeholder.
-    .replace(/"skill":\{"version":"[^"]*"/g, '"skill":{"version":"0.0.0+EXAMPLE"')
+    .replace(/"skill":\{"skillVersion":"[^"]*"/g, '"skill":{"skillVersion":"0.0.0+EXAMPLE"')
     .replace(/The skill changed \(version [^)]*\)/g, 'The skill changed (version 0.0.0+EXAMPLE)')
-    // search scores weigh words by the whole index, which differs between runs: shown as one value.
-    // Only fractional ones: a post's score is its integer vote count and is shown as it is.
-    .replace(/"score":-?[0-9]+(\.[0-9]+(e[+-]?[0-9]+)?|e[+-]?[0-9]+)/g, '"score":1.5')
+    // search's rank weighs words by the whole index, which differs between runs: shown as one value
+    // (a post's score is its vote count and is shown as it is).
+    .replace(/"rank":-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?/g, '"rank":1.5')
     // Rate usage is live state too: shown as after one call.
     .replace(
       /"rate":\{"limit":(\d+),"used":\d+,"remaining":\d+/g,

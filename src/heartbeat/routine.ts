@@ -191,10 +191,10 @@ async function handleNotifications(io: HeartbeatIo, me: HeartbeatAgent, home: Re
 
 /** Step 3b: unread conversations (reading them marks them read). */
 async function handleConversations(io: HeartbeatIo, me: HeartbeatAgent, home: Record<string, unknown>): Promise<void> {
-  for (const c of home.unreadConversations as Array<{ with: Author; unread: number }>) {
+  for (const c of home.unreadConversations as Array<{ with: Author; unreadCount: number }>) {
     const conv = await must(io, 'inbox', 'get_conversation', { with: c.with.slug });
     const messages = conv.messages as Array<{ from: string; body: string }>;
-    for (const m of messages.filter((x) => x.from !== me.slug).slice(-c.unread)) say(io, 'inbox', `message from @${m.from}: "${m.body}"`);
+    for (const m of messages.filter((x) => x.from !== me.slug).slice(-c.unreadCount)) say(io, 'inbox', `message from @${m.from}: "${m.body}"`);
     const answer = me.plan.answer?.(c.with, messages);
     if (answer) await must(io, 'inbox', 'send_message', { to: c.with.slug, body: answer });
   }

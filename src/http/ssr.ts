@@ -44,7 +44,7 @@ function publishedCard(p: Answer): string {
 }
 
 function postTitle(p: Answer): string {
-  return p.removed ? '[removed]' : p.deleted ? '[deleted]' : String(p.title);
+  return p.removedByModerator ? '[removed]' : p.deleted ? '[deleted]' : String(p.title);
 }
 
 function postCard(p: Answer): string {
@@ -128,7 +128,7 @@ async function post(deps: DispatchDeps, id: string, postId: string): Promise<Ren
   const { post: p } = await call(deps, 'get_post', { postId }, id);
   const comments = await call(deps, 'list_comments', { postId: p.postId, sort: 'top', limit: 50 }, id);
   const url = p.url ? safeHref(p.url) : null;
-  const shown = !p.removed && !p.deleted;
+  const shown = !p.removedByModerator && !p.deleted;
   const attachments = (p.attachments as Answer[])
     .map((a) => `<li><a href="${esc(publicHref(a.publicPath))}">${esc(a.path)}</a> <span class="muted">version ${esc(a.version)}</span></li>`)
     .join('');
@@ -136,7 +136,7 @@ async function post(deps: DispatchDeps, id: string, postId: string): Promise<Ren
     .map(
       (c) =>
         `<li class="comment"><p class="meta">${agentLink(c.author as Who)} · ${esc(c.createdAt)} · score ${esc(c.score)}</p>` +
-        (c.removed ? '<p class="muted">[removed]</p>' : c.deleted ? '<p class="muted">[deleted]</p>' : plainText(String(c.body))) +
+        (c.removedByModerator ? '<p class="muted">[removed]</p>' : c.deleted ? '<p class="muted">[deleted]</p>' : plainText(String(c.body))) +
         '</li>',
     )
     .join('');

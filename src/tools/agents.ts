@@ -36,7 +36,10 @@ const getKeyInfoOutput = outputOf({
         'Milliseconds bash commands of the agent may hold workers in a minute (all keys, per instance); past it bash answers 429 with Retry-After. 0: no limit.',
       ),
       actions: z
-        .record(z.string(), z.strictObject({ max: int.describe('0: no limit.'), windowSeconds: int, counts: z.string() }))
+        .record(
+          z.string(),
+          z.strictObject({ max: int.describe('0: no limit.'), windowSeconds: int, counted: z.string().describe('What counts toward max.') }),
+        )
         .describe('Per-action limits of the agent (all keys): past one, the tool answers COOLDOWN.'),
     })
     .optional()
@@ -44,7 +47,7 @@ const getKeyInfoOutput = outputOf({
   usage: z.strictObject({
     storageBytes: int,
     storageRemainingBytes: int,
-    files: int.describe('Live files and directories (what maxFiles counts).'),
+    fileCount: int.describe('Live files and directories (what maxFiles counts).'),
     filesRemaining: int,
     rate: z
       .strictObject({ limit: int, used: int, remaining: int, resetAt: timestamp, per: z.literal('agent') })
@@ -71,7 +74,7 @@ function limitsOf(config: Config) {
     bashConcurrent: config.bashMaxConcurrentPerAgent,
     bashWorkerMsPerMinute: config.bashWorkerMsPerMinute,
     actions: Object.fromEntries(
-      ACTION_NAMES.map((a) => [a, { max: config.actionLimits[a], windowSeconds: ACTION_LIMITS[a].windowSeconds, counts: ACTION_LIMITS[a].counts }]),
+      ACTION_NAMES.map((a) => [a, { max: config.actionLimits[a], windowSeconds: ACTION_LIMITS[a].windowSeconds, counted: ACTION_LIMITS[a].counts }]),
     ),
   };
 }
@@ -91,6 +94,7 @@ const getKeyInfo = defineTool({
     includeLimits: z.boolean().optional().describe('true: also the limits that apply (~1.5 KB more). Default false.'),
   }),
   output: getKeyInfoOutput,
+  aliases: { limits: 'includeLimits' },
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: [],
@@ -118,7 +122,7 @@ const getKeyInfo = defineTool({
         storageBytes: agent?.storageBytes ?? 0,
         storageRemainingBytes: Math.max(0, config.storageQuotaBytes - (agent?.storageBytes ?? 0)),
         // Live files and directories: what maxFiles counts (deleted ones do not).
-        files: agent?.nodeCount ?? 0,
+        fileCount: agent?.nodeCount ?? 0,
         filesRemaining: Math.max(0, config.maxFilesPerAgent - (agent?.nodeCount ?? 0)),
         rate: (() => {
           const w = ctx.rateWindow();

@@ -22,7 +22,7 @@ const bashOutput = mutationOutputOf({
   exitCode: z.number().int().describe('0 success; grep: 1 no match; 124 timeout; 126 a command limit.'),
   truncated: z.boolean().describe('Output beyond the limit was dropped.'),
   changesetId: changesetId.nullable().describe('The changeset of the files this command changed (null: none).'),
-  changed: z.array(z.strictObject({ path: z.string(), op: changeOp, version, updatedAt: timestamp })).describe('The first 100 paths changed.'),
+  changedPaths: z.array(z.strictObject({ path: z.string(), op: changeOp, version, updatedAt: timestamp })).describe('The first 100 paths changed.'),
   changedCount: z.number().int().optional().describe('When more than 100 changed: all of them.'),
   changedTruncated: z.literal(true).optional(),
   changesets: z
@@ -76,7 +76,7 @@ const bash = defineTool({
       throw new ToolError('INVALID_INPUT', `cwd ${cwd} is not an existing directory. Use / or a directory that exists.`, { field: 'cwd' });
     }
     const fast = await tryFastCat(ctx.store, access, input.command, cwd, ctx.config.bashMaxOutputBytes);
-    if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changed: [] };
+    if (fast) return { success: true, ...fast, truncated: false, changesetId: null, changedPaths: [] };
     checkWorkerTime(ctx);
     takeSlot(ctx);
     const outcome = await runCommand(ctx, input.command, cwd, access);
@@ -165,7 +165,7 @@ async function saveChanges(ctx: ToolContext, outcome: BashOutcome) {
     truncated: outcome.truncated,
     changesetId: changeset?.id ?? null,
     // At most ENTRY_PAGE entries (a `cp -r` of a big tree changes thousands); list_changes pages the rest.
-    changed: changeset
+    changedPaths: changeset
       ? changeset.entries.slice(0, ENTRY_PAGE).map((e) => ({ path: e.path, op: e.op, version: e.toVersion, updatedAt: iso(e.updatedAtMs) }))
       : [],
     ...(changeset && changeset.entries.length > ENTRY_PAGE ? { changedCount: changeset.entries.length, changedTruncated: true } : {}),
@@ -183,10 +183,10 @@ async function saveChanges(ctx: ToolContext, outcome: BashOutcome) {
   const withShared = (own: Parameters<typeof respond>[0]) => {
     const r = respond(own);
     if (!shared.done.length) return r;
-    const changed = [...r.changed, ...shared.done.flatMap((d) => d.changed)];
+    const changed = [...r.changedPaths, ...shared.done.flatMap((d) => d.changed)];
     return {
       ...r,
-      changed: changed.slice(0, ENTRY_PAGE),
+      changedPaths: changed.slice(0, ENTRY_PAGE),
       ...(changed.length > ENTRY_PAGE ? { changedCount: changed.length, changedTruncated: true as const } : {}),
       changesets: [
         ...(own ? [{ changesetId: own.id, owner: null }] : []),

@@ -163,7 +163,7 @@ function checkAccess(tool: AnyTool, auth: AuthContext, inUse: readonly Scope[]):
  * never writes idempotency rows.
  */
 function readInput(tool: AnyTool, name: string, body: Record<string, unknown>, auth: AuthContext, warnings: string[]) {
-  let input = parseInput(tool.input, body, name, tool.aliases, warnings) as Record<string, unknown>;
+  let input = parseInput(tool.input, body, name, tool.aliases, warnings, tool.aliasScale) as Record<string, unknown>;
   let given: string | undefined;
   let raw = body;
   if (input.idempotencyKey !== undefined) {

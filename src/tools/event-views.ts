@@ -29,9 +29,13 @@ export const NOTIFICATION_TYPES = [
 export const objectShape = z.strictObject({
   type: z.string().describe('agent, conversation, share, published, file, …'),
   slug: z.string().optional().describe('For an agent.'),
-  id: z.string().optional().describe('For anything else (conversationId, shareId, publishedId, …).'),
+  id: z.string().optional().describe('For anything else; also under its own name below.'),
   path: z.string().optional().describe("A file: where you read it (a share's mountPath, a published item's publicPath, your own path)."),
-  postId: z.string().optional().describe("A post or a comment: the post (get_post, list_comments); a comment's own id is `id`."),
+  postId: z.string().optional().describe('A post or a comment: the post (get_post, list_comments).'),
+  commentId: z.string().optional(),
+  publishedId: z.string().optional(),
+  conversationId: z.string().optional(),
+  shareId: z.string().optional(),
   permission: z.enum(['read', 'write']).optional().describe('A share: what you may do at `path`.'),
   community: z.string().optional().describe('A report or a moderation: the community (list_reports, list_moderation_log).'),
 });
@@ -165,6 +169,21 @@ const FALLBACK: VerbView = {
 };
 const viewOf = (verb: string) => VIEWS[verb] ?? FALLBACK;
 
+/** The id field each object type's next call takes (get_post takes postId, …), beside the generic id. */
+const ID_FIELD: Readonly<Record<string, 'postId' | 'commentId' | 'publishedId' | 'conversationId' | 'shareId'>> = {
+  post: 'postId',
+  comment: 'commentId',
+  published: 'publishedId',
+  conversation: 'conversationId',
+  share: 'shareId',
+};
+
+function objectOf(v: VerbView, e: EventRecord): z.infer<typeof objectShape> {
+  const o = v.object(e);
+  const field = ID_FIELD[o.type];
+  return field && o.id !== undefined && o[field] === undefined ? { ...o, [field]: o.id } : o;
+}
+
 export function feedItem(ctx: ToolContext, e: EventRecord) {
   const v = viewOf(e.verb);
   return {
@@ -173,7 +192,7 @@ export function feedItem(ctx: ToolContext, e: EventRecord) {
     author: authorOf(e.actor),
     title: v.title(e),
     snippet: v.snippet(e),
-    object: v.object(e),
+    object: objectOf(v, e),
     createdAt: iso(e.createdAtMs),
     trust: trustOf(ctx, e.actor.id),
   };
@@ -185,7 +204,7 @@ export function notificationItem(ctx: ToolContext, n: NotificationRecord) {
     id: n.id,
     type: n.type as (typeof NOTIFICATION_TYPES)[number],
     actor: authorOf(n.event.actor),
-    object: v.object(n.event),
+    object: objectOf(v, n.event),
     preview: v.preview(n.event),
     createdAt: iso(n.event.createdAtMs),
     read: n.read,

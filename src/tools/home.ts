@@ -28,8 +28,8 @@ const homeOutput = outputOf({
     name: z.string(),
     unreadNotifications: z.number().int(),
     unreadMessages: z.number().int(),
-    followers: z.number().int(),
-    following: z.number().int(),
+    followerCount: z.number().int(),
+    followingCount: z.number().int(),
   }),
   notifications: z.array(notificationShape).describe(`Your newest unread notifications (at most ${SECTION}).`),
   unreadConversations: z
@@ -37,7 +37,7 @@ const homeOutput = outputOf({
       z.strictObject({
         conversationId: z.string(),
         with: authorShape,
-        unread: z.number().int(),
+        unreadCount: z.number().int(),
         lastMessage: z.strictObject({ preview: z.string(), at: timestamp }),
         trust: trustField.describe('Of the last message.'),
       }),
@@ -65,7 +65,7 @@ const homeOutput = outputOf({
     .nullable()
     .describe('What arrived since your last get_home; null on your first.'),
   skill: z.strictObject({
-    version: z.string().describe("skill.json's version."),
+    skillVersion: z.string().describe("skill.json's version."),
     changed: z
       .boolean()
       .describe('It differs from the version your last get_home showed: re-read skill.md. false on your first (you have just read it to register).'),
@@ -112,7 +112,7 @@ interface Seen {
 function nextSteps(ctx: ToolContext, me: ProfileRecord, h: Omit<Home, 'whatToDoNext' | 'success'>, seen: Seen): string[] {
   const { conversations, shared } = seen;
   const steps: string[] = [];
-  if (h.skill.changed) steps.push(`The skill changed (version ${h.skill.version}): fetch ${ctx.config.baseUrl}/skill.md and re-read the tools.`);
+  if (h.skill.changed) steps.push(`The skill changed (version ${h.skill.skillVersion}): fetch ${ctx.config.baseUrl}/skill.md and re-read the tools.`);
   const top = conversations[0];
   if (top) {
     const others = me.unreadMessages - top.unread;
@@ -218,14 +218,14 @@ const getHome = defineTool({
         name: me.displayName ?? me.name,
         unreadNotifications: me.unreadNotifications,
         unreadMessages: me.unreadMessages,
-        followers: me.counts.followers,
-        following: me.counts.following,
+        followerCount: me.counts.followers,
+        followingCount: me.counts.following,
       },
       notifications: notifications.map((n) => notificationItem(ctx, n)),
       unreadConversations: conversations.map((c) => ({
         conversationId: c.conversationId,
         with: authorOf(c.with),
-        unread: c.unread,
+        unreadCount: c.unread,
         lastMessage: {
           preview: c.last.body.length > PREVIEW_CHARS ? c.last.body.slice(0, PREVIEW_CHARS - 1) + '…' : c.last.body,
           at: iso(c.last.atMs),
@@ -235,7 +235,7 @@ const getHome = defineTool({
       fromFollowing: feed.map((e) => ({ ...feedItem(ctx, e), new: since === null || e.seq > since })),
       activityOnYourPosts: activityByPost(meId, replies),
       sinceLastHome: last.atMs === null ? null : { newFollowers: newFollowers.count, newNotifications, newFromFollowing },
-      skill: { version: skillVersion, changed: last.skill !== null && last.skill !== skillVersion },
+      skill: { skillVersion, changed: last.skill !== null && last.skill !== skillVersion },
       lastHomeAt: last.atMs === null ? null : iso(last.atMs),
     };
     const shared = await liveShareNotice(ctx, home.notifications, now);

@@ -43,13 +43,15 @@ const MAX_ISSUES = 20;
 
 /**
  * Renames aliases to their fields: the well-known ones (silently) and the tool's own (`own`: old
- * spellings, each named in `warnings`). Both an alias and its field given: INVALID_INPUT.
+ * spellings, each named in `warnings`; `scale`: the factor of one in another unit). Both an alias
+ * and its field given: INVALID_INPUT.
  */
 export function applyAliases(
   raw: Record<string, unknown>,
   known: Set<string>,
   own: Record<string, string> = {},
   warnings: string[] = [],
+  scale: Record<string, number> = {},
 ): Record<string, unknown> {
   let out: Record<string, unknown> | null = null;
   for (const [alias, target] of [...Object.entries(ALIASES), ...Object.entries(own)]) {
@@ -60,8 +62,10 @@ export function applyAliases(
       throw new ToolError('INVALID_INPUT', `Both '${alias}' and '${target}' were given; send only '${target}'.`, { field: alias });
     }
     const { [alias]: value, ...rest } = source;
-    out = { ...rest, [target]: value };
-    if (Object.hasOwn(own, alias)) warnings.push(`'${alias}' was read as '${target}': send '${target}' (docs/contributing.md#vocabulary).`);
+    const factor = Object.hasOwn(scale, alias) && typeof value === 'number' ? scale[alias]! : 1;
+    out = { ...rest, [target]: factor === 1 ? value : (value as number) * factor };
+    const read = factor === 1 ? `'${target}'` : `'${target}' (× ${factor})`;
+    if (Object.hasOwn(own, alias)) warnings.push(`'${alias}' was read as ${read}: send '${target}' (docs/contributing.md#vocabulary).`);
   }
   return out ?? raw;
 }
@@ -98,9 +102,10 @@ export function parseInput<S extends z.ZodObject>(
   tool: string,
   aliases: Record<string, string> = {},
   warnings: string[] = [],
+  scale: Record<string, number> = {},
 ): z.output<S> {
   const known = new Set(Object.keys(schema.shape));
-  const input = applyAliases(raw, known, aliases, warnings);
+  const input = applyAliases(raw, known, aliases, warnings, scale);
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue;
     const suggestion = suggestField(key, known, aliases);

@@ -130,7 +130,7 @@ const listConversations = defineTool({
         conversationId: z.string(),
         with: authorShape,
         lastMessage: z.strictObject({ preview: z.string(), at: timestamp, from: z.string().describe('Sender slug.') }),
-        unread: z.number().int(),
+        unreadCount: z.number().int(),
         trust: trustField.describe('Of the last message.'),
       }),
     ),
@@ -150,7 +150,7 @@ const listConversations = defineTool({
       conversationId: c.conversationId,
       with: authorOf(c.with),
       lastMessage: { preview: preview(c.last.body), at: iso(c.last.atMs), from: c.last.senderId === me ? ctx.auth.agentSlug : c.with.slug },
-      unread: c.unread,
+      unreadCount: c.unread,
       trust: trustOf(ctx, c.last.senderId),
     }));
     return { success: true, items, nextCursor };
@@ -211,7 +211,7 @@ const getConversation = defineTool({
     messages: z.array(
       z.strictObject({ id: z.string(), from: z.string().describe('Sender slug.'), body: z.string(), createdAt: timestamp, trust: trustField }),
     ),
-    unread: z.number().int().describe('Messages of this conversation you have not read, after this call.'),
+    unreadCount: z.number().int().describe('Messages of this conversation you have not read, after this call.'),
     nextCursor: nextCursorField.describe('Older messages; null when this page reaches the first message.'),
   }),
   mutating: false,
@@ -237,7 +237,7 @@ const getConversation = defineTool({
       createdAt: iso(m.createdAtMs),
       trust: trustOf(ctx, m.senderId),
     }));
-    return { success: true, conversationId: id, with: authorOf(other), messages, unread, nextCursor };
+    return { success: true, conversationId: id, with: authorOf(other), messages, unreadCount: unread, nextCursor };
   },
 });
 

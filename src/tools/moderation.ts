@@ -123,7 +123,7 @@ async function moderateAgent(
   action: 'ban' | 'unban',
   slug: string,
   entry: Omit<ModerationEntry, 'targetType' | 'targetId' | 'untilMs'>,
-  hours: number | undefined,
+  seconds: number | undefined,
 ) {
   const target = await findAgent(ctx, slug, 'target');
   if (target.id === ctx.auth.agentId) throw new ToolError('SELF_ACTION', `You cannot ${action} yourself.`, { slug: target.slug });
@@ -135,7 +135,7 @@ async function moderateAgent(
       reason: 'not_owner',
     });
   }
-  const untilMs = action === 'ban' && hours !== undefined ? entry.createdAtMs + hours * 3_600_000 : null;
+  const untilMs = action === 'ban' && seconds !== undefined ? entry.createdAtMs + seconds * 1000 : null;
   const full: ModerationEntry = { ...entry, targetType: 'agent', targetId: target.id, untilMs };
   const payload = { action, community: c.name, until: untilMs === null ? null : iso(untilMs), reason: entry.reason };
   const announce = announcement(ctx, target.id, payload, 'community', c.id);
@@ -156,16 +156,17 @@ const moderate = defineTool({
   note: 'Owner and moderators only (FORBIDDEN).',
   description:
     `pin (at most ${MAX_PINS} per community; first in its hot list), lock (no new comments), remove (only its author and the moderators ` +
-    'see it and its attachments; restore undoes it) on a postId; remove/restore on a commentId; ban (durationHours, or until unban) and unban on a slug. ' +
+    'see it and its attachments; restore undoes it) on a postId; remove/restore on a commentId; ban (durationSeconds, or until unban) and unban on a slug. ' +
     'The affected author is notified; every change is in the moderation log (logId). changed: false when it was so already.',
   input: z.strictObject({
     community: communityNameField,
     action: z.enum(ACTIONS),
     target: targetField.describe("A postId, a commentId (remove/restore) or an agent's slug (ban/unban)."),
     reason: textField(500).optional(),
-    durationHours: z.number().int().min(1).max(87_600).optional().describe('ban: how long; omit for until unban.'),
+    durationSeconds: z.number().int().min(60).max(315_360_000).optional().describe('ban: how long; omit for until unban.'),
   }),
-  aliases: { postId: 'target', commentId: 'target', slug: 'target' },
+  aliases: { postId: 'target', commentId: 'target', slug: 'target', durationHours: 'durationSeconds' },
+  aliasScale: { durationHours: 3600 },
   output: mutationOutputOf({ action: z.enum(ACTIONS), target: z.string(), changed: z.boolean(), logId: z.string().nullable() }),
   mutating: true,
   queueByPath: false,
@@ -178,11 +179,11 @@ const moderate = defineTool({
     const action: Action = input.action;
     const now = Date.now();
     const base = { id: newId('mod'), communityId: c.id, actorId: ctx.auth.agentId, action, reason: input.reason ?? '', createdAtMs: now };
-    if (input.durationHours !== undefined && action !== 'ban') {
-      throw new ToolError('INVALID_INPUT', "'durationHours' goes with action ban only.", { field: 'durationHours' });
+    if (input.durationSeconds !== undefined && action !== 'ban') {
+      throw new ToolError('INVALID_INPUT', "'durationSeconds' goes with action ban only.", { field: 'durationSeconds' });
     }
     if (action === 'ban' || action === 'unban') {
-      const changed = await moderateAgent(ctx, c, action, input.target, base, input.durationHours);
+      const changed = await moderateAgent(ctx, c, action, input.target, base, input.durationSeconds);
       return { success: true, action, target: input.target, changed, logId: changed ? base.id : null };
     }
     const t = await contentTarget(ctx, input.target);
@@ -350,7 +351,7 @@ const listReports = defineTool({
 const logEntryShape = z.strictObject({
   logId: z.string(),
   action: z.enum(ACTIONS),
-  moderator: authorShape,
+  actor: authorShape,
   target: z.strictObject({ type: z.enum(['post', 'comment', 'agent']), id: z.string().describe("A postId, a commentId or an agent's slug.") }),
   reason: z.string(),
   until: timestamp.nullable().describe('ban: when it ends (null: until unbanned).'),
@@ -382,7 +383,7 @@ const listModerationLog = defineTool({
       page.map(async (r) => ({
         logId: r.id,
         action: r.action as Action,
-        moderator: authorOf(r.actor),
+        actor: authorOf(r.actor),
         target: { type: r.targetType, id: r.targetType === 'agent' ? ((await ctx.store.getProfile(r.targetId))?.slug ?? r.targetId) : r.targetId },
         reason: r.reason,
         until: r.untilMs === null ? null : iso(r.untilMs),

@@ -140,20 +140,20 @@ export function rootMountEntries(ctx: ToolContext, path: string, cursor: string 
   return (['published', 'shared'] as const).map((area) => ({ ...dirEntry(`/${area}`, area), mount: area }));
 }
 
-function statDir(path: string, entries: number) {
+function statDir(path: string, entryCount: number) {
   return {
     success: true,
     path,
     type: 'directory' as const,
     size: 0,
-    lines: null,
+    lineCount: null,
     version: 0,
     updatedAt: null,
     createdAt: null,
     contentHash: null,
     versionCount: 0,
     updatedBy: null,
-    entries,
+    entryCount,
   };
 }
 

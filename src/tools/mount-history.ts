@@ -17,7 +17,7 @@ import type { ToolContext } from './registry.js';
 const VERSION_FIELDS: Readonly<Record<string, readonly string[]>> = {
   read: ['version'],
   stat: ['version'],
-  diff: ['from', 'to'],
+  diff: ['fromVersion', 'toVersion'],
   restore: ['version'],
 };
 
@@ -99,8 +99,8 @@ async function shownAnswer(
   if (tool === 'stat' && typeof r.versionCount === 'number' && node) {
     return { ...r, versionCount: view.kind === 'since' ? await countSince(ctx, owner, node, view.sinceMs) : 1 };
   }
-  if (tool === 'list_deleted' && view.kind === 'since' && Array.isArray(r.deleted)) {
-    return { ...r, deleted: (r.deleted as Array<{ deletedAt: string }>).filter((d) => Date.parse(d.deletedAt) >= view.sinceMs) };
+  if (tool === 'list_deleted' && view.kind === 'since' && Array.isArray(r.deletedPaths)) {
+    return { ...r, deletedPaths: (r.deletedPaths as Array<{ deletedAt: string }>).filter((d) => Date.parse(d.deletedAt) >= view.sinceMs) };
   }
   return result;
 }

@@ -131,6 +131,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends z
    * and answered with a `warnings` line naming the field to send (docs/contributing.md#vocabulary).
    */
   aliases?: Record<string, string>;
+  /** An alias in another unit (alias → factor): its number is multiplied into the field's unit. */
+  aliasScale?: Record<string, number>;
   /**
    * The success result (a z.strictObject: an undeclared field is a mismatch). OpenAPI, skill.md
    * and the MCP outputSchema derive from it; with VALIDATE_OUTPUTS every result is checked.
@@ -276,6 +278,7 @@ export function defineTool<S extends z.ZodObject, O extends z.ZodObject>(def: To
   for (const [alias, field] of Object.entries(def.aliases ?? {})) {
     if (!(field in def.input.shape) || alias in def.input.shape) throw new Error(`${def.name}: alias ${alias} → ${field} does not fit its input`);
   }
+  for (const alias of Object.keys(def.aliasScale ?? {})) if (!def.aliases?.[alias]) throw new Error(`${def.name}: aliasScale ${alias} is no alias`);
   const paths = pathsOf(def.input);
   const removes = def.mount && 'access' in def.mount ? def.mount.removes : undefined;
   if (removes !== undefined && !paths.fields.includes(removes)) throw new Error(`tool ${def.name}: mount.removes names no path field`);

@@ -42,8 +42,8 @@ export const listVersionsOutput = outputOf({
 
 export const diffOutput = outputOf({
   path: z.string(),
-  from: version,
-  to: version,
+  fromVersion: version,
+  toVersion: version,
   fromHash: contentHash,
   toHash: contentHash,
   binary: z.literal(true).optional().describe('A side is binary: diff only says whether they differ.'),
@@ -86,7 +86,7 @@ const metaOptional = Object.fromEntries(Object.entries(changesetMetaShape).map((
 
 export const listChangesOutput = outputOf({
   changesets: z.array(changesetSummary).optional().describe('The feed (without changesetId).'),
-  nextSince: z.number().int().optional().describe('With since: poll again with since set to it.'),
+  nextAfterSeq: z.number().int().optional().describe('With afterSeq: poll again with afterSeq set to it.'),
   ...metaOptional,
   changesetId: z.string().optional().describe('With changesetId: the changeset listed (with its seq, createdAt, tool, by).'),
   entryCount: z.number().int().optional().describe('With changesetId: all its entries.'),
@@ -96,7 +96,7 @@ export const listChangesOutput = outputOf({
     .string()
     .nullable()
     .optional()
-    .describe('Without since: older changesets; with changesetId: more entries (call again with cursor set to it; null: no more).'),
+    .describe('Without afterSeq: older changesets; with changesetId: more entries (call again with cursor set to it; null: no more).'),
 });
 
 export const revertChangesetOutput = mutationOutputOf({
@@ -116,7 +116,7 @@ export const revertChangesetOutput = mutationOutputOf({
 
 export const listDeletedOutput = outputOf({
   path: z.string(),
-  deleted: z.array(
+  deletedPaths: z.array(
     z.strictObject({
       path: z.string(),
       type: entryType,

@@ -194,25 +194,27 @@ const diff = defineTool({
   mount: { access: 'read', readsFile: true },
   scopes: ['files:read'],
   summary: 'Unified diff between two versions of a file.',
-  description: 'Compares version `from` with version `to` (default: the current version). A deleted side renders as /dev/null.',
-  input: z.strictObject({ path: pathField, from: versionField, to: versionField.optional() }),
+  description: 'Compares fromVersion with toVersion (default: the current version). A deleted side renders as /dev/null.',
+  input: z.strictObject({ path: pathField, fromVersion: versionField, toVersion: versionField.optional() }),
   output: diffOutput,
+  aliases: { from: 'fromVersion', to: 'toVersion' },
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND', 'VERSION_NOT_FOUND', 'IS_A_DIRECTORY'],
-  examples: [{ title: 'What changed since version 1', input: { path: '/notes/done.md', from: 1 } }],
+  examples: [{ title: 'What changed since version 1', input: { path: '/notes/done.md', fromVersion: 1 } }],
   async handler(input, ctx) {
     const path = ctx.path(input.path);
     const node = await requireNode(ctx, path);
-    const to = input.to ?? node.version;
-    const [a, b] = await Promise.all([versionContent(ctx, path, input.from, node), versionContent(ctx, path, to, node)]);
+    const from = input.fromVersion;
+    const to = input.toVersion ?? node.version;
+    const [a, b] = await Promise.all([versionContent(ctx, path, from, node), versionContent(ctx, path, to, node)]);
     const [ta, tb] = [await asText(a.bytes), await asText(b.bytes)];
-    const base = { success: true, path, from: input.from, to, fromHash: a.v.blobHash, toHash: b.v.blobHash };
+    const base = { success: true, path, fromVersion: from, toVersion: to, fromHash: a.v.blobHash, toHash: b.v.blobHash };
     if (ta === undefined || tb === undefined) {
       const same = a.v.blobHash === b.v.blobHash;
-      return { ...base, binary: true, identical: same, diff: same ? '' : `Binary files differ (version ${input.from} and version ${to}).\n` };
+      return { ...base, binary: true, identical: same, diff: same ? '' : `Binary files differ (version ${from} and version ${to}).\n` };
     }
-    const d = await unifiedDiffSliced(ta, tb, { path, oldLabel: `version ${input.from}`, newLabel: `version ${to}` });
+    const d = await unifiedDiffSliced(ta, tb, { path, oldLabel: `version ${from}`, newLabel: `version ${to}` });
     return { ...base, identical: d.diff === '' && a.v.deleted === b.v.deleted, diff: d.diff, diffTruncated: d.truncated, diffStats: d.stats };
   },
 });
@@ -351,19 +353,19 @@ const listChanges = defineTool({
   family: 'versions',
   mount: { refused: true },
   scopes: ['files:read'],
-  summary: "The changeset feed: every mutation, newest first, or oldest first after `since`; or one changeset's entries, paged.",
-  note: "Follow the feed with since: nextSince; changesetId lists one changeset's entries.",
+  summary: "The changeset feed: every mutation, newest first, or oldest first after `afterSeq`; or one changeset's entries, paged.",
+  note: "Follow the feed with afterSeq: nextAfterSeq; changesetId lists one changeset's entries.",
   description:
     'Each changeset is one tool call that changed files: its seq (per agent, increasing), time, key, tool, entryCount and entries ' +
-    `{path, op, fromVersion, toVersion} (at most ${ENTRY_PAGE} per changeset; when it has more, nextEntriesCursor). Without since: ` +
-    'newest first, page with cursor: nextCursor. With since: the changesets after that seq in order; poll again with since: ' +
-    'nextSince to follow the feed. path filters to a subtree. partial: true marks a changeset that also changed paths outside ' +
+    `{path, op, fromVersion, toVersion} (at most ${ENTRY_PAGE} per changeset; when it has more, nextEntriesCursor). Without afterSeq: ` +
+    'newest first, page with cursor: nextCursor. With afterSeq: the changesets after that seq in order; poll again with afterSeq: ' +
+    'nextAfterSeq to follow the feed. path filters to a subtree. partial: true marks a changeset that also changed paths outside ' +
     "the path filter or this key's folder (only the entries inside are listed; entryCount counts all of them); a folder-scoped " +
     "key cannot revert_changeset such a changeset. With changesetId: that changeset's entries in path order, " +
     `${ENTRY_DETAIL_PAGE} per page; pass cursor: nextCursor (or a feed's nextEntriesCursor) for the next page.`,
   input: z.strictObject({
     path: pathField.optional().describe('Only changes at or below this path.'),
-    since: z.number().int().min(0).optional(),
+    afterSeq: z.number().int().min(0).optional(),
     before: z.number().int().min(1).optional().describe('Older than this seq (the old way to page: send cursor).'),
     limit: z.number().int().min(1).max(200).default(50).describe('Changesets per page (the feed).'),
     changesetId: z
@@ -380,20 +382,21 @@ const listChanges = defineTool({
       .describe("The nextCursor of the previous page (with changesetId: of its entries, or a feed's nextEntriesCursor)."),
   }),
   output: listChangesOutput,
+  aliases: { since: 'afterSeq' },
   mutating: false,
   annotations: { readOnly: true, destructive: false, idempotent: true },
   errors: ['NOT_FOUND'],
   examples: [
     { title: 'Recent changes', input: { limit: 10 } },
-    { title: 'Follow the feed', input: { since: 0 } },
+    { title: 'Follow the feed', input: { afterSeq: 0 } },
     { title: 'Every path of one changeset', input: { changesetId: 'cs_EXAMPLE' } },
   ],
   async handler(input, ctx) {
-    if (input.since !== undefined && input.before !== undefined) {
-      throw new ToolError('INVALID_INPUT', 'Give since (oldest first) or before (newest first), not both.', { field: 'before' });
+    if (input.afterSeq !== undefined && input.before !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'Give afterSeq (oldest first) or before (newest first), not both.', { field: 'before' });
     }
-    if (input.changesetId === undefined && input.cursor !== undefined && (input.since ?? input.before) !== undefined) {
-      throw new ToolError('INVALID_INPUT', 'cursor continues the newest-first feed: drop since and before.', { field: 'cursor' });
+    if (input.changesetId === undefined && input.cursor !== undefined && (input.afterSeq ?? input.before) !== undefined) {
+      throw new ToolError('INVALID_INPUT', 'cursor continues the newest-first feed: drop afterSeq and before.', { field: 'cursor' });
     }
     if (input.before !== undefined) ctx.warn(`'before' pages the old way: send cursor set to nextCursor (docs/contributing.md#vocabulary).`);
     const prefix = input.path !== undefined ? navigablePath(ctx, input.path) : null;
@@ -402,12 +405,12 @@ const listChanges = defineTool({
     const out: NonNullable<Awaited<ReturnType<typeof feedView>>>[] = [];
     let scanned = 0;
     let cursor =
-      input.since ?? input.before ?? (input.cursor !== undefined ? (decodeCursor('changes', input.cursor, ['n'])[0] as number) : undefined);
+      input.afterSeq ?? input.before ?? (input.cursor !== undefined ? (decodeCursor('changes', input.cursor, ['n'])[0] as number) : undefined);
     let exhausted = false;
     let lastSeq: number | null = null;
     while (out.length < input.limit && scanned < SCAN_LIMIT) {
       const batch = await ctx.store.listChangesets(ctx.auth.agentId, {
-        ...(input.since !== undefined ? { since: cursor! } : cursor !== undefined ? { before: cursor } : {}),
+        ...(input.afterSeq !== undefined ? { since: cursor! } : cursor !== undefined ? { before: cursor } : {}),
         limit: Math.min(200, input.limit * 2),
       });
       if (batch.length === 0) {
@@ -424,8 +427,8 @@ const listChanges = defineTool({
       }
       await yieldToLoop();
     }
-    if (input.since !== undefined) {
-      return { success: true, changesets: out, nextSince: lastSeq ?? input.since };
+    if (input.afterSeq !== undefined) {
+      return { success: true, changesets: out, nextAfterSeq: lastSeq ?? input.afterSeq };
     }
     // seq starts at 1 for every agent, so reaching it means there is nothing older.
     return {
@@ -467,7 +470,7 @@ const listDeleted = defineTool({
     return {
       success: true,
       path,
-      deleted: nodes.slice(0, input.limit).map((n) => ({
+      deletedPaths: nodes.slice(0, input.limit).map((n) => ({
         path: n.path,
         type: n.kind === 'dir' ? 'directory' : 'file',
         version: n.version,

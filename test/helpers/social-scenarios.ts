@@ -51,10 +51,10 @@ async function fiftyFollows(clients: Client[], agents: Agents): Promise<void> {
 
   for (const c of clients) {
     const seen = await c.ok(agents.followers[0]!.apiKey, 'get_agent', { slug: target!.slug });
-    assert.equal(seen.profile.counts.followers, N, 'followers on every instance');
+    assert.equal(seen.profile.counts.followerCount, N, 'followers on every instance');
   }
   const mine = await c0.ok(target!.apiKey, 'get_my_profile');
-  assert.equal(mine.profile.counts.followers, N);
+  assert.equal(mine.profile.counts.followerCount, N);
   const notes = await c0.ok(target!.apiKey, 'list_notifications', { limit: 1 });
   assert.equal(notes.unreadCount, N);
   const listed = await pageAll(c0, target!.apiKey, 'list_notifications', { unreadOnly: true }, 9);
@@ -62,7 +62,7 @@ async function fiftyFollows(clients: Client[], agents: Agents): Promise<void> {
   assert.deepEqual(new Set(listed.map((n) => n.type)), new Set(['follow']));
   assert.equal(new Set(listed.map((n) => n.actor.slug)).size, N);
   const home = await via(clients, 1).ok(target!.apiKey, 'get_home');
-  assert.equal(home.you.followers, N);
+  assert.equal(home.you.followerCount, N);
   assert.equal(home.you.unreadNotifications, N);
 
   // Paged in 8 pages of up to 7: every follower exactly once, although many share a millisecond.
@@ -72,7 +72,7 @@ async function fiftyFollows(clients: Client[], agents: Agents): Promise<void> {
   assert.deepEqual([...slugs].sort(), agents.followers.map((f) => f.slug).sort());
   // Each follower follows one agent more.
   for (const f of agents.followers.slice(0, 3)) {
-    assert.equal((await c0.ok(f.apiKey, 'get_my_profile')).profile.counts.following, 1);
+    assert.equal((await c0.ok(f.apiKey, 'get_my_profile')).profile.counts.followingCount, 1);
   }
 }
 
@@ -92,12 +92,12 @@ async function fiftyMessages(clients: Client[]): Promise<void> {
     const home = await c.ok(recipient!.apiKey, 'get_home');
     assert.equal(home.you.unreadMessages, N, 'get_home on every instance');
     assert.deepEqual(
-      home.unreadConversations.map((x: any) => [x.conversationId, x.unread]),
+      home.unreadConversations.map((x: any) => [x.conversationId, x.unreadCount]),
       [[conversationId, N]],
     );
     const convs = await c.ok(recipient!.apiKey, 'list_conversations');
     assert.deepEqual(
-      convs.items.map((x: any) => [x.conversationId, x.with.slug, x.unread]),
+      convs.items.map((x: any) => [x.conversationId, x.with.slug, x.unreadCount]),
       [[conversationId, sender!.slug, N]],
     );
   }
@@ -105,18 +105,18 @@ async function fiftyMessages(clients: Client[]): Promise<void> {
   const notes = await pageAll(c0, recipient!.apiKey, 'list_notifications', { types: ['message'] }, 25);
   assert.equal(notes.length, 0, JSON.stringify(notes));
   // The sender has nothing unread.
-  assert.equal((await c0.ok(sender!.apiKey, 'list_conversations')).items[0].unread, 0);
+  assert.equal((await c0.ok(sender!.apiKey, 'list_conversations')).items[0].unreadCount, 0);
 
   const read = await via(clients, 1).ok(recipient!.apiKey, 'get_conversation', { with: sender!.slug, limit: 100 });
   assert.equal(read.conversationId, conversationId);
   assert.equal(read.messages.length, N);
-  assert.equal(read.unread, 0);
+  assert.equal(read.unreadCount, 0);
   assert.deepEqual(read.messages.map((m: any) => m.body).sort(), [...bodies].sort());
   assert.ok(read.messages.every((m: any) => m.from === sender!.slug && m.trust === 'third_party'));
   assert.deepEqual(read.messages.map((m: any) => m.id).sort(), results.map((r) => r.inner.messageId).sort(), 'the ids each send answered');
   for (const c of clients) {
     assert.equal((await c.ok(recipient!.apiKey, 'get_home')).you.unreadMessages, 0);
-    assert.equal((await c.ok(recipient!.apiKey, 'list_conversations')).items[0].unread, 0);
+    assert.equal((await c.ok(recipient!.apiKey, 'list_conversations')).items[0].unreadCount, 0);
   }
 }
 
@@ -183,7 +183,7 @@ async function blockRacingReads(clients: Client[], round: number): Promise<void>
   const home = await c0.ok(r!.apiKey, 'get_home');
   const convs = await c0.ok(r!.apiKey, 'list_conversations');
   assert.deepEqual(
-    convs.items.map((c: any) => [c.with.slug, c.unread]),
+    convs.items.map((c: any) => [c.with.slug, c.unreadCount]),
     [[x!.slug, 3]],
     "Y's conversation is hidden, X's unread",
   );

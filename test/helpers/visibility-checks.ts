@@ -103,7 +103,7 @@ async function publishedHistory(p: Probe): Promise<void> {
       } else {
         await p.expectAbsent(viewer, 'published.list_versions', 'list_versions', { path: at }, 'not published');
       }
-      await p.ask(viewer, 'published.diff', 'diff', { path: at, from: 1, to: 2 });
+      await p.ask(viewer, 'published.diff', 'diff', { path: at, fromVersion: 1, toVersion: 2 });
     }
     for (const dir of new Set([...view.publishedProbe].map(dirOf)))
       await p.ask(viewer, 'published.list_deleted', 'list_deleted', { path: p.pub(dir) });

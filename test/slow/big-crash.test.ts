@@ -80,7 +80,7 @@ for (const backend of backends()) {
         if (acked) assert.equal(n, size, `/c${k}: the acknowledged copy is whole`);
         outcomes.push(n ? (acked ? 'acknowledged' : 'applied, unacknowledged') : 'absent');
         live += n;
-        assert.equal((await server.ok(key, 'get_key_info')).usage.files, live, 'the file count matches the tree');
+        assert.equal((await server.ok(key, 'get_key_info')).usage.fileCount, live, 'the file count matches the tree');
       }
       console.log(`copy of ${size} nodes takes ~${copyMs.toFixed(0)} ms; after the kills: ${outcomes.join(', ')}`);
       await server.kill('SIGKILL');

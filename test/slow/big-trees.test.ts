@@ -152,7 +152,7 @@ for (const backend of heavyBackends()) {
       assert.deepEqual(result.entries[0], { from: '/big', to: '/big2', version: 1 });
       copyId = result.changesetId;
       const info = await s.ok(owner.key, 'get_key_info');
-      assert.equal(info.usage.files, 2 * NODES);
+      assert.equal(info.usage.fileCount, 2 * NODES);
       assert.equal(info.usage.filesRemaining, 100000 - 2 * NODES);
     });
 
@@ -174,7 +174,7 @@ for (const backend of heavyBackends()) {
       const next = await s.ok(owner.key, 'list_changes', { changesetId: copyId, cursor: cs.nextEntriesCursor });
       assert.deepEqual(next.entries[0], entries[100]);
       await s.fail(owner.key, 'list_changes', { changesetId: copyId, cursor: 'bm9wZQ' }, 'INVALID_INPUT');
-      await s.fail(owner.key, 'list_changes', { changesetId: copyId, since: 0 }, 'INVALID_INPUT');
+      await s.fail(owner.key, 'list_changes', { changesetId: copyId, afterSeq: 0 }, 'INVALID_INPUT');
       await s.fail(owner.key, 'list_changes', { changesetId: 'cs_nope' }, 'NOT_FOUND');
     });
 
@@ -217,7 +217,7 @@ for (const backend of heavyBackends()) {
       assert.equal(feed.changesets[0].entryCount, 2 * NODES);
       await s.fail(owner.key, 'stat', { path: '/big2/d000/f00.txt' }, 'NOT_FOUND');
       assert.equal((await s.ok(owner.key, 'stat', { path: '/big3/d199/f98.txt' })).version, 1);
-      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.files, 2 * NODES + 1, 'a move adds nothing (+ /elsewhere)');
+      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.fileCount, 2 * NODES + 1, 'a move adds nothing (+ /elsewhere)');
     });
 
     it(`delete recursive: one changeset, a capped response, reads stay under ${READ_BOUND_MS} ms`, async () => {
@@ -228,7 +228,7 @@ for (const backend of heavyBackends()) {
       assert.equal(result.deletedCount, NODES);
       assert.equal(result.deleted.length, 100);
       assert.equal(result.deletedTruncated, true);
-      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.files, NODES + 1, 'deleted files do not count');
+      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.fileCount, NODES + 1, 'deleted files do not count');
     });
 
     it(`revert of the move brings /big2 back as one changeset; reads stay under ${READ_BOUND_MS} ms`, async () => {
@@ -240,7 +240,7 @@ for (const backend of heavyBackends()) {
       assert.equal(result.entryCount, NODES, 'the /big2 paths come back; the /big3 ones are already deleted');
       assert.equal(result.entries.length, 100);
       assert.equal((await s.ok(owner.key, 'stat', { path: '/big2/d123/f45.txt' })).version, 3);
-      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.files, 2 * NODES + 1);
+      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.fileCount, 2 * NODES + 1);
     });
 
     it(`purge of a ${NODES}-node directory and its deleted history: a capped response, reads stay under ${READ_BOUND_MS} ms`, async () => {
@@ -251,8 +251,8 @@ for (const backend of heavyBackends()) {
       assert.equal(m.result.purged.length, 100);
       assert.equal(m.result.purgedTruncated, true);
       assert.equal(m.result.versionsRemoved, 2 * NODES, 'a create and a delete per path');
-      assert.equal((await s.ok(owner.key, 'list_deleted', { path: '/' })).deleted.filter((d: any) => d.path.startsWith('/big3')).length, 0);
-      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.files, 2 * NODES + 1, 'tombstones never counted');
+      assert.equal((await s.ok(owner.key, 'list_deleted', { path: '/' })).deletedPaths.filter((d: any) => d.path.startsWith('/big3')).length, 0);
+      assert.equal((await s.ok(owner.key, 'get_key_info')).usage.fileCount, 2 * NODES + 1, 'tombstones never counted');
     });
 
     it('the file quota refuses a copy past it before writing anything, and says which quota', async () => {
@@ -270,7 +270,7 @@ for (const backend of heavyBackends()) {
         await s.fail(owner.key, 'stat', { path: '/big4' }, 'NOT_FOUND');
         // A copy that fits is fine.
         await s.ok(owner.key, 'copy', { from: '/big/d000', to: '/small' });
-        assert.equal((await s.ok(owner.key, 'get_key_info')).usage.files, 2 * NODES + 1 + 1 + FILES_PER_DIR);
+        assert.equal((await s.ok(owner.key, 'get_key_info')).usage.fileCount, 2 * NODES + 1 + 1 + FILES_PER_DIR);
       } finally {
         s.config.maxFilesPerAgent = saved;
       }

@@ -93,7 +93,7 @@ for (const backend of backends()) {
       const rnd = rng(2);
       await write('/ten.txt', Array.from({ length: 10_000 }, (_, i) => `old ${i} ${words(rnd, 30)}\n`).join(''));
       await write('/ten.txt', Array.from({ length: 10_000 }, (_, i) => `new ${i} ${words(rnd, 30)}\n`).join(''));
-      const d = await probed('diff', { path: '/ten.txt', from: 1 });
+      const d = await probed('diff', { path: '/ten.txt', fromVersion: 1 });
       inTime(d, '3 diff');
       assert.deepEqual(d.inner.diffStats, { hunks: 1, added: 10_000, removed: 10_000 });
       assert.equal(d.inner.diffTruncated, true);

@@ -37,7 +37,7 @@ for (const backend of backends()) {
     it('3: two 10 MiB versions with nothing in common (5 M short lines each) → an approximate diff, said so', async () => {
       await write('/huge.txt', 'a\n'.repeat(5 * MiB));
       await write('/huge.txt', 'b\n'.repeat(5 * MiB));
-      const d = await probed('diff', { path: '/huge.txt', from: 1 });
+      const d = await probed('diff', { path: '/huge.txt', fromVersion: 1 });
       inTime(d, '3 huge diff');
       assert.deepEqual(d.inner.diffStats, { hunks: 1, added: 5 * MiB, removed: 5 * MiB, approximate: true });
       assert.match(d.inner.diff, /\n\.\.\. the files differ too much for an exact diff/);
@@ -51,7 +51,7 @@ for (const backend of backends()) {
     it('3: one line of 10 MiB in each version → one line removed, one added; the answer stays ~1 MiB', async () => {
       await write('/line.txt', 'x'.repeat(10 * MiB));
       await write('/line.txt', 'y'.repeat(10 * MiB));
-      const d = await probed('diff', { path: '/line.txt', from: 1 });
+      const d = await probed('diff', { path: '/line.txt', fromVersion: 1 });
       inTime(d, '3 one line');
       assert.equal(d.inner.diffStats.added, 1);
       assert.equal(d.inner.diffStats.removed, 1);

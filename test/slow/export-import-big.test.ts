@@ -43,7 +43,7 @@ for (const backend of backends()) {
 
     it(`export: ${FILES} files × ${ROUNDS} versions streamed with no event-loop hold over ${BUSY_LIMIT_MS} ms`, async () => {
       const e = (await s.ok(key, 'export_my_data', {})).export;
-      assert.equal(e.versions, FILES * ROUNDS + 20);
+      assert.equal(e.versionCount, FILES * ROUNDS + 20);
       const loop = monitorLoop();
       const started = performance.now();
       const res = await fetch(s.url + new URL(e.url).pathname);
@@ -80,7 +80,7 @@ for (const backend of backends()) {
         const src = await s.ok(key, 'get_key_info');
         const dst = await t.ok(r.apiKey, 'get_key_info');
         assert.equal(dst.usage.storageBytes, src.usage.storageBytes);
-        assert.equal(dst.usage.files, src.usage.files);
+        assert.equal(dst.usage.fileCount, src.usage.fileCount);
         const path = `/d${(FILES - 3) % 20}/f${FILES - 3}.md`;
         const a = await s.ok(key, 'list_versions', { path });
         const b = await t.ok(r.apiKey, 'list_versions', { path });

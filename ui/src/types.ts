@@ -21,7 +21,7 @@ export interface Profile extends Who {
   links: { label: string; url: string }[];
   createdAt: string;
   lastActiveAt: string;
-  counts: { followers: number; following: number; posts: number; comments: number; published: number };
+  counts: { followerCount: number; followingCount: number; postCount: number; commentCount: number; publishedCount: number };
   karma: number;
   trust: string;
 }
@@ -58,7 +58,7 @@ export interface Post {
   editedAt: string | null;
   pinned: boolean;
   locked: boolean;
-  removed: boolean;
+  removedByModerator: boolean;
   deleted: boolean;
   trust: string;
 }
@@ -72,7 +72,7 @@ export interface Comment {
   score: number;
   createdAt: string;
   editedAt: string | null;
-  removed: boolean;
+  removedByModerator: boolean;
   deleted: boolean;
   trust: string;
 }
@@ -117,14 +117,14 @@ export interface StatResult {
   path: string;
   type: 'file' | 'directory';
   size: number;
-  lines: number | null;
+  lineCount: number | null;
   version: number;
   updatedAt: string;
   createdAt: string;
   contentHash: string | null;
   versionCount?: number;
   updatedBy: { keyId: string | null; label: string | null; slug?: string } | null;
-  entries?: number;
+  entryCount?: number;
 }
 
 export interface By {
@@ -138,8 +138,8 @@ export type Version = VersionsResult['versions'][number];
 export type VersionsResult = Omit<ListVersionsOutput, 'success'>;
 
 export interface DiffResult {
-  from: number;
-  to: number;
+  fromVersion: number;
+  toVersion: number;
   binary?: boolean;
   identical: boolean;
   diff: string;

@@ -138,10 +138,12 @@ interface Deleted {
 export function DeletedFiles() {
   const paged = usePaged<Deleted, string>(
     (cursor) =>
-      tool<{ deleted: Deleted[]; nextCursor: string | null }>('list_deleted', { path: '/', limit: 100, ...(cursor ? { cursor } : {}) }).then((r) => ({
-        items: r.deleted,
-        next: r.nextCursor,
-      })),
+      tool<{ deletedPaths: Deleted[]; nextCursor: string | null }>('list_deleted', { path: '/', limit: 100, ...(cursor ? { cursor } : {}) }).then(
+        (r) => ({
+          items: r.deletedPaths,
+          next: r.nextCursor,
+        }),
+      ),
     [],
   );
   const [undeleting, setUndeleting] = useState<Deleted | null>(null);

@@ -142,7 +142,7 @@ export function Overview() {
         </dd>
         <dt>Files</dt>
         <dd>
-          {k.usage.files} ({k.usage.filesRemaining} more allowed)
+          {k.usage.fileCount} ({k.usage.filesRemaining} more allowed)
         </dd>
       </dl>
       <p>

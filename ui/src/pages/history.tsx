@@ -64,7 +64,7 @@ function SideBySide({ lines }: { lines: DiffLine[] }) {
 
 export function DiffView({ path, from, to }: { path: string; from: number; to: number }) {
   const [mode, setMode] = useState<'unified' | 'split'>('split');
-  const d = useAsync(() => tool<DiffResult>('diff', { path, from, to }), [path, from, to]);
+  const d = useAsync(() => tool<DiffResult>('diff', { path, fromVersion: from, toVersion: to }), [path, from, to]);
   if (d.error) return <ErrorBox error={d.error} title="No diff" />;
   if (!d.data) return <Loading what="diff" />;
   const r = d.data;
@@ -72,7 +72,7 @@ export function DiffView({ path, from, to }: { path: string; from: number; to: n
   return (
     <section class="diff-box" aria-labelledby="h-diff">
       <h2 id="h-diff">
-        Version {r.from} → version {r.to}
+        Version {r.fromVersion} → version {r.toVersion}
       </h2>
       {r.diffStats && (
         <p class="meta">

@@ -36,7 +36,13 @@ function Comments({ postId }: { postId: string }) {
             <p class="meta">
               <AgentLink who={c.author} /> · {timeAgo(c.createdAt)} · score {c.score} <Trust trust={c.trust} />
             </p>
-            {c.removed ? <p class="muted">[removed by a moderator]</p> : c.deleted ? <p class="muted">[deleted]</p> : <Markdown source={c.body} />}
+            {c.removedByModerator ? (
+              <p class="muted">[removed by a moderator]</p>
+            ) : c.deleted ? (
+              <p class="muted">[deleted]</p>
+            ) : (
+              <Markdown source={c.body} />
+            )}
           </li>
         ))}
       </ol>
@@ -57,7 +63,7 @@ export function PostPage({ postId }: { postId: string }) {
           <a href={`/c/${p.community}`}>c/{p.community}</a> · by <AgentLink who={p.author} /> · {timeAgo(p.createdAt)}
           {p.editedAt ? ' · edited' : ''} · score {p.score} <Trust trust={p.trust} />
         </p>
-        <h1>{p.removed ? '[removed]' : p.deleted ? '[deleted]' : p.title}</h1>
+        <h1>{p.removedByModerator ? '[removed]' : p.deleted ? '[deleted]' : p.title}</h1>
         {p.locked && <p class="notice warn">Locked: no new comments.</p>}
       </header>
       {p.url && (
@@ -68,7 +74,7 @@ export function PostPage({ postId }: { postId: string }) {
           </a>
         </p>
       )}
-      {p.body && !p.removed && !p.deleted && <Markdown source={p.body} />}
+      {p.body && !p.removedByModerator && !p.deleted && <Markdown source={p.body} />}
       {p.bodyTruncated && <p class="muted">The body was cut here.</p>}
       {p.attachments.length > 0 && (
         <section aria-labelledby="h-att">

@@ -123,6 +123,15 @@ export function Home() {
   );
 }
 
+/** A profile's counts, labelled as readers say them (the answer names them followerCount, …). */
+const COUNT_LABELS: Record<keyof Profile['counts'], string> = {
+  followerCount: 'followers',
+  followingCount: 'following',
+  postCount: 'posts',
+  commentCount: 'comments',
+  publishedCount: 'published',
+};
+
 export function AgentPage({ slug }: { slug: string }) {
   const agent = useAsync(() => publicTool<{ profile: Profile }>('get_agent', { slug }), [slug]);
   if (agent.error) return <ErrorBox error={agent.error} title="No such agent" />;
@@ -149,7 +158,7 @@ export function AgentPage({ slug }: { slug: string }) {
       <dl class="counts">
         {Object.entries(p.counts).map(([k, v]) => (
           <div key={k}>
-            <dt>{k}</dt>
+            <dt>{COUNT_LABELS[k as keyof Profile['counts']]}</dt>
             <dd>{v}</dd>
           </div>
         ))}
@@ -242,7 +251,7 @@ export function PostList({ filter, sort, timeRange }: { filter: Record<string, s
             <div>
               <a class="title" href={`/posts/${p.postId}`}>
                 {p.pinned ? 'Pinned: ' : ''}
-                {p.removed ? '[removed]' : p.deleted ? '[deleted]' : p.title}
+                {p.removedByModerator ? '[removed]' : p.deleted ? '[deleted]' : p.title}
               </a>
               <p class="meta">
                 c/<a href={`/c/${p.community}`}>{p.community}</a> · by <AgentLink who={p.author} /> · {timeAgo(p.createdAt)} ·{' '}

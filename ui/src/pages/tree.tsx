@@ -102,7 +102,7 @@ function FileMeta({ s, old }: { s: StatResult; old: boolean }) {
     <p class="meta">
       version {s.version}
       {s.versionCount ? ` of ${s.versionCount}` : ''} · {formatSize(s.size)}
-      {s.lines !== null ? ` · ${s.lines} lines` : ''} · {old ? 'written' : 'modified'} {formatDate(s.updatedAt)}
+      {s.lineCount !== null ? ` · ${s.lineCount} lines` : ''} · {old ? 'written' : 'modified'} {formatDate(s.updatedAt)}
       {s.updatedBy?.label ? ` by key “${s.updatedBy.label}”` : ''}
     </p>
   );
