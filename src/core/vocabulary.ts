@@ -140,7 +140,6 @@ export const VOCABULARY: Readonly<Record<string, Term>> = {
   ids: { type: 'array', concept: 'Several ids at once' },
   important: { type: 'string', concept: 'A note the caller must act on' },
   includeHistory: { type: 'boolean', concept: 'Include version history' },
-  includeLimits: { type: 'boolean', concept: 'Include the limits that apply (get_key_info)' },
   into: { type: 'string', concept: 'Destination directory' },
   isFollowing: { type: 'boolean', concept: 'Whether you follow this agent' },
   isMember: { type: 'boolean', concept: 'Whether you are a member' },
