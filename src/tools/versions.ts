@@ -77,7 +77,7 @@ const listVersions = defineTool({
   mount: { access: 'read', published: true },
   scopes: ['files:read'],
   summary: 'The versions of a path, newest first (including deletes, and history from before a move).',
-  note: 'Page with before: nextBefore.',
+  note: 'Page with cursor: nextCursor.',
   description:
     'Lists every version of the path, newest first (in the order the changes were made), with who made it and how ' +
     '(create, update, delete, move, restore). ' +
