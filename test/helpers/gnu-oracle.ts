@@ -156,7 +156,7 @@ export async function gnuBatch(cmds: ReadonlyArray<{ cmd: string; locale?: Local
 
 /** A tree the service lists (path and updatedAt of every entry), as the `list` tool pages it. */
 export interface Listing {
-  entries: Array<{ path: string; updatedAt: string; mount?: string }>;
+  entries: Array<{ path: string; updatedAt: string | null; mount?: string }>;
   /** The service's root mtime, in seconds. */
   rootSec: number;
 }
@@ -184,7 +184,8 @@ export function mirrorTimes(root: string, listing: Listing): void {
   for (const e of listing.entries) {
     // The mount points / shows (/published, /shared): empty directories in the GNU copy, as walks from / do not enter them.
     if (e.mount) touches.push(`mkdir -p -- ${q(e.path.slice(1))}`);
-    const ms = Date.parse(e.updatedAt);
+    // A mount directory has no time (updatedAt null, docs/contract/mounts.md); bash shows it at 0.
+    const ms = e.updatedAt === null ? 0 : Date.parse(e.updatedAt);
     touches.push(`touch -m -d @${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')} -- ${q(e.path.slice(1))}`);
   }
   touches.push(`touch -m -d @${listing.rootSec} . ..`);
