@@ -136,6 +136,7 @@ if (slow && filter.length === 0) {
       [
         'dist/test/bash-runaway.test.js',
         'dist/test/bash-isolation.test.js',
+        'dist/test/blob-s3.test.js',
         'dist/test/bash.test.js',
         'dist/test/export-import.test.js',
         'dist/test/history-storage.test.js',

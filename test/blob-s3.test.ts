@@ -8,7 +8,9 @@
  * cached reads go on, and all recovers once it is back; Swift hanging (paused): the write times
  * out into the same 503. `npm run backup` / `restore-backup` carry
  * the bucket's part: objects a purge and sweep removed since the backup come back on restore.
- * A machine without Swift fails here.
+ * A machine without Swift fails here. npm test runs it on SQLite and test:slow on PostgreSQL
+ * (heavyBackends: ~1 min of suite time per backend, most of it Swift's start), so every CI run
+ * covers both and every npm test runs against the real Swift.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -22,7 +24,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { contentHash } from '../src/core/text.js';
-import { backends, createTestDatabase, type TestDatabase } from './helpers/backends.js';
+import { createTestDatabase, heavyBackends, type TestDatabase } from './helpers/backends.js';
 import { freePort, spawnServer, startServer, type ChildServer, type TestServer } from './helpers/server.js';
 import { startSwift, type Swift } from './helpers/swift.js';
 
@@ -73,7 +75,7 @@ after(async () => {
   await swift?.stop();
 });
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`blobs in object storage (Swift s3api) — ${backend}`, () => {
     let s: TestServer;
     let prefix: string;
@@ -319,7 +321,7 @@ function runCli(
   });
 }
 
-for (const backend of backends()) {
+for (const backend of heavyBackends()) {
   describe(`backup and restore cover the bucket — ${backend}`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'afs-s3-backup-'));
     let db: TestDatabase;

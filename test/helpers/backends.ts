@@ -47,7 +47,8 @@ export function isolationBackends(opts: { always?: boolean } = {}): Backend[] {
  * The suites whose cost is time limits, CPU-bound worst cases and deadlines rather than storage
  * (event-loop, bash-runaway, bash-isolation, bash.test's limits), the two longest suites of
  * everyday tools (bash.test, big-trees: ~40 s of suite time each), and the `afs` CLI's (cli.test:
- * ~50 child processes, a client whose behaviour does not depend on the store): npm test runs them on SQLite,
+ * ~50 child processes, a client whose behaviour does not depend on the store), and object storage
+ * on a real Swift (blob-s3: ~1 min per backend): npm test runs them on SQLite,
  * where a blocked event loop hurts most (its queries run on it), and test:slow on PostgreSQL
  * (HEAVY_BACKENDS=postgres), so every CI run covers both and npm test stays under five minutes.
  * TEST_BACKENDS still narrows it.
