@@ -127,12 +127,12 @@ export async function feedView(ctx: ToolContext, cs: ChangesetRecord, scope: str
 /** list_changes with a changesetId: one page of its entries within the scope, in path order. */
 export async function changesetEntries(
   ctx: ToolContext,
-  input: { changesetId?: string | undefined; cursor?: string | undefined; since?: number | undefined; before?: number | undefined },
+  input: { changesetId?: string | undefined; cursor?: string | undefined; afterSeq?: number | undefined; before?: number | undefined },
   scope: string | null | undefined,
 ) {
-  if (input.since !== undefined || input.before !== undefined) {
-    throw new ToolError('INVALID_INPUT', 'changesetId lists one changeset: drop since and before (page its entries with cursor).', {
-      field: input.since !== undefined ? 'since' : 'before',
+  if (input.afterSeq !== undefined || input.before !== undefined) {
+    throw new ToolError('INVALID_INPUT', 'changesetId lists one changeset: drop afterSeq and before (page its entries with cursor).', {
+      field: input.afterSeq !== undefined ? 'afterSeq' : 'before',
     });
   }
   const id = input.changesetId!;

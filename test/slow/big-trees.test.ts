@@ -226,7 +226,7 @@ for (const backend of heavyBackends()) {
       assertNotStalled(`delete of ${NODES} nodes`, m);
       assert.ok(bytes < RESPONSE_BOUND_BYTES, `response ${bytes} bytes`);
       assert.equal(result.deletedCount, NODES);
-      assert.equal(result.deleted.length, 100);
+      assert.equal(result.deletedPaths.length, 100);
       assert.equal(result.deletedTruncated, true);
       assert.equal((await s.ok(owner.key, 'get_key_info')).usage.fileCount, NODES + 1, 'deleted files do not count');
     });
